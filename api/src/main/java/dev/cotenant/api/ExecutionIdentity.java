@@ -1,0 +1,134 @@
+package dev.cotenant.api;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Collection;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * A launch identity (DESIGN §3): what a pool key holds and what both records are checked
+ * against. Computing it is pure; the caller supplies the binary fingerprint, which needs IO.
+ *
+ * @param serverName the configured name
+ * @param commandArgsHash sha256 (hex) of the canonical command, args and cwd
+ * @param envHash sha256 (hex) of the effective env sorted by key, minus secret keys, plus keys
+ *     named in the pool-identity env list
+ * @param binaryVersion a fingerprint of the resolved executable (path, size, mtime), or
+ *     {@link #UNKNOWN_BINARY}
+ * @param schema the pre-flight schema the measurement was taken under
+ */
+public record ExecutionIdentity(
+    String serverName, String commandArgsHash, String envHash, String binaryVersion, String schema) {
+
+  /** The binary fingerprint when the executable cannot be resolved or read. */
+  public static final String UNKNOWN_BINARY = "unknown";
+
+  private static final char NUL = '\0';
+
+  public ExecutionIdentity {
+    Objects.requireNonNull(serverName, "serverName");
+    Objects.requireNonNull(commandArgsHash, "commandArgsHash");
+    Objects.requireNonNull(envHash, "envHash");
+    Objects.requireNonNull(binaryVersion, "binaryVersion");
+    Objects.requireNonNull(schema, "schema");
+  }
+
+  /**
+   * Computes the identity of a server.
+   *
+   * @param server the description
+   * @param effectiveEnv the env the server is launched with
+   * @param secrets which env names are secrets
+   * @param poolIdentityEnv names that count in the env hash even when they look secret
+   * @param binaryVersion the executable's fingerprint, or {@link #UNKNOWN_BINARY}
+   * @param schema the pre-flight schema constant
+   */
+  public static ExecutionIdentity of(
+      ServerDescription server,
+      Map<String, String> effectiveEnv,
+      SecretPatterns secrets,
+      Collection<String> poolIdentityEnv,
+      String binaryVersion,
+      String schema) {
+    return new ExecutionIdentity(
+        server.name(),
+        commandArgsHash(server),
+        envHash(effectiveEnv, secrets, Set.copyOf(poolIdentityEnv)),
+        binaryVersion,
+        schema);
+  }
+
+  /** sha256 of the command, each arg and the cwd, each length-prefixed so no two splits collide. */
+  public static String commandArgsHash(ServerDescription server) {
+    StringBuilder sb = new StringBuilder();
+    appendField(sb, server.transport().wireName());
+    appendField(sb, server.command());
+    sb.append(server.args().size()).append(':');
+    for (String a : server.args()) {
+      appendField(sb, a);
+    }
+    appendField(sb, server.cwd().orElse(""));
+    appendField(sb, server.url().orElse(""));
+    return sha256(sb.toString());
+  }
+
+  /** sha256 of the env sorted by key, without secret keys unless named in {@code poolIdentityEnv}. */
+  public static String envHash(Map<String, String> env, SecretPatterns secrets, Set<String> poolIdentityEnv) {
+    StringBuilder sb = new StringBuilder();
+    for (Map.Entry<String, String> e : new TreeMap<>(env).entrySet()) {
+      String key = e.getKey();
+      if (secrets.isSecret(key) && !poolIdentityEnv.contains(key)) {
+        continue;
+      }
+      appendField(sb, key);
+      appendField(sb, e.getValue());
+    }
+    return sha256(sb.toString());
+  }
+
+  /** The pre-flight cache key: every field NUL-joined, {@code schema} included. */
+  public String cacheKey() {
+    return serverName + NUL + commandArgsHash + NUL + envHash + NUL + binaryVersion + NUL + schema;
+  }
+
+  /**
+   * The hazard ledger's identity: sha256 of the fields without {@code schema}, because a hazard
+   * is an observation of real traffic and stays true however the prober evolves.
+   */
+  public String ledgerKey() {
+    return sha256(serverName + NUL + commandArgsHash + NUL + envHash + NUL + binaryVersion);
+  }
+
+  /**
+   * Parses a {@link #cacheKey()}.
+   *
+   * @throws IllegalArgumentException when the key does not have five NUL-separated fields
+   */
+  public static ExecutionIdentity parseCacheKey(String key) {
+    String[] f = key.split(String.valueOf(NUL), -1);
+    if (f.length != 5) {
+      throw new IllegalArgumentException(
+          "an identity key has 5 NUL-separated fields; this one has " + f.length);
+    }
+    return new ExecutionIdentity(f[0], f[1], f[2], f[3], f[4]);
+  }
+
+  private static void appendField(StringBuilder sb, String s) {
+    sb.append(s.length()).append(':').append(s);
+  }
+
+  /** Lower-case hex sha256 of the UTF-8 bytes of {@code s}. */
+  public static String sha256(String s) {
+    try {
+      MessageDigest md = MessageDigest.getInstance("SHA-256");
+      return HexFormat.of().formatHex(md.digest(s.getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every Java platform provides SHA-256", e);
+    }
+  }
+}

@@ -1,0 +1,54 @@
+package dev.cotenant.api;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Helpers for plain JSON trees in the core: maps with string keys, lists, strings, numbers,
+ * booleans, and {@link #NULL} for JSON {@code null} (the core carries no Java nulls).
+ */
+public final class Json {
+  /** JSON {@code null}. */
+  public static final Object NULL = new Object() {
+    @Override
+    public String toString() {
+      return "null";
+    }
+  };
+
+  private Json() {}
+
+  /** A deep, unmodifiable copy of a JSON object, preserving key order. */
+  public static Map<String, Object> freezeMap(Map<String, ?> map) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    for (Map.Entry<String, ?> e : map.entrySet()) {
+      out.put(e.getKey(), freeze(e.getValue()));
+    }
+    return Collections.unmodifiableMap(out);
+  }
+
+  /** A deep, unmodifiable copy of a JSON value; Java {@code null} becomes {@link #NULL}. */
+  public static Object freeze(@org.jspecify.annotations.Nullable Object value) {
+    if (value == null) {
+      return NULL;
+    }
+    if (value instanceof Map<?, ?>) {
+      Map<String, Object> out = new LinkedHashMap<>();
+      for (Map.Entry<?, ?> e : ((Map<?, ?>) value).entrySet()) {
+        out.put(String.valueOf(e.getKey()), freeze(e.getValue()));
+      }
+      return Collections.unmodifiableMap(out);
+    }
+    if (value instanceof List<?>) {
+      List<Object> out = new ArrayList<>();
+      for (Object o : (List<?>) value) {
+        out.add(freeze(o));
+      }
+      return Collections.unmodifiableList(out);
+    }
+    return value;
+  }
+}

@@ -1,0 +1,24 @@
+package dev.cotenant.spi;
+
+/**
+ * An extension point for {@link ManagedServerClassifier}s.
+ *
+ * <p><b>Discovery:</b> {@code META-INF/services/dev.cotenant.spi.ManagedServerClassifierProvider},
+ * or instances passed to the builder or module. <b>Selection:</b> a chain: every classifier
+ * runs, ordered by {@link #order()} then {@link #name()}; any one saying "session-bound" is
+ * enough. The default ({@code empty}) knows no server: nothing about which servers a machine
+ * runs ships with Cotenant. <b>Thread-safety:</b> classifiers are called concurrently.
+ * <b>Construction</b> must stay trivial: a public no-arg constructor, no IO.
+ */
+public interface ManagedServerClassifierProvider {
+  /** A stable, lowercase name, unique among classifiers. */
+  String name();
+
+  /** Creates the classifier. Called once per runtime. */
+  ManagedServerClassifier create(ProviderContext context);
+
+  /** Position in the chain; lower runs first, ties broken by name. */
+  default int order() {
+    return 0;
+  }
+}

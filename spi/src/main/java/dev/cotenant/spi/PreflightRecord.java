@@ -1,0 +1,36 @@
+package dev.cotenant.spi;
+
+import dev.cotenant.api.HandshakeFacts;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * One stored pre-flight measurement (a row of the pre-flight cache, DESIGN §4.2).
+ *
+ * @param serverName the configured name (the row key)
+ * @param identity the NUL-joined {@code ExecutionIdentity.cacheKey()} it was taken under
+ * @param ran false when the pre-flight could not ask the server
+ * @param callerSensitive true when some replayed facet diverged
+ * @param reasons the divergent facets when {@code callerSensitive}, or the short reason it did not run
+ * @param evaluatedAt seconds since the epoch
+ * @param reportedVersion what the server called itself, if it said
+ * @param handshake the first caller's handshake facts, when it ran
+ */
+public record PreflightRecord(
+    String serverName,
+    String identity,
+    boolean ran,
+    boolean callerSensitive,
+    List<String> reasons,
+    double evaluatedAt,
+    Optional<String> reportedVersion,
+    Optional<HandshakeFacts> handshake) {
+  public PreflightRecord {
+    Objects.requireNonNull(serverName, "serverName");
+    Objects.requireNonNull(identity, "identity");
+    reasons = List.copyOf(reasons);
+    Objects.requireNonNull(reportedVersion, "reportedVersion");
+    Objects.requireNonNull(handshake, "handshake");
+  }
+}

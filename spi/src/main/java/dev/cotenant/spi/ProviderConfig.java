@@ -1,0 +1,106 @@
+package dev.cotenant.spi;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * Flat, immutable string configuration handed to providers, keyed like
+ * {@code cotenant.evidence.caller-identity-keys}. Lists are comma-separated with surrounding
+ * blanks trimmed. Thread-safe.
+ */
+public final class ProviderConfig {
+  private static final ProviderConfig EMPTY = new ProviderConfig(Map.of());
+
+  private final Map<String, String> values;
+
+  private ProviderConfig(Map<String, String> values) {
+    this.values = Collections.unmodifiableMap(new TreeMap<>(values));
+  }
+
+  /** No configuration: every provider uses its defaults. */
+  public static ProviderConfig empty() {
+    return EMPTY;
+  }
+
+  /** Configuration from a map (copied). */
+  public static ProviderConfig of(Map<String, String> values) {
+    return new ProviderConfig(values);
+  }
+
+  /** Every key and value, sorted by key. */
+  public Map<String, String> asMap() {
+    return values;
+  }
+
+  /** The value of {@code key}, if set. */
+  public Optional<String> get(String key) {
+    return Optional.ofNullable(values.get(key));
+  }
+
+  /** The value of {@code key}, or {@code fallback} when unset. */
+  public String get(String key, String fallback) {
+    return values.getOrDefault(key, fallback);
+  }
+
+  /**
+   * The comma-separated list under {@code key}, or {@code fallback} when unset. An empty value
+   * is an empty list.
+   */
+  public List<String> getList(String key, List<String> fallback) {
+    String v = values.get(key);
+    if (v == null) {
+      return fallback;
+    }
+    List<String> out = new ArrayList<>();
+    for (String part : v.split(",", -1)) {
+      String t = part.strip();
+      if (!t.isEmpty()) {
+        out.add(t);
+      }
+    }
+    return List.copyOf(out);
+  }
+
+  /**
+   * The integer under {@code key}, or {@code fallback} when unset.
+   *
+   * @throws IllegalArgumentException naming the key when the value is not an integer
+   */
+  public int getInt(String key, int fallback) {
+    String v = values.get(key);
+    if (v == null) {
+      return fallback;
+    }
+    try {
+      return Integer.parseInt(v.strip());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("configuration key " + key + " must be an integer, got '" + v + "'", e);
+    }
+  }
+
+  /** A copy with {@code key} set to {@code value}. */
+  public ProviderConfig with(String key, String value) {
+    Map<String, String> m = new TreeMap<>(values);
+    m.put(key, value);
+    return new ProviderConfig(m);
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof ProviderConfig && ((ProviderConfig) o).values.equals(values);
+  }
+
+  @Override
+  public int hashCode() {
+    return values.hashCode();
+  }
+
+  @Override
+  public String toString() {
+    return "ProviderConfig" + values;
+  }
+}
