@@ -25,6 +25,12 @@ import java.util.TreeMap;
 public record ExecutionIdentity(
     String serverName, String commandArgsHash, String envHash, String binaryVersion, String schema) {
 
+  /**
+   * The pre-flight schema: names the rules the handshake comparator applies. Bumped whenever
+   * what the pre-flight compares changes, so rows measured under older rules are dropped.
+   */
+  public static final String PREFLIGHT_SCHEMA = "preflight-1";
+
   /** The binary fingerprint when the executable cannot be resolved or read. */
   public static final String UNKNOWN_BINARY = "unknown";
 
