@@ -309,7 +309,7 @@ public final class ProviderSelection {
     return new ProviderLoadingException(
         same.size() + " " + spi + "s " + where + " are named \"" + LogSafe.escape(same.get(0).name()) + "\": "
             + same.stream().map(Selected::className).collect(Collectors.joining(", "))
-            + "; a name must be unique within an SPI. Remove all but one");
+            + "; a name must be unique within an SPI. Remove all but one of them");
   }
 
   private static <T> List<Selected<T>> named(List<Selected<T>> candidates, String name) {
