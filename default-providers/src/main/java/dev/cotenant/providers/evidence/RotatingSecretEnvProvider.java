@@ -1,0 +1,49 @@
+package dev.cotenant.providers.evidence;
+
+import dev.cotenant.api.Finding;
+import dev.cotenant.api.ReasonCode;
+import dev.cotenant.api.SecretPatterns;
+import dev.cotenant.spi.EvidenceSource;
+import dev.cotenant.spi.EvidenceSourceProvider;
+import dev.cotenant.spi.ProviderConfig;
+import dev.cotenant.spi.ProviderContext;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * {@code rotating_secret_env}: the server declares an env name that matches a secret pattern
+ * and is therefore left out of the pool key and never forwarded into a shared backend. One
+ * finding per such name, in name order; detail: the name. Silent for a name listed under
+ * {@value EvidenceKeys#POOL_IDENTITY_ENV}: that name IS in the pool key and is forwarded, so
+ * there is nothing to note. Patterns come from {@value EvidenceKeys#SECRET_PATTERNS}
+ * (defaults: {@link SecretPatterns#DEFAULT_GLOBS}). A note: it gates nothing. Needs no
+ * handshake.
+ */
+public final class RotatingSecretEnvProvider implements EvidenceSourceProvider {
+  /** This source's name, which is also the code it contributes. */
+  public static final String NAME = ReasonCode.ROTATING_SECRET_ENV.wireName();
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public EvidenceSource create(ProviderContext context) {
+    ProviderConfig config = context.config();
+    SecretPatterns secrets =
+        SecretPatterns.of(config.getList(EvidenceKeys.SECRET_PATTERNS, SecretPatterns.DEFAULT_GLOBS));
+    Set<String> poolIdentity = Set.copyOf(config.getList(EvidenceKeys.POOL_IDENTITY_ENV, List.of()));
+    return input -> {
+      List<Finding> out = new ArrayList<>();
+      // ServerDescription keeps env sorted by key, so findings come out in name order.
+      for (String envName : input.server().env().keySet()) {
+        if (secrets.isSecret(envName) && !poolIdentity.contains(envName)) {
+          out.add(Finding.of(NAME, ReasonCode.ROTATING_SECRET_ENV, envName));
+        }
+      }
+      return List.copyOf(out);
+    };
+  }
+}

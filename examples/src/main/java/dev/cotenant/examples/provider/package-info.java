@@ -1,0 +1,2 @@
+/** A custom provider example: a host's own managed-server classifier. */
+package dev.cotenant.examples.provider;
