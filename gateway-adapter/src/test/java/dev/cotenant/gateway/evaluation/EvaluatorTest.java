@@ -1,0 +1,285 @@
+package dev.cotenant.gateway.evaluation;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.cotenant.api.ExecutionIdentity;
+import dev.cotenant.api.HandshakeFacts;
+import dev.cotenant.api.ServerDescription;
+import dev.cotenant.spi.PreflightResult;
+import dev.cotenant.spi.PreflightTransport;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+class EvaluatorTest {
+  private static final HandshakeFacts FACTS = HandshakeFacts.fromJson("2025-06-18", Map.of(), Map.of(), List.of());
+
+  /** A transport that counts calls per server and answers from a per-name behaviour. */
+  static final class CountingTransport implements PreflightTransport {
+    final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
+    final List<String> order = new CopyOnWriteArrayList<>();
+    final Map<String, Behaviour> behaviours = new ConcurrentHashMap<>();
+
+    interface Behaviour {
+      PreflightResult answer() throws InterruptedException;
+    }
+
+    @Override
+    public PreflightResult preflight(ServerDescription server) throws InterruptedException {
+      calls.computeIfAbsent(server.name(), k -> new AtomicInteger()).incrementAndGet();
+      order.add(server.name());
+      Behaviour b = behaviours.get(server.name());
+      return b == null ? PreflightResult.ran(List.of(), FACTS) : b.answer();
+    }
+
+    int total() {
+      return calls.values().stream().mapToInt(AtomicInteger::get).sum();
+    }
+
+    int calls(String name) {
+      AtomicInteger n = calls.get(name);
+      return n == null ? 0 : n.get();
+    }
+  }
+
+  private final CountingTransport transport = new CountingTransport();
+  private final InMemoryPreflightCache cache = new InMemoryPreflightCache();
+  private final Map<String, String> binaryVersions = new ConcurrentHashMap<>();
+
+  private ExecutionIdentity identify(ServerDescription s) {
+    return new ExecutionIdentity(
+        s.name(),
+        ExecutionIdentity.commandArgsHash(s),
+        "env",
+        binaryVersions.getOrDefault(s.name(), "v1"),
+        ExecutionIdentity.PREFLIGHT_SCHEMA);
+  }
+
+  private Evaluator evaluator() {
+    return new Evaluator(transport, cache, this::identify, () -> 1_700_000_000.0, 4);
+  }
+
+  private static List<ServerDescription> servers(String... names) {
+    List<ServerDescription> out = new ArrayList<>();
+    for (String n : names) {
+      out.add(ServerDescription.stdio(n, "/bin/" + n));
+    }
+    return out;
+  }
+
+  @Test
+  void aBudgetedPassProvokesAtMostTwoServers() throws Exception {
+    Optional<PassResult> r = evaluator().budgetedPass(servers("a", "b", "c", "d", "e"));
+
+    assertTrue(r.isPresent());
+    assertEquals(2, transport.total());
+    assertEquals(Set.of("a", "b"), cache.flushed().keySet());
+    assertEquals(1, cache.flushes.get(), "one flush per pass");
+  }
+
+  @Test
+  void theRemainderIsMeasuredByLaterPassesAndTheSteadyStateSpawnsNothing() throws Exception {
+    Evaluator e = evaluator();
+    List<ServerDescription> all = servers("a", "b", "c", "d", "e");
+    e.budgetedPass(all);
+    e.budgetedPass(all);
+    e.budgetedPass(all);
+    assertEquals(5, transport.total());
+    assertEquals(5, cache.flushed().size());
+
+    Optional<PassResult> steady = e.budgetedPass(all);
+    assertEquals(5, transport.total(), "every server measured: nothing is provoked again");
+    assertEquals(0, steady.orElseThrow().attempted().size());
+  }
+
+  @Test
+  void anIdentityChangeForcesARemeasurementOfThatServerOnly() throws Exception {
+    Evaluator e = evaluator();
+    List<ServerDescription> all = servers("a", "b");
+    e.uncappedPass(all);
+    binaryVersions.put("b", "v2");
+
+    e.uncappedPass(all);
+
+    assertEquals(1, transport.calls("a"));
+    assertEquals(2, transport.calls("b"));
+  }
+
+  @Test
+  void disabledAndNonStdioServersAreNeverSpawned() throws Exception {
+    List<ServerDescription> all = new ArrayList<>(servers("a"));
+    all.add(ServerDescription.stdio("off", "/bin/off").withEnabled(false));
+    all.add(ServerDescription.http("remote", "http://127.0.0.1:9/mcp"));
+
+    PassResult r = evaluator().uncappedPass(all);
+
+    assertEquals(0, transport.calls("off"));
+    assertEquals(0, transport.calls("remote"));
+    assertEquals(Set.of("a"), r.attempted().keySet());
+  }
+
+  @Test
+  void progressCountsAttemptsInDoneAndVerdictsInMeasured() throws Exception {
+    transport.behaviours.put("needs-token", () -> PreflightResult.notRun("exited before answering"));
+    Evaluator e = evaluator();
+
+    PassResult r = e.uncappedPass(servers("a", "needs-token", "c"));
+
+    assertEquals(new Progress(false, 3, 2, 3), r.progress());
+    assertEquals(new Progress(false, 3, 2, 3), e.progress());
+    assertFalse(cache.flushed().containsKey("needs-token"), "a pre-flight that could not run leaves no row");
+    assertEquals(Optional.of("measured 2 of 3 servers"), e.progress().closingLine());
+  }
+
+  @Test
+  void progressAdvancesWhileAPassRuns() throws Exception {
+    CountDownLatch firstDone = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    transport.behaviours.put("b", () -> {
+      firstDone.await();
+      release.await();
+      return PreflightResult.notRun("timed out");
+    });
+    transport.behaviours.put("a", () -> {
+      firstDone.countDown();
+      return PreflightResult.ran(List.of(), FACTS);
+    });
+    Evaluator e = evaluator();
+    MeasureJob job = e.startUncapped(servers("a", "b"));
+
+    assertTrue(firstDone.await(30, TimeUnit.SECONDS));
+    Progress mid = awaitProgress(e, p -> p.done() == 1);
+    assertEquals(new Progress(true, 1, 1, 2), mid);
+    release.countDown();
+    PassResult r = job.await(30, TimeUnit.SECONDS).orElseThrow();
+    assertEquals(new Progress(false, 2, 1, 2), r.progress());
+  }
+
+  @Test
+  void aClosingLineIsWithheldWhenNothingWasMeasured() throws Exception {
+    transport.behaviours.put("a", () -> PreflightResult.notRun("missing binary"));
+    Evaluator e = evaluator();
+
+    e.uncappedPass(servers("a"));
+
+    assertEquals(new Progress(false, 1, 0, 1), e.progress());
+    assertEquals(Optional.empty(), e.progress().closingLine());
+  }
+
+  @Test
+  void aBudgetedPassYieldsToARunningUncappedPass() throws Exception {
+    CountDownLatch inside = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    transport.behaviours.put("slow", () -> {
+      inside.countDown();
+      release.await();
+      return PreflightResult.ran(List.of(), FACTS);
+    });
+    Evaluator e = evaluator();
+    MeasureJob job = e.startUncapped(servers("slow"));
+    assertTrue(inside.await(30, TimeUnit.SECONDS));
+
+    Optional<PassResult> budgeted = e.budgetedPass(servers("other"));
+
+    assertTrue(budgeted.isEmpty(), "the budgeted pass serves stored rows instead of queueing");
+    assertEquals(0, transport.calls("other"));
+    release.countDown();
+    job.await(30, TimeUnit.SECONDS).orElseThrow();
+    assertEquals(Set.of("slow"), cache.flushed().keySet());
+  }
+
+  @Test
+  void overlappingPassesNeverDropEachOthersRows() throws Exception {
+    CountDownLatch inside = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    transport.behaviours.put("a", () -> {
+      inside.countDown();
+      release.await();
+      return PreflightResult.ran(List.of(), FACTS);
+    });
+    Evaluator e = evaluator();
+    MeasureJob first = e.startUncapped(servers("a"));
+    assertTrue(inside.await(30, TimeUnit.SECONDS));
+    MeasureJob second = e.startUncapped(servers("b", "c"));
+    assertTrue(e.passRunning());
+    assertEquals(0, transport.calls("b"), "the second pass waits for the first");
+
+    release.countDown();
+    first.await(30, TimeUnit.SECONDS).orElseThrow();
+    second.await(30, TimeUnit.SECONDS).orElseThrow();
+
+    assertEquals(Set.of("a", "b", "c"), cache.flushed().keySet());
+  }
+
+  @Test
+  void oneFailingServerNeverLosesTheOthers() throws Exception {
+    transport.behaviours.put("broken", () -> {
+      throw new IllegalStateException("walk of hostile JSON failed");
+    });
+    transport.behaviours.put("deep", () -> {
+      throw new StackOverflowError();
+    });
+
+    PassResult r = evaluator().uncappedPass(servers("a", "broken", "deep", "d"));
+
+    assertEquals(Set.of("a", "d"), cache.flushed().keySet());
+    assertFalse(r.attempted().get("broken").ran());
+    assertTrue(r.attempted().get("broken").notRunReason().contains("walk of hostile JSON failed"));
+    assertFalse(r.attempted().get("deep").ran());
+    assertEquals(new Progress(false, 4, 2, 4), r.progress());
+  }
+
+  @Test
+  void cancellationPropagatesAndKeepsWhatWasAlreadyMeasured() throws Exception {
+    CountDownLatch inside = new CountDownLatch(1);
+    CountDownLatch interrupted = new CountDownLatch(1);
+    transport.behaviours.put("stuck", () -> {
+      inside.countDown();
+      try {
+        new CountDownLatch(1).await();
+      } catch (InterruptedException ie) {
+        interrupted.countDown();
+        throw ie;
+      }
+      return PreflightResult.notRun("unreachable");
+    });
+    Evaluator e = new Evaluator(transport, cache, this::identify, () -> 1.0, 1);
+    MeasureJob job = e.startUncapped(servers("a", "stuck", "c"));
+    assertTrue(inside.await(30, TimeUnit.SECONDS));
+
+    job.cancel();
+
+    MeasureJob.JobFailedException failed =
+        assertThrows(MeasureJob.JobFailedException.class, () -> job.await(30, TimeUnit.SECONDS));
+    assertTrue(failed.cancelled());
+    assertTrue(interrupted.await(30, TimeUnit.SECONDS), "the running pre-flight is interrupted");
+    assertEquals(Set.of("a"), cache.flushed().keySet(), "the measurement already paid for is flushed");
+    assertEquals(0, transport.calls("c"), "nothing after the cancellation is provoked");
+    assertFalse(e.passRunning());
+  }
+
+  private static Progress awaitProgress(Evaluator e, java.util.function.Predicate<Progress> p)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (System.nanoTime() < deadline) {
+      Progress now = e.progress();
+      if (p.test(now)) {
+        return now;
+      }
+      Thread.onSpinWait();
+      Thread.yield();
+    }
+    throw new AssertionError("progress never reached the expected state; last: " + e.progress());
+  }
+}
