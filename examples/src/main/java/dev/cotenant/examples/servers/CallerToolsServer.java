@@ -5,6 +5,7 @@ import io.modelcontextprotocol.spec.McpSchema;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
@@ -62,7 +63,7 @@ public final class CallerToolsServer {
         .callHandler((exchange, request) -> {
           Set<String> uris = exchange.listRoots().roots().stream()
               .map(McpSchema.Root::uri)
-              .collect(Collectors.toCollection(java.util.TreeSet::new));
+              .collect(Collectors.toCollection(TreeSet::new));
           return StdioServerHost.text("roots: " + String.join(", ", uris));
         })
         .build();

@@ -6,6 +6,7 @@ import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.function.Supplier;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.StreamReadConstraints;
 import tools.jackson.core.json.JsonFactory;
@@ -169,7 +170,7 @@ public final class DiscoverServer {
     return success(id, result);
   }
 
-  private ObjectNode withMeta(JsonNode id, JsonNode params, java.util.function.Supplier<ObjectNode> answer) {
+  private ObjectNode withMeta(JsonNode id, JsonNode params, Supplier<ObjectNode> answer) {
     JsonNode meta = params.path("_meta");
     JsonNode version = meta.path(META_PROTOCOL_VERSION);
     if (!version.isString()) {

@@ -7,6 +7,7 @@ import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
@@ -15,6 +16,7 @@ import java.io.PipedInputStream;
 import java.io.PipedOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -24,6 +26,7 @@ import java.util.function.Supplier;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * Runs one sample MCP server, built with the official MCP Java SDK, over this process's
@@ -155,7 +158,7 @@ public final class StdioServerHost {
     private final OutputStream out;
     private final InitializeWatch watch;
     private final JsonMapper json = JsonMapper.builder().build();
-    private final java.io.ByteArrayOutputStream line = new java.io.ByteArrayOutputStream();
+    private final ByteArrayOutputStream line = new ByteArrayOutputStream();
     private boolean answered;
 
     InitializeAnswerFilter(OutputStream out, InitializeWatch watch) {
@@ -200,7 +203,7 @@ public final class StdioServerHost {
         if (message != null && message.has("id") && watch.isInitializeId(message.get("id"))
             && message.path("result").path("capabilities").isObject()) {
           answered = true;
-          ((tools.jackson.databind.node.ObjectNode) message.get("result").get("capabilities")).remove("logging");
+          ((ObjectNode) message.get("result").get("capabilities")).remove("logging");
           bytes = (json.writeValueAsString(message) + "\n").getBytes(StandardCharsets.UTF_8);
         }
       }
@@ -265,7 +268,7 @@ public final class StdioServerHost {
    * @return the tool definition
    */
   public static McpSchema.Tool stringTool(String name, String description, List<String> required, List<String> optional) {
-    Map<String, Object> properties = new java.util.LinkedHashMap<>();
+    Map<String, Object> properties = new LinkedHashMap<>();
     for (String property : required) {
       properties.put(property, Map.of("type", "string"));
     }

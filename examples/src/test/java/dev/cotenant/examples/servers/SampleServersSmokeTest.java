@@ -16,10 +16,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.ServerParameters;
 import io.modelcontextprotocol.spec.McpSchema;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -143,8 +145,8 @@ class SampleServersSmokeTest {
     Process process = builder.start();
     process.getOutputStream().close();
     assertTrue(process.waitFor(BOUND.toMillis(), TimeUnit.MILLISECONDS), "exits on its own");
-    String stderr = new String(process.getErrorStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-    String stdout = new String(process.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    String stderr = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+    String stdout = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertEquals(NeedsCredentialServer.MISSING_CREDENTIAL_EXIT, process.exitValue());
     assertTrue(stderr.contains(NeedsCredentialServer.TOKEN_ENV + " is not set"), stderr);
     assertEquals("", stdout, "nothing reaches the protocol stream");
@@ -165,7 +167,7 @@ class SampleServersSmokeTest {
   @Test
   void loggingAdvertisesLoggingAndSendsLogNotifications() throws Exception {
     CountDownLatch logged = new CountDownLatch(1);
-    List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+    List<String> seen = new CopyOnWriteArrayList<>();
     try (McpSyncClient client = connect(sample(LoggingServer.class), "smoke-logging", spec -> spec
         .loggingConsumer(notification -> {
           seen.add(notification.data());

@@ -18,6 +18,7 @@ import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * {@code @modelcontextprotocol/server-everything}, installed from npm by the build and pinned in
@@ -41,13 +42,16 @@ class ServerEverythingSmokeTest {
 
   @Test
   void theBuildInstalledTheVersionPinnedInTheLockFile() throws Exception {
-    Path installed = Path.of("npm", "node_modules", "@modelcontextprotocol", "server-everything", "package.json");
-    assertTrue(Files.isRegularFile(installed), "npm ci ran before the tests: " + installed.toAbsolutePath());
-    String lock = Files.readString(Path.of("npm", "package-lock.json"));
-    String version = tools.jackson.databind.json.JsonMapper.builder().build()
-        .readTree(Files.readString(installed)).path("version").stringValue();
-    assertTrue(lock.contains("\"node_modules/@modelcontextprotocol/server-everything\": {\n      \"version\": \"" + version + "\""),
-        "installed " + version + " is the locked version");
+    Path installedManifest = Path.of("npm", "node_modules", "@modelcontextprotocol", "server-everything", "package.json");
+    assertTrue(Files.isRegularFile(installedManifest), "npm ci ran before the tests: " + installedManifest.toAbsolutePath());
+    JsonMapper json = JsonMapper.builder().build();
+    String locked = json.readTree(Files.readString(Path.of("npm", "package-lock.json")))
+        .path("packages").path("node_modules/@modelcontextprotocol/server-everything").path("version").asString("");
+    String pinned = json.readTree(Files.readString(Path.of("npm", "package.json")))
+        .path("dependencies").path("@modelcontextprotocol/server-everything").asString("");
+    String installed = json.readTree(Files.readString(installedManifest)).path("version").asString("");
+    assertEquals(pinned, locked, "package.json pins the locked version exactly");
+    assertEquals(locked, installed, "npm ci installed the locked version");
   }
 
   @Test
