@@ -95,7 +95,14 @@ final class ServerProcess {
     command.addAll(server.args());
     ProcessBuilder pb = new ProcessBuilder(command);
     pb.environment().putAll(server.env());
-    server.cwd().ifPresent(dir -> pb.directory(new File(dir)));
+    if (server.cwd().isPresent()) {
+      File dir = new File(server.cwd().get());
+      if (!dir.isDirectory()) {
+        throw new HandshakeFailure(HandshakeFailure.Kind.START,
+            "working directory not found: " + LogSafe.escape(server.cwd().get(), 120));
+      }
+      pb.directory(dir);
+    }
     try {
       return new ServerProcess(pb.start(), settings, label);
     } catch (IOException | RuntimeException e) {
