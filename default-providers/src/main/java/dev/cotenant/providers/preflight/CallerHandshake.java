@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * One caller's whole conversation with one server: spawn, the era's handshake, {@code tools/list}
@@ -23,15 +23,17 @@ final class CallerHandshake {
   private final ServerDescription server;
   private final Caller caller;
   private final PreflightSettings settings;
+  private final JsonMapper mapper;
   private final long deadline;
   private volatile ServerProcess current;
   private volatile String abortReason;
   private long nextId = 1;
 
-  CallerHandshake(ServerDescription server, Caller caller, PreflightSettings settings) {
+  CallerHandshake(ServerDescription server, Caller caller, PreflightSettings settings, JsonMapper mapper) {
     this.server = server;
     this.caller = caller;
     this.settings = settings;
+    this.mapper = mapper;
     this.deadline = System.nanoTime() + settings.timeout().toNanos();
   }
 
@@ -96,7 +98,7 @@ final class CallerHandshake {
     if (Thread.interrupted()) {
       throw new InterruptedException();
     }
-    ServerProcess p = ServerProcess.start(server, settings, caller.label());
+    ServerProcess p = ServerProcess.start(server, settings, mapper, caller.label());
     current = p;
     if (abortReason != null) {
       p.kill();
@@ -320,10 +322,5 @@ final class CallerHandshake {
         reply.put("error", Map.of("code", -32601, "message", "Method not found"));
     }
     p.send(reply);
-  }
-
-  /** How long this handshake may still run, for the watchdog. */
-  long remainingMillis() {
-    return Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
   }
 }

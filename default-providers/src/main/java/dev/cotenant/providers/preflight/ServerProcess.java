@@ -61,17 +61,18 @@ final class ServerProcess {
   private final Thread reader;
   private final Thread drainer;
 
-  private ServerProcess(Process process, PreflightSettings settings, String label) {
+  private ServerProcess(Process process, PreflightSettings settings, JsonMapper mapper, String label) {
     this.process = process;
     this.settings = settings;
     this.stdin = process.getOutputStream();
-    this.mapper = mapper(settings);
+    this.mapper = mapper;
     this.reader = daemon(this::readStdout, "cotenant-preflight-stdout-" + label);
     this.drainer = daemon(this::drainStderr, "cotenant-preflight-stderr-" + label);
     reader.start();
     drainer.start();
   }
 
+  /** The mapper that enforces the settings' nesting and size bounds; thread-safe, made once per transport. */
   static JsonMapper mapper(PreflightSettings settings) {
     StreamReadConstraints constraints = StreamReadConstraints.builder()
         .maxNestingDepth(settings.maxDepth())
@@ -88,7 +89,7 @@ final class ServerProcess {
    * Starts the server the description names, with its env on top of this process's env and in
    * its working directory. Never mutates the description.
    */
-  static ServerProcess start(ServerDescription server, PreflightSettings settings, String label)
+  static ServerProcess start(ServerDescription server, PreflightSettings settings, JsonMapper mapper, String label)
       throws HandshakeFailure {
     List<String> command = new ArrayList<>();
     command.add(server.command());
@@ -104,7 +105,7 @@ final class ServerProcess {
       pb.directory(dir);
     }
     try {
-      return new ServerProcess(pb.start(), settings, label);
+      return new ServerProcess(pb.start(), settings, mapper, label);
     } catch (IOException | RuntimeException e) {
       throw new HandshakeFailure(HandshakeFailure.Kind.START, startReason(server, e));
     }
@@ -186,11 +187,11 @@ final class ServerProcess {
     return "";
   }
 
-  /** The process and every descendant it started that is still known to be alive. */
+  /** The process and every descendant seen so far that is still alive (no process-table scan). */
   List<ProcessHandle> liveProcesses() {
     List<ProcessHandle> out = new ArrayList<>();
     synchronized (known) {
-      remember();
+      known.add(process.toHandle());
       for (ProcessHandle h : known) {
         if (h.isAlive()) {
           out.add(h);
@@ -200,7 +201,15 @@ final class ServerProcess {
     return out;
   }
 
+  /**
+   * Adds the process's current descendants to the known set. A scan reads the whole process
+   * table, so it runs only while the process is alive (afterwards its children are reparented
+   * and no longer its descendants): once before stdin closes, and again before each signal.
+   */
   private void remember() {
+    if (!process.isAlive()) {
+      return;
+    }
     synchronized (known) {
       known.add(process.toHandle());
       try {
@@ -213,8 +222,9 @@ final class ServerProcess {
 
   /**
    * Ends the process and every descendant: close stdin, wait, SIGTERM all, wait, SIGKILL all,
-   * wait. Idempotent. When the calling thread is interrupted the waits are skipped (straight to
-   * SIGKILL) and the interrupt is restored.
+   * wait. Descendants seen before stdin closed are signalled even when the process itself has
+   * exited and left them behind. Idempotent. When the calling thread is interrupted the waits are
+   * skipped (straight to SIGKILL) and the interrupt is restored.
    */
   void teardown() {
     if (!tornDown.compareAndSet(false, true)) {
@@ -232,6 +242,7 @@ final class ServerProcess {
         interrupted = !waitGone(settings.stdinCloseWait().toMillis());
       }
       if (!liveProcesses().isEmpty()) {
+        remember();
         for (ProcessHandle h : liveProcesses()) {
           h.destroy();
         }
@@ -249,6 +260,7 @@ final class ServerProcess {
 
   /** SIGKILL everything still alive and wait (uninterruptibly, bounded) for it to vanish. */
   void kill() {
+    remember();
     List<ProcessHandle> alive = liveProcesses();
     if (alive.isEmpty()) {
       return;

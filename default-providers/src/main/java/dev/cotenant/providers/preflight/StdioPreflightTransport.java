@@ -19,6 +19,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The default pre-flight (DESIGN §5): spawns a stdio server twice, concurrently, as two different
@@ -48,11 +49,13 @@ public final class StdioPreflightTransport implements PreflightTransport {
   private final PreflightSettings settings;
   private final Semaphore ceiling;
   private final ScheduledThreadPoolExecutor watchdog;
+  private final JsonMapper mapper;
 
   /** A transport with the given bounds. */
   public StdioPreflightTransport(PreflightSettings settings) {
     this.settings = Objects.requireNonNull(settings, "settings");
     this.ceiling = new Semaphore(settings.maxProcesses(), true);
+    this.mapper = ServerProcess.mapper(settings);
     this.watchdog = new ScheduledThreadPoolExecutor(1, r -> {
       Thread t = new Thread(r, "cotenant-preflight-watchdog");
       t.setDaemon(true);
@@ -208,7 +211,7 @@ public final class StdioPreflightTransport implements PreflightTransport {
       }
       ScheduledFuture<?> dog = null;
       try {
-        CallerHandshake h = new CallerHandshake(server, caller, settings);
+        CallerHandshake h = new CallerHandshake(server, caller, settings, mapper);
         handshake = h;
         if (cancelled) {
           failure = "cancelled";
