@@ -139,7 +139,7 @@ final class CallerHandshake {
     Map<String, Object> note = new LinkedHashMap<>();
     note.put("jsonrpc", "2.0");
     note.put("method", "notifications/initialized");
-    p.send(note);
+    p.send(note, "after answering initialize");
     Map<String, Object> snapshot = new LinkedHashMap<>();
     copy(result, snapshot, HandshakeComparator.PROTOCOL_VERSION);
     copy(result, snapshot, HandshakeComparator.CAPABILITIES);
@@ -260,7 +260,7 @@ final class CallerHandshake {
     message.put("id", id);
     message.put("method", method);
     message.put("params", params);
-    p.send(message);
+    p.send(message, "before answering " + method);
     while (true) {
       Optional<ServerProcess.Event> event = p.next(until);
       if (event.isEmpty()) {
@@ -321,6 +321,6 @@ final class CallerHandshake {
       default:
         reply.put("error", Map.of("code", -32601, "message", "Method not found"));
     }
-    p.send(reply);
+    p.send(reply, "during the handshake");
   }
 }

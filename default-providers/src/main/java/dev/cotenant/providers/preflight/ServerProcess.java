@@ -129,8 +129,11 @@ final class ServerProcess {
     return process.isAlive();
   }
 
-  /** Writes one JSON-RPC message and a newline; a closed pipe is the server having gone. */
-  void send(Map<String, Object> message) throws HandshakeFailure {
+  /**
+   * Writes one JSON-RPC message and a newline; a closed pipe is the server having gone, reported
+   * as {@link #exited} with {@code when}.
+   */
+  void send(Map<String, Object> message, String when) throws HandshakeFailure {
     byte[] bytes = mapper.writeValueAsBytes(message);
     try {
       synchronized (stdin) {
@@ -139,7 +142,7 @@ final class ServerProcess {
         stdin.flush();
       }
     } catch (IOException e) {
-      throw exited("while writing to it");
+      throw exited(when);
     }
   }
 
@@ -164,6 +167,12 @@ final class ServerProcess {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       sb.append("closed stdout ").append(when);
+    }
+    // What it wrote to stderr just before exiting may still be in the pipe: let the drainer finish.
+    try {
+      drainer.join(200);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
     String tail = stderrLastLine();
     if (!tail.isEmpty()) {
