@@ -134,12 +134,6 @@ public record PreflightSettings(
         config.getInt(MAX_LIST_ITEMS, 10_000));
   }
 
-  /** A copy with the teardown waits replaced (tests shrink them). */
-  public PreflightSettings withTeardownWaits(Duration stdinClose, Duration term, Duration kill) {
-    return new PreflightSettings(era, maxProcesses, timeout, discoverTimeout, stdinClose, term, kill,
-        maxLineBytes, maxTotalBytes, maxDepth, maxMessages, maxNonJsonLines, maxListPages, maxListItems);
-  }
-
   private static Duration millis(ProviderConfig config, String key, long fallback) {
     return Duration.ofMillis(longValue(config, key, fallback));
   }

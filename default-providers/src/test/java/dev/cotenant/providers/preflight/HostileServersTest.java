@@ -64,6 +64,21 @@ class HostileServersTest {
   }
 
   @Test
+  void floodingNotificationsInsteadOfAnswering() throws Exception {
+    PreflightResult r = transport().preflight(
+        h.shServer("chatter", "yes '{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}'"));
+    assertNotRun(r, "wrote more than 10000 messages");
+  }
+
+  @Test
+  void writingMoreThanTheTotalByteBound() throws Exception {
+    String pad = "x".repeat(1000);
+    PreflightResult r = transport(PreflightSettings.MAX_TOTAL_BYTES, "100000").preflight(
+        h.shServer("verbose", "yes '{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"pad\":\"" + pad + "\"}}'"));
+    assertNotRun(r, "wrote more than 100000 bytes to stdout");
+  }
+
+  @Test
   void aTwentyMegabyteLine() throws Exception {
     PreflightResult r = transport().preflight(h.javaServer("huge", "hugeline"));
     assertNotRun(r, "longer than 8388608 bytes");
