@@ -32,6 +32,14 @@ public record PreflightResult(
     return new PreflightResult(true, "", divergentFacets, Optional.of(handshake));
   }
 
+  /**
+   * What the server called its own version ({@code serverInfo.version} of the first caller's
+   * answer), when it ran and said; verbatim, so escape it before it reaches a log line.
+   */
+  public Optional<String> reportedVersion() {
+    return handshake.flatMap(HandshakeFacts::reportedVersion);
+  }
+
   /** True when it ran and some facet diverged. */
   public boolean callerSensitive() {
     return ran && !divergentFacets.isEmpty();

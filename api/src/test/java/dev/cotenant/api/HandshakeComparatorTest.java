@@ -1,0 +1,305 @@
+package dev.cotenant.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.AlphaChars;
+import net.jqwik.api.constraints.Size;
+import net.jqwik.api.constraints.UniqueElements;
+import org.junit.jupiter.api.Test;
+
+class HandshakeComparatorTest {
+
+  private static Map<String, Object> tool(String name, Map<String, Object> annotations) {
+    Map<String, Object> t = new LinkedHashMap<>();
+    t.put("name", name);
+    t.put("description", "does " + name);
+    if (annotations != null) {
+      t.put("annotations", annotations);
+    }
+    return t;
+  }
+
+  private static Map<String, Object> snapshot(Map<String, Object> overrides) {
+    Map<String, Object> s = new LinkedHashMap<>();
+    s.put("protocolVersion", "2025-06-18");
+    s.put("capabilities", Map.of("tools", Map.of("listChanged", true)));
+    s.put("serverInfo", Map.of("name", "echo", "version", "1.0.0"));
+    s.put("tools", List.of(tool("a", Map.of("readOnlyHint", true)), tool("b", null)));
+    s.putAll(overrides);
+    return s;
+  }
+
+  private static List<String> compare(Map<String, Object> a, Map<String, Object> b) {
+    return HandshakeComparator.compare(a, b);
+  }
+
+  @Test
+  void identicalSnapshotsDoNotDiverge() {
+    assertEquals(List.of(), compare(snapshot(Map.of()), snapshot(Map.of())));
+  }
+
+  @Test
+  void reorderedToolsAreNotADivergence() {
+    Map<String, Object> a = snapshot(Map.of("tools",
+        List.of(tool("a", Map.of("readOnlyHint", true)), tool("b", Map.of("destructiveHint", false)))));
+    Map<String, Object> b = snapshot(Map.of("tools",
+        List.of(tool("b", Map.of("destructiveHint", false)), tool("a", Map.of("readOnlyHint", true)))));
+    assertEquals(List.of(), compare(a, b));
+  }
+
+  @Test
+  void reorderedAnnotationsAndKeysAreNotADivergence() {
+    Map<String, Object> ann1 = new LinkedHashMap<>();
+    ann1.put("readOnlyHint", true);
+    ann1.put("openWorldHint", false);
+    Map<String, Object> ann2 = new LinkedHashMap<>();
+    ann2.put("openWorldHint", false);
+    ann2.put("readOnlyHint", true);
+    Map<String, Object> a = snapshot(Map.of("tools", List.of(tool("x", ann1), tool("y", Map.of()))));
+    Map<String, Object> b = snapshot(Map.of("tools", List.of(tool("y", ann2), tool("x", Map.of()))));
+    // Annotations are never paired with names: the multiset {ann, {}} is the same on both sides.
+    assertEquals(List.of(), compare(a, b));
+  }
+
+  @Test
+  void aDifferingAnnotationClaimIsADivergence() {
+    Map<String, Object> a = snapshot(Map.of("tools", List.of(tool("a", Map.of("readOnlyHint", true)))));
+    Map<String, Object> b = snapshot(Map.of("tools", List.of(tool("a", Map.of("readOnlyHint", false)))));
+    assertEquals(List.of(HandshakeComparator.TOOL_ANNOTATIONS), compare(a, b));
+  }
+
+  @Test
+  void annotationMultiplicityCounts() {
+    Map<String, Object> ro = Map.of("readOnlyHint", true);
+    Map<String, Object> a = snapshot(Map.of("tools", List.of(tool("a", ro), tool("b", ro), tool("c", Map.of()))));
+    Map<String, Object> b = snapshot(Map.of("tools", List.of(tool("a", ro), tool("b", Map.of()), tool("c", Map.of()))));
+    assertEquals(List.of(HandshakeComparator.TOOL_ANNOTATIONS), compare(a, b));
+  }
+
+  @Test
+  void aToolWithAnEmptyNameCannotMisalignAnything() {
+    // Same length, same names as a set; the nameless tool carries the annotation on one side and
+    // a named tool on the other. Pairing by index would "see" a reorder; the multiset does not.
+    Map<String, Object> ro = Map.of("readOnlyHint", true);
+    Map<String, Object> a = snapshot(Map.of("tools", List.of(tool("", ro), tool("a", null), tool("b", null))));
+    Map<String, Object> b = snapshot(Map.of("tools", List.of(tool("a", null), tool("b", ro), tool("", null))));
+    assertEquals(List.of(), compare(a, b));
+    // And a nameless tool that appears on one side only is seen as a tool-set difference.
+    Map<String, Object> c = snapshot(Map.of("tools", List.of(tool("a", null), tool("b", ro))));
+    assertEquals(List.of(HandshakeComparator.TOOLS), compare(a, c));
+  }
+
+  @Test
+  void toolNamesCompareAsASet() {
+    Map<String, Object> a = snapshot(Map.of("tools", List.of(tool("a", null), tool("b", null))));
+    Map<String, Object> b = snapshot(Map.of("tools", List.of(tool("a", null), tool("c", null))));
+    assertEquals(List.of(HandshakeComparator.TOOLS), compare(a, b));
+    Map<String, Object> dup = snapshot(Map.of("tools", List.of(tool("a", null), tool("b", null), tool("a", null))));
+    assertEquals(List.of(), compare(a, dup));
+  }
+
+  @Test
+  void freeFormLeavesDoNotDiverge() {
+    Map<String, Object> a = snapshot(Map.of(
+        "serverInfo", Map.of("name", "echo", "version", "1.0.0+build.1"),
+        "capabilities", Map.of("experimental", Map.of("build", Map.of("id", "abc", "n", 1))),
+        "tools", List.of(tool("a", Map.of("title", "Alpha", "readOnlyHint", true)))));
+    Map<String, Object> b = snapshot(Map.of(
+        "serverInfo", Map.of("name", "echo-for-bob", "version", "1.0.0+build.2"),
+        "capabilities", Map.of("experimental", Map.of("build", Map.of("id", "xyz", "n", 2))),
+        "tools", List.of(tool("a", Map.of("title", "Alpha for Bob", "readOnlyHint", true)))));
+    assertEquals(List.of(), compare(a, b));
+  }
+
+  @Test
+  void keysPresentVersusAbsentDiverge() {
+    Map<String, Object> a = snapshot(Map.of("serverInfo", Map.of("name", "echo", "version", "1")));
+    Map<String, Object> b = snapshot(Map.of("serverInfo", Map.of("name", "echo")));
+    assertEquals(List.of(HandshakeComparator.SERVER_INFO), compare(a, b));
+
+    Map<String, Object> c = snapshot(Map.of("capabilities", Map.of("tools", Map.of())));
+    Map<String, Object> d = snapshot(Map.of("capabilities", Map.of("tools", Map.of(), "prompts", Map.of())));
+    assertEquals(List.of(HandshakeComparator.CAPABILITIES), compare(c, d));
+  }
+
+  @Test
+  void emptyLoggingObjectCountsAsPresent() {
+    Map<String, Object> a = snapshot(Map.of("capabilities", Map.of("tools", Map.of(), "logging", Map.of())));
+    Map<String, Object> b = snapshot(Map.of("capabilities", Map.of("tools", Map.of())));
+    assertEquals(List.of(HandshakeComparator.CAPABILITIES), compare(a, b));
+    assertNotEquals(HandshakeComparator.shape(Map.of("logging", Map.of())), HandshakeComparator.shape(Map.of()));
+  }
+
+  @Test
+  void booleanFlagsAreCompared() {
+    Map<String, Object> a = snapshot(Map.of("capabilities", Map.of("tools", Map.of("listChanged", true))));
+    Map<String, Object> b = snapshot(Map.of("capabilities", Map.of("tools", Map.of("listChanged", false))));
+    assertEquals(List.of(HandshakeComparator.CAPABILITIES), compare(a, b));
+  }
+
+  @Test
+  void experimentalKeysAreCapabilityShape() {
+    Map<String, Object> a = snapshot(Map.of("capabilities", Map.of("experimental", Map.of("cotenant.caller-identity", Map.of()))));
+    Map<String, Object> b = snapshot(Map.of("capabilities", Map.of("experimental", Map.of())));
+    assertEquals(List.of(HandshakeComparator.CAPABILITIES), compare(a, b));
+  }
+
+  @Test
+  void protocolVersionIsComparedVerbatim() {
+    Map<String, Object> a = snapshot(Map.of("protocolVersion", "2025-06-18"));
+    Map<String, Object> b = snapshot(Map.of("protocolVersion", "2025-03-26"));
+    assertEquals(List.of(HandshakeComparator.PROTOCOL_VERSION), compare(a, b));
+  }
+
+  @Test
+  void supportedVersionsCompareAsASet() {
+    Map<String, Object> a = snapshot(Map.of("protocolVersion", "2026-07-28",
+        "supportedVersions", List.of("2026-07-28", "2025-11-25")));
+    Map<String, Object> b = snapshot(Map.of("protocolVersion", "2026-07-28",
+        "supportedVersions", List.of("2025-11-25", "2026-07-28")));
+    Map<String, Object> c = snapshot(Map.of("protocolVersion", "2026-07-28",
+        "supportedVersions", List.of("2026-07-28")));
+    assertEquals(List.of(), compare(a, b));
+    assertEquals(List.of(HandshakeComparator.PROTOCOL_VERSION), compare(a, c));
+  }
+
+  @Test
+  void listingsAreComparedWhenPresent() {
+    Map<String, Object> a = snapshot(Map.of(
+        "prompts", List.of(Map.of("name", "greet", "description", "one")),
+        "resources", List.of(Map.of("uri", "file:///a", "name", "A"))));
+    Map<String, Object> b = snapshot(Map.of(
+        "prompts", List.of(Map.of("name", "greet", "description", "two")),
+        "resources", List.of(Map.of("uri", "file:///b", "name", "A"))));
+    assertEquals(List.of(HandshakeComparator.RESOURCES), compare(a, b));
+    Map<String, Object> noPrompts = snapshot(Map.of("resources", List.of(Map.of("uri", "file:///a"))));
+    assertEquals(List.of(HandshakeComparator.PROMPTS), compare(a, noPrompts));
+  }
+
+  @Test
+  void aFailedListingDiffersFromAnAnsweredOneButNotFromAnotherFailure() {
+    Map<String, Object> a = snapshot(Map.of("tools", "failed: -32601"));
+    Map<String, Object> b = snapshot(Map.of("tools", "failed: -32603 different text"));
+    Map<String, Object> c = snapshot(Map.of("tools", List.of()));
+    assertEquals(List.of(), compare(a, b));
+    assertEquals(List.of(HandshakeComparator.TOOLS, HandshakeComparator.TOOL_ANNOTATIONS), compare(a, c));
+  }
+
+  @Test
+  void everyFacetIsReportedInStableOrder() {
+    Map<String, Object> a = snapshot(Map.of(
+        "protocolVersion", "2025-06-18",
+        "capabilities", Map.of("tools", Map.of()),
+        "serverInfo", Map.of("name", "a"),
+        "tools", List.of(tool("a", Map.of("readOnlyHint", true))),
+        "prompts", List.of(Map.of("name", "p")),
+        "resources", List.of(Map.of("uri", "u"))));
+    Map<String, Object> b = snapshot(Map.of(
+        "protocolVersion", "2025-11-25",
+        "capabilities", Map.of(),
+        "serverInfo", Map.of("name", "a", "title", "A"),
+        "tools", List.of(tool("b", Map.of("readOnlyHint", false))),
+        "prompts", List.of(Map.of("name", "q")),
+        "resources", List.of(Map.of("uri", "v"))));
+    assertEquals(HandshakeComparator.FACETS, compare(a, b));
+    assertEquals(HandshakeComparator.FACETS, compare(b, a));
+  }
+
+  @Test
+  void nullLeavesAndJavaNullsCollapseToPresence() {
+    Map<String, Object> withNull = new HashMap<>();
+    withNull.put("name", null);
+    assertEquals(HandshakeComparator.shape(Map.of("name", "x")), HandshakeComparator.shape(withNull));
+    assertEquals(HandshakeComparator.shape(Map.of("name", Json.NULL)), HandshakeComparator.shape(Map.of("name", List.of(1))));
+  }
+
+  @Test
+  void keysThatLookLikeSyntaxDoNotCollide() {
+    assertNotEquals(
+        HandshakeComparator.shape(Map.of("a\":*,\"b", 1)),
+        HandshakeComparator.shape(Map.of("a", 1, "b", 2)));
+  }
+
+  @Test
+  void hostileNestingNeitherOverflowsNorDiverges() {
+    Map<String, Object> deepA = new HashMap<>();
+    Map<String, Object> cur = deepA;
+    for (int i = 0; i < 100_000; i++) {
+      Map<String, Object> next = new HashMap<>();
+      cur.put("k", next);
+      cur = next;
+    }
+    cur.put("leaf", true);
+    Map<String, Object> deepB = new HashMap<>();
+    cur = deepB;
+    for (int i = 0; i < 100_000; i++) {
+      Map<String, Object> next = new HashMap<>();
+      cur.put("k", next);
+      cur = next;
+    }
+    cur.put("leaf", false);
+    // Below MAX_DEPTH the two shapes are both "deep": the difference at depth 100,000 is unseen.
+    assertEquals(List.of(), compare(snapshot(Map.of("capabilities", deepA)), snapshot(Map.of("capabilities", deepB))));
+    assertTrue(HandshakeComparator.shape(deepA).contains(HandshakeComparator.DEEP));
+  }
+
+  @Test
+  void aCyclicTreeTerminates() {
+    Map<String, Object> cyclic = new HashMap<>();
+    cyclic.put("self", cyclic);
+    String shape = HandshakeComparator.shape(cyclic);
+    assertTrue(shape.endsWith("}"));
+    assertTrue(shape.contains(HandshakeComparator.DEEP));
+  }
+
+  @Test
+  void inputsAreNotMutated() {
+    Map<String, Object> a = snapshot(Map.of());
+    List<Object> tools = new ArrayList<>(List.of(tool("z", Map.of("readOnlyHint", true)), tool("a", null)));
+    a.put("tools", tools);
+    Map<String, Object> before = new LinkedHashMap<>(a);
+    List<Object> toolsBefore = new ArrayList<>(tools);
+    compare(a, snapshot(Map.of()));
+    assertEquals(before, a);
+    assertEquals(toolsBefore, tools);
+  }
+
+  @Property(tries = 200)
+  void anyPermutationOfToolsReplaysIdentically(
+      @ForAll @Size(max = 12) @UniqueElements List<@AlphaChars String> names,
+      @ForAll boolean readOnly) {
+    List<Object> tools = new ArrayList<>();
+    for (int i = 0; i < names.size(); i++) {
+      tools.add(tool(names.get(i), i % 2 == 0 ? Map.of("readOnlyHint", readOnly) : null));
+    }
+    List<Object> reversed = new ArrayList<>(tools);
+    java.util.Collections.reverse(reversed);
+    assertEquals(List.of(), compare(snapshot(Map.of("tools", tools)), snapshot(Map.of("tools", reversed))));
+  }
+
+  @Property(tries = 200)
+  void theComparatorIsSymmetric(@ForAll boolean flagA, @ForAll boolean flagB, @ForAll boolean loggingA,
+      @ForAll boolean loggingB) {
+    Map<String, Object> capsA = new HashMap<>(Map.of("tools", Map.of("listChanged", flagA)));
+    Map<String, Object> capsB = new HashMap<>(Map.of("tools", Map.of("listChanged", flagB)));
+    if (loggingA) {
+      capsA.put("logging", Map.of());
+    }
+    if (loggingB) {
+      capsB.put("logging", Map.of());
+    }
+    Map<String, Object> a = snapshot(Map.of("capabilities", capsA));
+    Map<String, Object> b = snapshot(Map.of("capabilities", capsB));
+    assertEquals(compare(a, b), compare(b, a));
+    assertEquals(flagA == flagB && loggingA == loggingB, compare(a, b).isEmpty());
+  }
+}

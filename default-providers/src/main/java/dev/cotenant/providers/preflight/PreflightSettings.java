@@ -1,0 +1,162 @@
+package dev.cotenant.providers.preflight;
+
+import dev.cotenant.spi.ProviderConfig;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Every bound of the stdio pre-flight, read from {@link ProviderConfig} under
+ * {@code cotenant.preflight.*}. Durations are configured in milliseconds.
+ *
+ * @param era which protocol era to speak ({@value #ERA}, default {@code auto})
+ * @param maxProcesses how many server processes may run at once across every pre-flight of one
+ *     transport ({@value #MAX_PROCESSES}, default {@value #DEFAULT_MAX_PROCESSES}: two
+ *     pre-flights at a time, which suits a 2-core machine)
+ * @param timeout the whole conversation with one caller, from spawn to the last listing page,
+ *     fallback and respawn included ({@value #TIMEOUT_MS}, default 15 s)
+ * @param discoverTimeout in {@link Era#AUTO}, how long to wait for a {@code server/discover}
+ *     answer before falling back to {@code initialize} ({@value #DISCOVER_TIMEOUT_MS}, default 5 s)
+ * @param stdinCloseWait teardown: how long to wait for an exit after closing stdin
+ *     ({@value #STDIN_CLOSE_WAIT_MS}, default 1 s)
+ * @param termWait teardown: how long to wait after SIGTERM before SIGKILL ({@value #TERM_WAIT_MS},
+ *     default 2 s)
+ * @param killWait teardown: how long to wait for the processes to vanish after SIGKILL
+ *     ({@value #KILL_WAIT_MS}, default 2 s)
+ * @param maxLineBytes the longest stdout line accepted ({@value #MAX_LINE_BYTES}, default 8 MiB)
+ * @param maxTotalBytes the most stdout bytes read from one process ({@value #MAX_TOTAL_BYTES},
+ *     default 64 MiB)
+ * @param maxDepth the deepest JSON nesting accepted ({@value #MAX_DEPTH}, default 64, at most
+ *     {@value #MAX_DEPTH_CEILING})
+ * @param maxMessages the most stdout lines (messages, notifications, garbage) read from one
+ *     process ({@value #MAX_MESSAGES}, default 10,000)
+ * @param maxNonJsonLines the most non-JSON stdout lines tolerated from one process
+ *     ({@value #MAX_NON_JSON_LINES}, default 100)
+ * @param maxListPages the most pages one listing may take ({@value #MAX_LIST_PAGES}, default 100)
+ * @param maxListItems the most items one listing may hold ({@value #MAX_LIST_ITEMS}, default 10,000)
+ */
+public record PreflightSettings(
+    Era era,
+    int maxProcesses,
+    Duration timeout,
+    Duration discoverTimeout,
+    Duration stdinCloseWait,
+    Duration termWait,
+    Duration killWait,
+    int maxLineBytes,
+    long maxTotalBytes,
+    int maxDepth,
+    int maxMessages,
+    int maxNonJsonLines,
+    int maxListPages,
+    int maxListItems) {
+
+  /** Config key: {@code auto}, {@code initialize} or {@code discover}. */
+  public static final String ERA = "cotenant.preflight.era";
+  /** Config key: the process ceiling. */
+  public static final String MAX_PROCESSES = "cotenant.preflight.max-processes";
+  /** Config key: the per-caller handshake timeout in milliseconds. */
+  public static final String TIMEOUT_MS = "cotenant.preflight.timeout-ms";
+  /** Config key: the {@code server/discover} wait in {@link Era#AUTO}, in milliseconds. */
+  public static final String DISCOVER_TIMEOUT_MS = "cotenant.preflight.discover-timeout-ms";
+  /** Config key: teardown wait after closing stdin, in milliseconds. */
+  public static final String STDIN_CLOSE_WAIT_MS = "cotenant.preflight.stdin-close-wait-ms";
+  /** Config key: teardown wait after SIGTERM, in milliseconds. */
+  public static final String TERM_WAIT_MS = "cotenant.preflight.term-wait-ms";
+  /** Config key: teardown wait after SIGKILL, in milliseconds. */
+  public static final String KILL_WAIT_MS = "cotenant.preflight.kill-wait-ms";
+  /** Config key: the longest stdout line in bytes. */
+  public static final String MAX_LINE_BYTES = "cotenant.preflight.max-line-bytes";
+  /** Config key: the most stdout bytes per process. */
+  public static final String MAX_TOTAL_BYTES = "cotenant.preflight.max-total-bytes";
+  /** Config key: the deepest JSON nesting. */
+  public static final String MAX_DEPTH = "cotenant.preflight.max-depth";
+  /** Config key: the most stdout lines per process. */
+  public static final String MAX_MESSAGES = "cotenant.preflight.max-messages";
+  /** Config key: the most non-JSON stdout lines per process. */
+  public static final String MAX_NON_JSON_LINES = "cotenant.preflight.max-non-json-lines";
+  /** Config key: the most pages per listing. */
+  public static final String MAX_LIST_PAGES = "cotenant.preflight.max-list-pages";
+  /** Config key: the most items per listing. */
+  public static final String MAX_LIST_ITEMS = "cotenant.preflight.max-list-items";
+
+  /** The default process ceiling: two pre-flights (four processes) at once. */
+  public static final int DEFAULT_MAX_PROCESSES = 4;
+  /** The largest accepted {@code max-depth}: the JSON trees are copied recursively. */
+  public static final int MAX_DEPTH_CEILING = 1000;
+
+  /** Validates every bound. */
+  public PreflightSettings {
+    Objects.requireNonNull(era, "era");
+    positive(MAX_PROCESSES, maxProcesses);
+    positive(TIMEOUT_MS, timeout.toMillis());
+    positive(DISCOVER_TIMEOUT_MS, discoverTimeout.toMillis());
+    nonNegative(STDIN_CLOSE_WAIT_MS, stdinCloseWait.toMillis());
+    nonNegative(TERM_WAIT_MS, termWait.toMillis());
+    nonNegative(KILL_WAIT_MS, killWait.toMillis());
+    positive(MAX_LINE_BYTES, maxLineBytes);
+    positive(MAX_TOTAL_BYTES, maxTotalBytes);
+    positive(MAX_DEPTH, maxDepth);
+    if (maxDepth > MAX_DEPTH_CEILING) {
+      throw new IllegalArgumentException(
+          "configuration key " + MAX_DEPTH + " must be at most " + MAX_DEPTH_CEILING + ", got " + maxDepth);
+    }
+    positive(MAX_MESSAGES, maxMessages);
+    nonNegative(MAX_NON_JSON_LINES, maxNonJsonLines);
+    positive(MAX_LIST_PAGES, maxListPages);
+    positive(MAX_LIST_ITEMS, maxListItems);
+  }
+
+  /** The defaults. */
+  public static PreflightSettings defaults() {
+    return from(ProviderConfig.empty());
+  }
+
+  /**
+   * Reads the settings, falling back to the default for every unset key.
+   *
+   * @throws IllegalArgumentException naming the key whose value is malformed or out of range
+   */
+  public static PreflightSettings from(ProviderConfig config) {
+    return new PreflightSettings(
+        config.get(ERA).map(v -> Era.parse(ERA, v)).orElse(Era.AUTO),
+        config.getInt(MAX_PROCESSES, DEFAULT_MAX_PROCESSES),
+        millis(config, TIMEOUT_MS, 15_000),
+        millis(config, DISCOVER_TIMEOUT_MS, 5_000),
+        millis(config, STDIN_CLOSE_WAIT_MS, 1_000),
+        millis(config, TERM_WAIT_MS, 2_000),
+        millis(config, KILL_WAIT_MS, 2_000),
+        config.getInt(MAX_LINE_BYTES, 8 * 1024 * 1024),
+        longValue(config, MAX_TOTAL_BYTES, 64L * 1024 * 1024),
+        config.getInt(MAX_DEPTH, 64),
+        config.getInt(MAX_MESSAGES, 10_000),
+        config.getInt(MAX_NON_JSON_LINES, 100),
+        config.getInt(MAX_LIST_PAGES, 100),
+        config.getInt(MAX_LIST_ITEMS, 10_000));
+  }
+
+  private static Duration millis(ProviderConfig config, String key, long fallback) {
+    return Duration.ofMillis(longValue(config, key, fallback));
+  }
+
+  private static long longValue(ProviderConfig config, String key, long fallback) {
+    return config.get(key).map(v -> {
+      try {
+        return Long.parseLong(v.strip());
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("configuration key " + key + " must be an integer, got '" + v + "'", e);
+      }
+    }).orElse(fallback);
+  }
+
+  private static void positive(String key, long value) {
+    if (value <= 0) {
+      throw new IllegalArgumentException("configuration key " + key + " must be positive, got " + value);
+    }
+  }
+
+  private static void nonNegative(String key, long value) {
+    if (value < 0) {
+      throw new IllegalArgumentException("configuration key " + key + " must not be negative, got " + value);
+    }
+  }
+}

@@ -1,0 +1,32 @@
+package dev.cotenant.providers.preflight;
+
+import dev.cotenant.spi.PreflightTransport;
+import dev.cotenant.spi.PreflightTransportProvider;
+import dev.cotenant.spi.ProviderContext;
+
+/**
+ * The {@value #NAME} pre-flight transport: {@link StdioPreflightTransport} configured from
+ * {@code cotenant.preflight.*} (see {@link PreflightSettings}). Registered in
+ * {@code META-INF/services/dev.cotenant.spi.PreflightTransportProvider}; construction does
+ * nothing.
+ */
+public final class StdioPreflightTransportProvider implements PreflightTransportProvider {
+  /** The provider name. */
+  public static final String NAME = "stdio";
+
+  /** The no-arg constructor {@link java.util.ServiceLoader} calls. */
+  public StdioPreflightTransportProvider() {}
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  /**
+   * @throws IllegalArgumentException naming the configuration key whose value is malformed
+   */
+  @Override
+  public PreflightTransport create(ProviderContext context) {
+    return new StdioPreflightTransport(PreflightSettings.from(context.config()));
+  }
+}

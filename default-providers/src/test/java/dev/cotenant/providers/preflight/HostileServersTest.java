@@ -1,0 +1,273 @@
+package dev.cotenant.providers.preflight;
+
+import static dev.cotenant.providers.preflight.PreflightHarness.assertNoDivergence;
+import static dev.cotenant.providers.preflight.PreflightHarness.transport;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.cotenant.api.LogSafe;
+import dev.cotenant.api.ServerDescription;
+import dev.cotenant.spi.PreflightResult;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * One integration test per hostile server: the pass completes within its bounds (the class-wide
+ * timeout is far above every configured bound), the server resolves to {@code ran=false} with a
+ * short reason or to a measurement, nothing escapes as an exception, and no process it started,
+ * descendants included, is alive afterwards.
+ */
+@Timeout(value = 90, unit = TimeUnit.SECONDS)
+class HostileServersTest {
+  @TempDir Path dir;
+  PreflightHarness h;
+
+  @BeforeEach
+  void harness() throws Exception {
+    h = new PreflightHarness(dir);
+  }
+
+  @AfterEach
+  void nothingSurvives() throws Exception {
+    h.assertNothingAlive();
+  }
+
+  private static void assertNotRun(PreflightResult r, String reasonPart) {
+    assertFalse(r.ran(), "expected the pre-flight not to run");
+    assertTrue(r.notRunReason().contains(reasonPart), () -> "reason was: " + r.notRunReason());
+    assertTrue(r.notRunReason().length() < 400, "a short reason");
+    assertTrue(r.divergentFacets().isEmpty());
+    assertTrue(r.handshake().isEmpty());
+  }
+
+  @Test
+  void garbageOnStdout() throws Exception {
+    PreflightResult r = transport().preflight(h.shServer("garbage", "while :; do echo 'garbage <<>> {'; done"));
+    assertNotRun(r, "lines that are not JSON-RPC");
+  }
+
+  @Test
+  void binaryNoiseOnStdout() throws Exception {
+    PreflightResult r = transport().preflight(h.shServer("noise", "head -c 300000 /dev/urandom; exec sleep 1000"));
+    assertFalse(r.ran());
+  }
+
+  @Test
+  void floodingNotificationsInsteadOfAnswering() throws Exception {
+    PreflightResult r = transport().preflight(
+        h.shServer("chatter", "yes '{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}'"));
+    assertNotRun(r, "wrote more than 10000 messages");
+  }
+
+  @Test
+  void writingMoreThanTheTotalByteBound() throws Exception {
+    String pad = "x".repeat(1000);
+    PreflightResult r = transport(PreflightSettings.MAX_TOTAL_BYTES, "100000").preflight(
+        h.shServer("verbose", "yes '{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"pad\":\"" + pad + "\"}}'"));
+    assertNotRun(r, "wrote more than 100000 bytes to stdout");
+  }
+
+  @Test
+  void aTwentyMegabyteLine() throws Exception {
+    PreflightResult r = transport().preflight(h.javaServer("huge", "hugeline"));
+    assertNotRun(r, "longer than 8388608 bytes");
+  }
+
+  @Test
+  void jsonNestedOneHundredThousandDeep() throws Exception {
+    PreflightResult r = transport().preflight(h.javaServer("nested", "nested"));
+    assertNotRun(r, "nesting deeper than 64");
+  }
+
+  @Test
+  void neverAnswering() throws Exception {
+    PreflightResult r = transport(PreflightSettings.TIMEOUT_MS, "1500").preflight(h.shServer("mute", "exec sleep 1000"));
+    assertNotRun(r, "timed out after 1500 ms");
+  }
+
+  @Test
+  void ignoringStdinCloseAndSigtermWithoutAnswering() throws Exception {
+    PreflightResult r = transport(PreflightSettings.TIMEOUT_MS, "1500")
+        .preflight(h.shServer("stubborn", "trap '' TERM; exec sleep 1000"));
+    assertNotRun(r, "timed out");
+  }
+
+  @Test
+  void answeringButIgnoringStdinCloseAndSigterm() throws Exception {
+    PreflightResult r = transport().preflight(h.javaServer("immortal", "legacy", "immortal"));
+    assertNoDivergence(r);
+  }
+
+  @Test
+  void forkingAChildThatIgnoresSigterm() throws Exception {
+    ServerDescription server = h.shThenJava("forker",
+        "sh -c 'echo $$ >> \"$COTENANT_TEST_PIDS\"; trap \"\" TERM; exec sleep 1000' &", "legacy");
+    PreflightResult r = transport().preflight(server);
+    assertNoDivergence(r);
+    // Two shells, two forked children, and the same two pids again from the exec'd servers.
+    h.assertRecordedAtLeast(4);
+  }
+
+  @Test
+  void floodingStderr() throws Exception {
+    PreflightResult r = transport().preflight(h.javaServer("loud", "legacy", "stderr-flood"));
+    assertNoDivergence(r);
+  }
+
+  @Test
+  void floodingStderrFromAForkedChild() throws Exception {
+    PreflightResult r = transport().preflight(h.shThenJava("loud-child", "yes noise >&2 &", "legacy"));
+    assertNoDivergence(r);
+  }
+
+  @Test
+  void wrongAndDuplicateResponseIds() throws Exception {
+    PreflightResult r = transport().preflight(h.javaServer("ids", "legacy", "wrong-ids"));
+    assertNoDivergence(r);
+    assertEquals("test-server", r.handshake().orElseThrow().serverInfo().get("name"));
+  }
+
+  @Test
+  void onlyWrongIdsNeverAnswer() throws Exception {
+    String script = "while read -r line; do echo '{\"jsonrpc\":\"2.0\",\"id\":9999,\"result\":{}}'; done";
+    PreflightResult r = transport(PreflightSettings.TIMEOUT_MS, "1500").preflight(h.shServer("wrong", script));
+    assertNotRun(r, "timed out");
+  }
+
+  @Test
+  void exitingMidHandshake() throws Exception {
+    PreflightResult r = transport().preflight(h.javaServer("quitter", "legacy", "exit-after-initialize"));
+    assertNotRun(r, "exited with status 3 before answering tools/list");
+    assertTrue(r.notRunReason().contains("lost my backend"), r.notRunReason());
+  }
+
+  @Test
+  void exitingBeforeAnsweringForWantOfACredential() throws Exception {
+    PreflightResult r = transport().preflight(h.shServer("needs-token", "echo 'EXAMPLE_API_TOKEN is not set' >&2; exit 1"));
+    assertNotRun(r, "exited with status 1");
+    assertTrue(r.notRunReason().contains("EXAMPLE_API_TOKEN is not set"), r.notRunReason());
+  }
+
+  @Test
+  void controlCharactersInServerInfoVersion() throws Exception {
+    PreflightResult r = transport().preflight(h.javaServer("forger", "legacy", "control-version"));
+    assertNoDivergence(r);
+    String version = r.reportedVersion().orElseThrow();
+    assertEquals("1.0\n\u001b[31mFORGED LOG LINE\u0007", version, "kept verbatim as evidence");
+    assertFalse(LogSafe.escape(version).contains("\n"));
+  }
+
+  @Test
+  void aNextCursorThatRepeats() throws Exception {
+    PreflightResult r = transport().preflight(h.javaServer("loop", "legacy", "cursor-loop"));
+    assertNotRun(r, "tools/list repeated a nextCursor");
+  }
+
+  @Test
+  void aNextCursorThatNeverEnds() throws Exception {
+    PreflightResult r = transport().preflight(h.javaServer("endless", "legacy", "cursor-endless"));
+    assertNotRun(r, "tools/list did not end within 100 pages");
+  }
+
+  @Test
+  void oneHundredThousandTools() throws Exception {
+    PreflightResult r = transport().preflight(h.javaServer("many", "legacy", "many-tools"));
+    assertNotRun(r, "tools/list listed more than 10000 items");
+  }
+
+  @Test
+  void oneHundredThousandToolsUnderRaisedBoundsAreMeasured() throws Exception {
+    PreflightResult r = transport(PreflightSettings.MAX_LIST_ITEMS, "200000")
+        .preflight(h.javaServer("many", "legacy", "many-tools"));
+    assertNoDivergence(r);
+    assertEquals(100_000, r.handshake().orElseThrow().tools().size());
+  }
+
+  @Test
+  void aMissingBinary() throws Exception {
+    PreflightResult r = transport().preflight(ServerDescription.stdio("ghost", "/nonexistent/cotenant-no-such-server"));
+    assertNotRun(r, "command not found: /nonexistent/cotenant-no-such-server");
+  }
+
+  @Test
+  void aWorkingDirectoryThatDoesNotExist() throws Exception {
+    PreflightResult r = transport().preflight(
+        ServerDescription.stdio("lost", "sh", "-c", "exit 0").withCwd(java.util.Optional.of("/nonexistent/dir")));
+    assertNotRun(r, "working directory not found: /nonexistent/dir");
+  }
+
+  @Test
+  void notStdioAndDisabledServersAreNeverSpawned() throws Exception {
+    assertNotRun(transport().preflight(ServerDescription.http("remote", "https://example.invalid/mcp")), "not a stdio server");
+    assertNotRun(transport().preflight(h.shServer("off", "exit 0").withEnabled(false)), "disabled");
+    assertEquals(0, h.recordedPids().size());
+  }
+
+  @Test
+  void cancellationPassesThroughAndStillTearsDown() throws Exception {
+    StdioPreflightTransport t = transport(PreflightSettings.TIMEOUT_MS, "60000");
+    ServerDescription mute = h.shServer("mute", "trap '' TERM; exec sleep 1000");
+    CountDownLatch started = new CountDownLatch(1);
+    CompletableFuture<Throwable> thrown = new CompletableFuture<>();
+    Thread caller = new Thread(() -> {
+      started.countDown();
+      try {
+        t.preflight(mute);
+        thrown.complete(null);
+      } catch (Throwable e) {
+        thrown.complete(e);
+      }
+    });
+    caller.start();
+    started.await();
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (h.recordedPids().size() < 2 && System.nanoTime() < until) {
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+    }
+    assertEquals(2, h.recordedPids().size(), "both callers spawned");
+    caller.interrupt();
+    Throwable e = thrown.get(30, TimeUnit.SECONDS);
+    assertTrue(e instanceof InterruptedException, "got " + e);
+  }
+
+  @Test
+  void manyHostileServersInOnePassUnderTheCeiling() throws Exception {
+    StdioPreflightTransport t = transport(PreflightSettings.TIMEOUT_MS, "3000", PreflightSettings.MAX_PROCESSES, "2");
+    ServerDescription[] servers = {
+        h.shServer("garbage", "while :; do echo nope; done"),
+        h.shServer("mute", "exec sleep 1000"),
+        h.shServer("dies", "exit 7"),
+        ServerDescription.stdio("ghost", "/nonexistent/x"),
+    };
+    CompletableFuture<?>[] all = new CompletableFuture<?>[servers.length];
+    for (int i = 0; i < servers.length; i++) {
+      ServerDescription s = servers[i];
+      all[i] = CompletableFuture.supplyAsync(() -> {
+        try {
+          return t.preflight(s);
+        } catch (InterruptedException e) {
+          throw new IllegalStateException(e);
+        }
+      });
+    }
+    for (CompletableFuture<?> f : all) {
+      try {
+        assertFalse(((PreflightResult) f.get(60, TimeUnit.SECONDS)).ran());
+      } catch (ExecutionException e) {
+        throw new AssertionError("a pre-flight escaped with an exception", e.getCause());
+      }
+    }
+    assertThrows(IllegalArgumentException.class, () -> transport(PreflightSettings.MAX_PROCESSES, "0"));
+  }
+}

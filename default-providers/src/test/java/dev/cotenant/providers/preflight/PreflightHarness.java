@@ -1,0 +1,135 @@
+package dev.cotenant.providers.preflight;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.cotenant.api.ServerDescription;
+import dev.cotenant.api.Transport;
+import dev.cotenant.providers.preflight.testservers.TestServer;
+import dev.cotenant.spi.ProviderConfig;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
+
+/**
+ * Builds server descriptions for the scripted test servers and checks that nothing a pre-flight
+ * started outlives it. Every server appends its pid (and its children's) to a per-test file.
+ */
+final class PreflightHarness {
+  static final String JAVA = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+  static final String CLASSPATH = System.getProperty("java.class.path");
+
+  final Path pidFile;
+  private final Set<Long> childrenBefore;
+
+  PreflightHarness(Path dir) throws IOException {
+    this.pidFile = Files.createTempFile(dir, "pids", ".txt");
+    this.childrenBefore = ProcessHandle.current().children().map(ProcessHandle::pid).collect(Collectors.toSet());
+  }
+
+  /** Settings with shrunk teardown waits and the given overrides. */
+  static PreflightSettings settings(String... keyValues) {
+    Map<String, String> m = new HashMap<>();
+    m.put(PreflightSettings.TIMEOUT_MS, "20000");
+    m.put(PreflightSettings.STDIN_CLOSE_WAIT_MS, "300");
+    m.put(PreflightSettings.TERM_WAIT_MS, "300");
+    m.put(PreflightSettings.KILL_WAIT_MS, "3000");
+    for (int i = 0; i < keyValues.length; i += 2) {
+      m.put(keyValues[i], keyValues[i + 1]);
+    }
+    return PreflightSettings.from(ProviderConfig.of(m));
+  }
+
+  static StdioPreflightTransport transport(String... keyValues) {
+    return new StdioPreflightTransport(settings(keyValues));
+  }
+
+  /** The Java command line that runs {@link TestServer} with the given arguments. */
+  static List<String> javaCommand(String... serverArgs) {
+    List<String> cmd = new ArrayList<>(List.of(JAVA, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
+        "-XX:-UsePerfData", "-Xshare:auto", "-cp", CLASSPATH, TestServer.class.getName()));
+    cmd.addAll(List.of(serverArgs));
+    return cmd;
+  }
+
+  ServerDescription javaServer(String name, String... serverArgs) {
+    List<String> cmd = javaCommand(serverArgs);
+    return withPids(new ServerDescription(name, Transport.STDIO, cmd.get(0), cmd.subList(1, cmd.size()),
+        Optional.empty(), Map.of(), Optional.empty(), true));
+  }
+
+  /** A {@code sh -c} server whose shell records its own pid first. */
+  ServerDescription shServer(String name, String script) {
+    return withPids(ServerDescription.stdio(name, "sh", "-c",
+        "echo $$ >> \"$COTENANT_TEST_PIDS\"; " + script));
+  }
+
+  /** {@code exec}s the Java test server from a shell, after running {@code prelude}. */
+  ServerDescription shThenJava(String name, String prelude, String... serverArgs) {
+    String exec = javaCommand(serverArgs).stream().map(PreflightHarness::shQuote).collect(Collectors.joining(" "));
+    return shServer(name, prelude + " exec " + exec);
+  }
+
+  private ServerDescription withPids(ServerDescription d) {
+    Map<String, String> env = new HashMap<>(d.env());
+    env.put("COTENANT_TEST_PIDS", pidFile.toString());
+    return d.withEnv(env);
+  }
+
+  static String shQuote(String s) {
+    return "'" + s.replace("'", "'\\''") + "'";
+  }
+
+  List<Long> recordedPids() throws IOException {
+    List<Long> out = new ArrayList<>();
+    for (String line : Files.readAllLines(pidFile, StandardCharsets.UTF_8)) {
+      if (!line.isBlank()) {
+        out.add(Long.parseLong(line.strip()));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Asserts that every process the test's servers recorded, and every child this JVM started
+   * since the harness was made, is gone (waiting for each with a generous bound).
+   */
+  void assertNothingAlive() throws IOException, InterruptedException {
+    List<ProcessHandle> handles = new ArrayList<>();
+    for (long pid : recordedPids()) {
+      ProcessHandle.of(pid).ifPresent(handles::add);
+    }
+    ProcessHandle.current().children().filter(h -> !childrenBefore.contains(h.pid())).forEach(handles::add);
+    for (ProcessHandle h : handles) {
+      try {
+        h.onExit().get(15, TimeUnit.SECONDS);
+      } catch (ExecutionException | TimeoutException e) {
+        // Asserted below.
+      }
+      assertFalse(h.isAlive(), "process " + h.pid() + " (" + h.info().commandLine().orElse("?") + ") outlived the pre-flight");
+    }
+  }
+
+  void assertRecordedAtLeast(int processes) throws IOException {
+    assertTrue(recordedPids().size() >= processes,
+        "expected at least " + processes + " recorded processes, got " + recordedPids());
+  }
+
+  static void assertNoDivergence(dev.cotenant.spi.PreflightResult r) {
+    assertTrue(r.ran(), () -> "expected the pre-flight to run, it did not: " + r.notRunReason());
+    assertEquals(List.of(), r.divergentFacets());
+  }
+}
