@@ -281,7 +281,7 @@ public final class FileHazardLedger implements HazardLedger {
     return new Snapshot(out);
   }
 
-  /** Copies every cell: what it is known to hold (base plus pending) and what is pending. */
+  /** Copies every cell: what the file is believed to hold (its base) and what is pending. */
   private void capture(
       Map<Cell, long[]> pendingByCell,
       Map<String, Map<String, LedgerCodec.Obs>> known,
@@ -294,9 +294,9 @@ public final class FileHazardLedger implements HazardLedger {
                     if (c.retired) {
                       return;
                     }
-                    int codes = c.codes();
-                    if (codes != 0) {
-                      known.computeIfAbsent(name, k -> new TreeMap<>()).put(id, new LedgerCodec.Obs(codes, c.count(), c.lastSeen));
+                    if (c.baseCodes != 0) {
+                      known.computeIfAbsent(name, k -> new TreeMap<>())
+                          .put(id, new LedgerCodec.Obs(c.baseCodes, c.baseCount, c.lastSeen));
                     }
                     long total = 0;
                     int pendingCodes = 0;
