@@ -153,16 +153,24 @@ public final class AtomicFiles {
       this.fileLock = fileLock;
     }
 
+    /**
+     * Releases the lock. Never throws: closing the channel releases the file lock whatever
+     * {@link FileLock#release} reported, and the operating system drops it when the process ends,
+     * so a failure here must not make a write that already happened look failed.
+     */
     @Override
-    public void close() throws IOException {
+    public void close() {
       try {
         fileLock.release();
+      } catch (IOException e) {
+        // released by closing the channel below
+      }
+      try {
+        channel.close();
+      } catch (IOException e) {
+        // the descriptor and its lock go with the process at the latest
       } finally {
-        try {
-          channel.close();
-        } finally {
-          local.unlock();
-        }
+        local.unlock();
       }
     }
   }

@@ -32,6 +32,9 @@ final class RecordsJson {
   /** Nesting deeper than this makes a record file unreadable. */
   static final int MAX_NESTING = 64;
 
+  /** A record file larger than this is unreadable (a 10,000-identity ledger is about 2 MB). */
+  static final long MAX_FILE_BYTES = 256L * 1024 * 1024;
+
   static final JsonMapper MAPPER =
       JsonMapper.builder(
               JsonFactory.builder()
@@ -60,6 +63,9 @@ final class RecordsJson {
   static Read read(Path file) {
     byte[] bytes;
     try {
+      if (Files.size(file) > MAX_FILE_BYTES) {
+        return new Unreadable("is larger than " + MAX_FILE_BYTES + " bytes");
+      }
       bytes = Files.readAllBytes(file);
     } catch (NoSuchFileException e) {
       return new Missing();
