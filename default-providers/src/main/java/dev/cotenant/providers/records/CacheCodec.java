@@ -21,7 +21,8 @@ import tools.jackson.databind.node.ObjectNode;
  * Reads and writes {@code shareability-verdicts.json}, entry schema 2 (DESIGN §4.2). On read a
  * row is dropped when its identity is missing, does not parse or carries another pre-flight
  * {@code SCHEMA}, when it cannot say whether the pre-flight ran, or when it ran and cannot say
- * whether it was caller-sensitive. A malformed {@code handshake} is ignored, keeping the row.
+ * whether it was caller-sensitive. A malformed {@code handshake} is ignored, keeping the row; a
+ * handshake nested deeper than {@link #MAX_HANDSHAKE_DEPTH} is not written.
  */
 final class CacheCodec {
   private CacheCodec() {}
@@ -146,11 +147,47 @@ final class CacheCodec {
       r.reasons().forEach(reasons::add);
       n.put("evaluatedAt", r.evaluatedAt());
       r.reportedVersion().ifPresent(v -> n.put("reportedVersion", v));
-      r.handshake().ifPresent(h -> n.set("handshake", encodeHandshake(h)));
+      r.handshake().filter(CacheCodec::shallowEnough).ifPresent(h -> n.set("handshake", encodeHandshake(h)));
     }
     ArrayNode ap = root.putArray("applied");
     new TreeSet<>(applied).forEach(ap::add);
     return RecordsJson.bytes(root);
+  }
+
+  /**
+   * Deepest nesting a stored handshake's {@code serverInfo} or tool annotations may have. A deeper
+   * handshake is left out of its row (the row is kept), so a server's JSON can never push the
+   * file past the reader's nesting bound and make the whole cache unreadable.
+   */
+  static final int MAX_HANDSHAKE_DEPTH = 32;
+
+  static boolean shallowEnough(HandshakeFacts h) {
+    if (depth(h.serverInfo(), 0) > MAX_HANDSHAKE_DEPTH) {
+      return false;
+    }
+    for (ToolFacts t : h.tools()) {
+      if (t.annotations().isPresent() && depth(t.annotations().get(), 0) > MAX_HANDSHAKE_DEPTH) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static int depth(Object v, int d) {
+    if (d > MAX_HANDSHAKE_DEPTH) {
+      return d;
+    }
+    int max = d;
+    if (v instanceof Map<?, ?>) {
+      for (Object x : ((Map<?, ?>) v).values()) {
+        max = Math.max(max, depth(x, d + 1));
+      }
+    } else if (v instanceof List<?>) {
+      for (Object x : (List<?>) v) {
+        max = Math.max(max, depth(x, d + 1));
+      }
+    }
+    return max;
   }
 
   static ObjectNode encodeHandshake(HandshakeFacts h) {

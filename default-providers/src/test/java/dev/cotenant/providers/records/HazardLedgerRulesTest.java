@@ -133,6 +133,13 @@ class HazardLedgerRulesTest {
   }
 
   @Test
+  void aFileNestedBeyondTheBoundReadsAsNothingObserved() throws IOException {
+    String deep = "[".repeat(10_000) + "]".repeat(10_000);
+    Files.writeString(dir.resolve(FileHazardLedger.FILE_NAME), "{\"schema\": 1, \"servers\": {\"x\": {\"codes\": " + deep + "}}}");
+    assertEquals(Set.of(), open().serverNames());
+  }
+
+  @Test
   void aFutureSchemaFileReadsAsNothingObservedAndIsNotOverwritten() throws IOException {
     Path f = Fixtures.ledger("schema-2.json", dir);
     byte[] before = Files.readAllBytes(f);

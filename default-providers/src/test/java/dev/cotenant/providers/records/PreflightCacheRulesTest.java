@@ -225,6 +225,24 @@ class PreflightCacheRulesTest {
     assertEquals(Optional.empty(), c.snapshot().rows().get("bad-handshake").handshake());
   }
 
+  @Test
+  void aHandshakeTooDeepForTheReaderIsLeftOutAndTheRowKept() throws IOException {
+    Object deep = "leaf";
+    for (int i = 0; i < 200; i++) {
+      deep = Map.of("n", deep);
+    }
+    HandshakeFacts hostile = HandshakeFacts.fromJson("2025-06-18", Map.of(), Map.of("name", "x", "nested", deep), List.of());
+    FilePreflightCache c = FilePreflightCache.open(dir);
+    String id = Fixtures.cacheKey("deep", SCHEMA);
+    c.put(new PreflightRecord("deep", id, true, false, List.of(), 1.0, Optional.empty(), Optional.of(hostile)));
+    c.put(row("other", Fixtures.cacheKey("other", SCHEMA), Optional.empty()));
+    c.flush();
+    PreflightCache.Snapshot s = FilePreflightCache.open(dir).snapshot();
+    assertEquals(Set.of("deep", "other"), s.rows().keySet());
+    assertEquals(Optional.empty(), s.rows().get("deep").handshake());
+    assertTrue(s.rows().get("deep").ran());
+  }
+
   private static Set<String> toSet(java.util.Collection<String> names) {
     return Set.copyOf(names);
   }
