@@ -212,7 +212,8 @@ public final class FileHazardLedger implements HazardLedger {
       afterCapture.run();
 
       Map<String, Map<String, LedgerCodec.Obs>> merged;
-      try (AtomicFiles.Lock lock = AtomicFiles.lock(file)) {
+      AtomicFiles.Lock lock = AtomicFiles.lock(file);
+      try {
         AtomicFiles.deleteStaleTemps(file);
         LedgerCodec.Result disk = LedgerCodec.read(file);
         Map<String, Map<String, LedgerCodec.Obs>> base;
@@ -231,6 +232,8 @@ public final class FileHazardLedger implements HazardLedger {
         }
         merged = merge(base, fresh, clears);
         AtomicFiles.write(file, LedgerCodec.encode(merged));
+      } finally {
+        lock.close();
       }
       absorb(merged, pendingByCell);
       pendingClears.removeAll(clears);

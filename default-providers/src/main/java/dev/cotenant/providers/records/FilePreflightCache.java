@@ -153,7 +153,8 @@ public final class FilePreflightCache implements PreflightCache {
     }
     Map<String, PreflightRecord> r = new TreeMap<>();
     Set<String> a = new TreeSet<>();
-    try (AtomicFiles.Lock lock = AtomicFiles.lock(file)) {
+    AtomicFiles.Lock lock = AtomicFiles.lock(file);
+    try {
       AtomicFiles.deleteStaleTemps(file);
       CacheCodec.Result disk = CacheCodec.read(file);
       if (disk instanceof CacheCodec.Loaded) {
@@ -170,6 +171,8 @@ public final class FilePreflightCache implements PreflightCache {
       }
       overlayPending(r, a);
       AtomicFiles.write(file, CacheCodec.encode(r, a));
+    } finally {
+      lock.close();
     }
     pendingPuts.clear();
     pendingDrops.clear();

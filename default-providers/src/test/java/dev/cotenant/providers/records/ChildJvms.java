@@ -32,13 +32,18 @@ final class ChildJvms implements AutoCloseable {
 
   /** Kills every started JVM and its descendants, and checks none is alive. */
   @Override
-  public void close() throws InterruptedException {
+  public void close() {
     for (Process p : started) {
       p.descendants().forEach(ProcessHandle::destroyForcibly);
       p.destroyForcibly();
     }
     for (Process p : started) {
-      p.waitFor(60, TimeUnit.SECONDS);
+      try {
+        p.waitFor(60, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError("interrupted while reaping child JVM " + p.pid(), e);
+      }
       assertEquals(false, p.isAlive(), "child JVM " + p.pid() + " still alive");
       assertEquals(0L, p.descendants().filter(ProcessHandle::isAlive).count(), "descendants of " + p.pid() + " still alive");
     }
