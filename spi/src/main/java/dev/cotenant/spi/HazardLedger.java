@@ -2,7 +2,12 @@ package dev.cotenant.spi;
 
 import dev.cotenant.api.HazardCode;
 import java.io.IOException;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * The observed-hazard ledger (DESIGN §4.1): the only record that can refute a server.
@@ -10,6 +15,10 @@ import java.util.Set;
  * <p>{@link #record} is the hot path: in memory, non-blocking, cheap, no IO. {@link #flush} is
  * blocking IO and runs off the hot path. Identities accumulate independently and nothing
  * expires; {@link #clear} is the only explicit operator path. Implementations are thread-safe.
+ *
+ * <p>Identities are {@code ExecutionIdentity.ledgerKey()} strings. The empty identity {@code ""}
+ * is reserved for observations an older writer could not attribute to a launch: they are shown
+ * by the name-only read ({@link #codesForName}) and match no launch in {@link #codesFor}.
  */
 public interface HazardLedger {
   /**
@@ -22,10 +31,14 @@ public interface HazardLedger {
    * @param code the hazard
    * @param attachedSessions sessions attached to the backend when the hazard was seen
    * @return true when the observation was recorded
+   * @throws IllegalArgumentException when {@code serverName} or {@code identity} is empty
    */
   boolean record(String serverName, String identity, HazardCode code, int attachedSessions);
 
-  /** Hazards recorded for {@code serverName} under {@code identity}; empty for an unknown identity. */
+  /**
+   * Hazards recorded for {@code serverName} under {@code identity}; empty for an identity with no
+   * record of its own, and always empty for the empty identity.
+   */
   Set<HazardCode> codesFor(String serverName, String identity);
 
   /** Hazards recorded for {@code serverName} under any identity (the name-only read). */
@@ -39,4 +52,75 @@ public interface HazardLedger {
 
   /** Writes what was recorded since the last flush; blocking IO. */
   void flush() throws IOException;
+
+  /**
+   * Re-reads the durable copy and takes in what other writers recorded since this ledger was
+   * opened or last flushed. Blocking IO. A missing, unreadable or future-schema copy changes
+   * nothing. The default does nothing (a ledger with no durable copy).
+   */
+  default void reload() {}
+
+  /** True when something recorded or cleared has not reached the durable copy yet. */
+  default boolean hasUnflushed() {
+    return false;
+  }
+
+  /**
+   * An immutable copy of every record, for listing. The default, for ledgers that keep no
+   * per-identity detail, lists each server's name-only codes under the empty identity with a
+   * count of 0 and a {@code lastSeen} of 0.
+   */
+  default Snapshot snapshot() {
+    Map<String, Map<String, Observations>> servers = new TreeMap<>();
+    for (String name : serverNames()) {
+      Set<HazardCode> codes = codesForName(name);
+      if (!codes.isEmpty()) {
+        servers.put(name, Map.of("", new Observations(codes, 0, 0.0)));
+      }
+    }
+    return new Snapshot(servers);
+  }
+
+  /**
+   * What was observed under one identity.
+   *
+   * @param codes the hazards seen, never empty in a stored record
+   * @param count how many observations were recorded
+   * @param lastSeen seconds since the epoch of the latest observation
+   */
+  record Observations(Set<HazardCode> codes, long count, double lastSeen) {
+    public Observations {
+      codes = codes.isEmpty() ? Set.of() : Collections.unmodifiableSet(EnumSet.copyOf(codes));
+    }
+  }
+
+  /**
+   * Every record of a ledger at one moment.
+   *
+   * @param servers server name to identity to observations, both sorted
+   */
+  record Snapshot(Map<String, Map<String, Observations>> servers) {
+    public Snapshot {
+      Objects.requireNonNull(servers, "servers");
+      Map<String, Map<String, Observations>> copy = new TreeMap<>();
+      servers.forEach((name, ids) -> copy.put(name, Collections.unmodifiableMap(new TreeMap<>(ids))));
+      servers = Collections.unmodifiableMap(copy);
+    }
+
+    /** The union of the codes of {@code serverName} across identities (the name-only read). */
+    public Set<HazardCode> codesForName(String serverName) {
+      Set<HazardCode> out = EnumSet.noneOf(HazardCode.class);
+      servers.getOrDefault(serverName, Map.of()).values().forEach(o -> out.addAll(o.codes()));
+      return out.isEmpty() ? Set.of() : Collections.unmodifiableSet(out);
+    }
+
+    /** The codes of {@code serverName} under {@code identity}; empty for the empty identity. */
+    public Set<HazardCode> codesFor(String serverName, String identity) {
+      if (identity.isEmpty()) {
+        return Set.of();
+      }
+      Observations o = servers.getOrDefault(serverName, Map.of()).get(identity);
+      return o == null ? Set.of() : o.codes();
+    }
+  }
 }

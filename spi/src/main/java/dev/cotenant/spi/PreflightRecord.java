@@ -33,4 +33,15 @@ public record PreflightRecord(
     Objects.requireNonNull(reportedVersion, "reportedVersion");
     Objects.requireNonNull(handshake, "handshake");
   }
+
+  /**
+   * True when both this row and {@code currentReportedVersion} know a version and they differ:
+   * the row then measured code that has been replaced. An absent version on either side means
+   * "no information" and never conflicts.
+   */
+  public boolean versionConflicts(Optional<String> currentReportedVersion) {
+    return reportedVersion.isPresent()
+        && currentReportedVersion.isPresent()
+        && !reportedVersion.get().equals(currentReportedVersion.get());
+  }
 }

@@ -1,0 +1,156 @@
+package dev.cotenant.providers.records;
+
+import dev.cotenant.api.ExecutionIdentity;
+import dev.cotenant.api.SecretPatterns;
+import dev.cotenant.api.ServerDescription;
+import dev.cotenant.api.Transport;
+import dev.cotenant.spi.ProviderConfig;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Computes a server's launch identity (DESIGN §3): the IO half (finding and fingerprinting the
+ * executable) lives here, the hashing in {@link ExecutionIdentity}.
+ *
+ * <p>The executable is the configured command: an absolute path is used as is, a path with a
+ * separator is taken relative to the server's {@code cwd}, and a bare name is searched on the
+ * {@code PATH} of the server's env, else of the host env given at construction. Its fingerprint
+ * is {@code <real path>|<size>|<mtime>}, or {@link ExecutionIdentity#UNKNOWN_BINARY} when it
+ * cannot be found or read (and always for a transport without a command).
+ *
+ * <p>Configuration: {@value #SECRET_PATTERNS_KEY} (comma-separated globs, default
+ * {@link SecretPatterns#DEFAULT_GLOBS}) and {@value #POOL_IDENTITY_ENV_KEY} (comma-separated env
+ * names that count in the env hash even when they look secret). Immutable and thread-safe.
+ */
+public final class ExecutionIdentities {
+  /** Configuration key of the secret env name globs. */
+  public static final String SECRET_PATTERNS_KEY = "cotenant.secret-patterns";
+
+  /** Configuration key of the pool-identity env list. */
+  public static final String POOL_IDENTITY_ENV_KEY = "cotenant.pool-identity-env";
+
+  private final SecretPatterns secrets;
+  private final List<String> poolIdentityEnv;
+  private final Map<String, String> hostEnv;
+
+  /**
+   * @param secrets which env names are secrets
+   * @param poolIdentityEnv env names that count in the env hash even when they look secret
+   * @param hostEnv the environment servers are spawned from (its {@code PATH} is searched when the
+   *     server declares none)
+   */
+  public ExecutionIdentities(SecretPatterns secrets, List<String> poolIdentityEnv, Map<String, String> hostEnv) {
+    this.secrets = Objects.requireNonNull(secrets, "secrets");
+    this.poolIdentityEnv = List.copyOf(poolIdentityEnv);
+    this.hostEnv = Map.copyOf(hostEnv);
+  }
+
+  /**
+   * Reads {@value #SECRET_PATTERNS_KEY} and {@value #POOL_IDENTITY_ENV_KEY}.
+   *
+   * @throws IllegalArgumentException naming the key when a secret pattern is blank
+   */
+  public static ExecutionIdentities fromConfig(ProviderConfig config, Map<String, String> hostEnv) {
+    SecretPatterns secrets;
+    if (config.get(SECRET_PATTERNS_KEY).isPresent()) {
+      String raw = config.get(SECRET_PATTERNS_KEY).get();
+      for (String part : raw.split(",", -1)) {
+        if (part.isBlank()) {
+          throw new IllegalArgumentException(
+              "configuration key " + SECRET_PATTERNS_KEY + " has a blank pattern in '" + raw + "'");
+        }
+      }
+      secrets = SecretPatterns.of(config.getList(SECRET_PATTERNS_KEY, List.of()));
+    } else {
+      secrets = SecretPatterns.defaults();
+    }
+    return new ExecutionIdentities(secrets, config.getList(POOL_IDENTITY_ENV_KEY, List.of()), hostEnv);
+  }
+
+  /** The secret patterns in use. */
+  public SecretPatterns secrets() {
+    return secrets;
+  }
+
+  /** The pool-identity env list in use. */
+  public List<String> poolIdentityEnv() {
+    return poolIdentityEnv;
+  }
+
+  /** The identity of {@code server}; its effective env is the env its configuration declares. */
+  public ExecutionIdentity identify(ServerDescription server) {
+    return identify(server, server.env());
+  }
+
+  /** The identity of {@code server} launched with {@code effectiveEnv}. */
+  public ExecutionIdentity identify(ServerDescription server, Map<String, String> effectiveEnv) {
+    String fingerprint = fingerprint(resolveExecutable(server, effectiveEnv));
+    return ExecutionIdentity.of(
+        server, effectiveEnv, secrets, poolIdentityEnv, fingerprint, ExecutionIdentity.PREFLIGHT_SCHEMA);
+  }
+
+  /** Finds the executable {@code server} would run; empty when it cannot be found. */
+  public Optional<Path> resolveExecutable(ServerDescription server, Map<String, String> effectiveEnv) {
+    String command = server.command();
+    if (server.transport() != Transport.STDIO || command.isBlank()) {
+      return Optional.empty();
+    }
+    try {
+      if (command.indexOf('/') >= 0 || command.indexOf(File.separatorChar) >= 0) {
+        Path p = Path.of(command);
+        if (!p.isAbsolute() && server.cwd().isPresent()) {
+          p = Path.of(server.cwd().get()).resolve(p);
+        }
+        return executable(p.toAbsolutePath());
+      }
+      String path = effectiveEnv.containsKey("PATH") ? effectiveEnv.get("PATH") : hostEnv.getOrDefault("PATH", "");
+      for (String dir : path.split(File.pathSeparator, -1)) {
+        if (dir.isEmpty()) {
+          continue;
+        }
+        Path candidate = Path.of(dir).resolve(command);
+        if (candidate.isAbsolute()) {
+          Optional<Path> found = executable(candidate);
+          if (found.isPresent()) {
+            return found;
+          }
+        }
+      }
+    } catch (InvalidPathException e) {
+      return Optional.empty();
+    }
+    return Optional.empty();
+  }
+
+  private static Optional<Path> executable(Path p) {
+    return Files.isRegularFile(p) && Files.isExecutable(p) ? Optional.of(p) : Optional.empty();
+  }
+
+  /**
+   * {@code <real path>|<size>|<last-modified>} of the executable, or
+   * {@link ExecutionIdentity#UNKNOWN_BINARY} when there is none or it cannot be read.
+   */
+  public static String fingerprint(Optional<Path> executable) {
+    if (executable.isEmpty()) {
+      return ExecutionIdentity.UNKNOWN_BINARY;
+    }
+    try {
+      Path real = executable.get().toRealPath();
+      BasicFileAttributes a = Files.readAttributes(real, BasicFileAttributes.class);
+      if (!a.isRegularFile()) {
+        return ExecutionIdentity.UNKNOWN_BINARY;
+      }
+      return real + "|" + a.size() + "|" + a.lastModifiedTime();
+    } catch (IOException | SecurityException e) {
+      return ExecutionIdentity.UNKNOWN_BINARY;
+    }
+  }
+}

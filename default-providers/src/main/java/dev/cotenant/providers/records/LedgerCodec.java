@@ -1,0 +1,203 @@
+package dev.cotenant.providers.records;
+
+import dev.cotenant.api.HazardCode;
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * Reads and writes {@code observed-hazards.json}, schema 1 (DESIGN §4.1). Reading is tolerant at
+ * the finest grain that keeps observations: an unknown code is dropped, a server or identity
+ * entry of the wrong type is dropped, a bad {@code count} reads as 1 and a bad {@code lastSeen}
+ * as 0. Only a file that is not a schema-1 ledger at all is unreadable.
+ */
+final class LedgerCodec {
+  /** The schema this build reads and writes. */
+  static final int SCHEMA = 1;
+
+  private static final HazardCode[] CODES = HazardCode.values();
+
+  private LedgerCodec() {}
+
+  /**
+   * What one identity of one server observed.
+   *
+   * @param codes a bit per {@link HazardCode} ordinal; never 0 in a model
+   * @param count how many observations
+   * @param lastSeen seconds since the epoch of the latest one
+   */
+  record Obs(int codes, long count, double lastSeen) {
+    Obs merge(Obs o) {
+      return new Obs(codes | o.codes, count + o.count, Math.max(lastSeen, o.lastSeen));
+    }
+  }
+
+  /** Server name to identity to observations, both sorted. */
+  static Map<String, Map<String, Obs>> emptyModel() {
+    return new TreeMap<>();
+  }
+
+  /** What reading the ledger found. */
+  sealed interface Result {}
+
+  /** No file: nothing observed. */
+  record Missing() implements Result {}
+
+  /** Not a schema-1 ledger: nothing observed. */
+  record Unreadable(String why) implements Result {}
+
+  /** A newer writer's file: nothing observed, and not to be overwritten. */
+  record Future(long schema) implements Result {}
+
+  /** The records it holds. */
+  record Loaded(Map<String, Map<String, Obs>> servers) implements Result {}
+
+  static Result read(Path file) {
+    RecordsJson.Read r = RecordsJson.read(file);
+    if (r instanceof RecordsJson.Missing) {
+      return new Missing();
+    }
+    if (r instanceof RecordsJson.Unreadable) {
+      return new Unreadable(((RecordsJson.Unreadable) r).why());
+    }
+    return decode(((RecordsJson.Parsed) r).root());
+  }
+
+  static Result decode(JsonNode root) {
+    if (!root.isObject()) {
+      return new Unreadable("is not a JSON object");
+    }
+    JsonNode schema = root.get("schema");
+    if (schema == null || !schema.isIntegralNumber() || !schema.canConvertToLong()) {
+      return new Unreadable("has no integer \"schema\"");
+    }
+    long s = schema.longValue();
+    if (s > SCHEMA) {
+      return new Future(s);
+    }
+    if (s < SCHEMA) {
+      return new Unreadable("has schema " + s + ", which no writer uses");
+    }
+    JsonNode servers = root.get("servers");
+    Map<String, Map<String, Obs>> model = emptyModel();
+    if (servers == null || servers.isNull()) {
+      return new Loaded(model);
+    }
+    if (!servers.isObject()) {
+      return new Unreadable("has a \"servers\" that is not an object");
+    }
+    for (Map.Entry<String, JsonNode> e : servers.properties()) {
+      JsonNode server = e.getValue();
+      if (!server.isObject() || e.getKey().isEmpty()) {
+        continue;
+      }
+      Map<String, Obs> ids = new TreeMap<>();
+      JsonNode identities = server.get("identities");
+      if (identities != null && identities.isObject()) {
+        for (Map.Entry<String, JsonNode> id : identities.properties()) {
+          Obs o = decodeObs(id.getValue());
+          if (o != null) {
+            ids.put(id.getKey(), o);
+          }
+        }
+      } else {
+        Obs o = decodeObs(server);
+        if (o != null) {
+          ids.put("", o);
+        }
+      }
+      if (!ids.isEmpty()) {
+        model.put(e.getKey(), ids);
+      }
+    }
+    return new Loaded(model);
+  }
+
+  private static Obs decodeObs(JsonNode n) {
+    if (!n.isObject()) {
+      return null;
+    }
+    JsonNode codes = n.get("codes");
+    int mask = 0;
+    if (codes != null && codes.isArray()) {
+      for (JsonNode c : codes) {
+        if (c.isString()) {
+          mask |= HazardCode.fromWire(c.stringValue()).map(h -> 1 << h.ordinal()).orElse(0);
+        }
+      }
+    }
+    if (mask == 0) {
+      return null;
+    }
+    JsonNode count = n.get("count");
+    long cnt = 1;
+    if (count != null && count.isIntegralNumber() && count.canConvertToLong() && count.longValue() > 0) {
+      cnt = count.longValue();
+    }
+    JsonNode last = n.get("lastSeen");
+    double ls = 0.0;
+    if (last != null && last.isNumber() && Double.isFinite(last.doubleValue()) && last.doubleValue() > 0) {
+      ls = last.doubleValue();
+    }
+    return new Obs(mask, cnt, ls);
+  }
+
+  static byte[] encode(Map<String, Map<String, Obs>> model) {
+    ObjectNode root = RecordsJson.NODES.objectNode();
+    root.put("schema", SCHEMA);
+    ObjectNode servers = root.putObject("servers");
+    for (Map.Entry<String, Map<String, Obs>> s : new TreeMap<>(model).entrySet()) {
+      ObjectNode server = RecordsJson.NODES.objectNode();
+      ObjectNode ids = server.putObject("identities");
+      int union = 0;
+      long total = 0;
+      double last = 0.0;
+      for (Map.Entry<String, Obs> id : new TreeMap<>(s.getValue()).entrySet()) {
+        Obs o = id.getValue();
+        if (o.codes() == 0) {
+          continue;
+        }
+        ObjectNode on = ids.putObject(id.getKey());
+        writeObs(on, o);
+        union |= o.codes();
+        total += o.count();
+        last = Math.max(last, o.lastSeen());
+      }
+      if (union == 0) {
+        continue;
+      }
+      writeObs(server, new Obs(union, total, last));
+      servers.set(s.getKey(), server);
+    }
+    return RecordsJson.bytes(root);
+  }
+
+  private static void writeObs(ObjectNode n, Obs o) {
+    ArrayNode codes = n.putArray("codes");
+    for (HazardCode c : codes(o.codes())) {
+      codes.add(c.wireName());
+    }
+    n.put("count", o.count());
+    n.put("lastSeen", o.lastSeen());
+  }
+
+  /** The codes of a bit mask, in vocabulary order. */
+  static Set<HazardCode> codes(int mask) {
+    if (mask == 0) {
+      return Set.of();
+    }
+    Set<HazardCode> out = EnumSet.noneOf(HazardCode.class);
+    for (HazardCode c : CODES) {
+      if ((mask & (1 << c.ordinal())) != 0) {
+        out.add(c);
+      }
+    }
+    return Collections.unmodifiableSet(out);
+  }
+}

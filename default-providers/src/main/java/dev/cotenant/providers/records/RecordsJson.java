@@ -1,0 +1,179 @@
+package dev.cotenant.providers.records;
+
+import dev.cotenant.api.Json;
+import dev.cotenant.api.LogSafe;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.StreamReadConstraints;
+import tools.jackson.core.json.JsonFactory;
+import tools.jackson.databind.DeserializationFeature;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.databind.node.ObjectNode;
+
+/** The JSON plumbing shared by the two record files: a bounded mapper, tolerant reads, plain-JSON conversion. */
+final class RecordsJson {
+  private static final Logger LOG = LoggerFactory.getLogger(RecordsJson.class);
+
+  /** Nesting deeper than this makes a record file unreadable. */
+  static final int MAX_NESTING = 64;
+
+  /** A record file larger than this is unreadable (a 10,000-identity ledger is about 2 MB). */
+  static final long MAX_FILE_BYTES = 256L * 1024 * 1024;
+
+  static final JsonMapper MAPPER =
+      JsonMapper.builder(
+              JsonFactory.builder()
+                  .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_NESTING).build())
+                  .build())
+          .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+          .build();
+
+  static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+  private RecordsJson() {}
+
+  /** What reading a record file found. */
+  sealed interface Read {}
+
+  /** There is no file. */
+  record Missing() implements Read {}
+
+  /** The file exists but cannot be read as JSON. */
+  record Unreadable(String why) implements Read {}
+
+  /** The file parsed. */
+  record Parsed(JsonNode root) implements Read {}
+
+  /** Reads and parses {@code file}; never throws. */
+  static Read read(Path file) {
+    byte[] bytes;
+    try {
+      if (Files.size(file) > MAX_FILE_BYTES) {
+        return new Unreadable("is larger than " + MAX_FILE_BYTES + " bytes");
+      }
+      bytes = Files.readAllBytes(file);
+    } catch (NoSuchFileException e) {
+      return new Missing();
+    } catch (IOException | SecurityException e) {
+      return new Unreadable("cannot be read: " + e);
+    }
+    if (bytes.length == 0) {
+      return new Unreadable("is empty (0 bytes)");
+    }
+    try {
+      JsonNode root = MAPPER.readTree(bytes);
+      if (root == null || root.isMissingNode()) {
+        return new Unreadable("holds no JSON value");
+      }
+      return new Parsed(root);
+    } catch (JacksonException e) {
+      return new Unreadable("is not valid JSON: " + e.getOriginalMessage());
+    }
+  }
+
+  /** Logs that {@code file} was unreadable and what it reads as. */
+  static void warnUnreadable(Path file, String why, String readsAs) {
+    LOG.warn("{} {}; it reads as {}", LogSafe.escape(file.toString(), 500), LogSafe.escape(why, 300), readsAs);
+  }
+
+  /**
+   * Moves an unreadable {@code file} to {@code <file>.corrupt} (replacing an older one) so an
+   * operator can still inspect it after a writer replaces it. Call under the file's lock.
+   */
+  static void moveAside(Path file) {
+    Path aside = file.resolveSibling(file.getFileName() + ".corrupt");
+    try {
+      Files.move(file, aside, StandardCopyOption.REPLACE_EXISTING);
+      LOG.warn("moved the unreadable {} to {}", LogSafe.escape(file.toString(), 500), LogSafe.escape(aside.getFileName().toString()));
+    } catch (IOException e) {
+      // the atomic write replaces it anyway
+    }
+  }
+
+  /** Pretty-printed UTF-8 bytes of {@code node}. */
+  static byte[] bytes(JsonNode node) {
+    return MAPPER.writerWithDefaultPrettyPrinter().writeValueAsBytes(node);
+  }
+
+  /** A JSON tree as plain Java values (maps, lists, strings, numbers, booleans, {@link Json#NULL}). */
+  static Object plain(JsonNode n) {
+    if (n.isObject()) {
+      Map<String, Object> m = new LinkedHashMap<>();
+      for (Map.Entry<String, JsonNode> e : n.properties()) {
+        m.put(e.getKey(), plain(e.getValue()));
+      }
+      return m;
+    }
+    if (n.isArray()) {
+      List<Object> l = new ArrayList<>();
+      for (JsonNode c : n) {
+        l.add(plain(c));
+      }
+      return l;
+    }
+    if (n.isString()) {
+      return n.stringValue();
+    }
+    if (n.isBoolean()) {
+      return n.booleanValue();
+    }
+    if (n.isIntegralNumber()) {
+      return n.canConvertToLong() ? (Object) n.longValue() : n.bigIntegerValue();
+    }
+    if (n.isNumber()) {
+      return n.isBigDecimal() ? n.decimalValue() : (Object) n.doubleValue();
+    }
+    return Json.NULL;
+  }
+
+  /** Plain Java JSON values as a tree; anything unrecognised is written as its string form. */
+  static JsonNode node(Object v) {
+    if (v instanceof Map<?, ?>) {
+      ObjectNode o = NODES.objectNode();
+      ((Map<?, ?>) v).forEach((k, val) -> o.set(String.valueOf(k), node(val)));
+      return o;
+    }
+    if (v instanceof List<?>) {
+      ArrayNode a = NODES.arrayNode();
+      ((List<?>) v).forEach(x -> a.add(node(x)));
+      return a;
+    }
+    if (v instanceof String) {
+      return NODES.stringNode((String) v);
+    }
+    if (v instanceof Boolean) {
+      return NODES.booleanNode((Boolean) v);
+    }
+    if (v instanceof Integer || v instanceof Long || v instanceof Short || v instanceof Byte) {
+      return NODES.numberNode(((Number) v).longValue());
+    }
+    if (v instanceof BigInteger) {
+      return NODES.numberNode((BigInteger) v);
+    }
+    if (v instanceof BigDecimal) {
+      return NODES.numberNode((BigDecimal) v);
+    }
+    if (v instanceof Number) {
+      return NODES.numberNode(((Number) v).doubleValue());
+    }
+    if (v == null || v == Json.NULL) {
+      return NODES.nullNode();
+    }
+    return NODES.stringNode(String.valueOf(v));
+  }
+}

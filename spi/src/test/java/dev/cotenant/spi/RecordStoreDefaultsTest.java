@@ -1,0 +1,147 @@
+package dev.cotenant.spi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.cotenant.api.HazardCode;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** The default methods of the record-store interfaces apply the reading rules of DESIGN §4. */
+class RecordStoreDefaultsTest {
+  static PreflightRecord row(String identity, Optional<String> version) {
+    return new PreflightRecord("srv", identity, true, false, List.of(), 1.0, version, Optional.empty());
+  }
+
+  /** A cache implementing only the abstract methods, plus {@code drop}. */
+  static final class MapCache implements PreflightCache {
+    final Map<String, PreflightRecord> rows = new HashMap<>();
+    final Set<String> applied = new HashSet<>();
+    final boolean canDrop;
+
+    MapCache(boolean canDrop) {
+      this.canDrop = canDrop;
+    }
+
+    @Override
+    public Snapshot load() {
+      return new Snapshot(rows, applied);
+    }
+
+    @Override
+    public void put(PreflightRecord record) {
+      rows.put(record.serverName(), record);
+    }
+
+    @Override
+    public void markApplied(String serverName) {
+      applied.add(serverName);
+    }
+
+    @Override
+    public void flush() {}
+
+    @Override
+    public boolean drop(String serverName) {
+      if (!canDrop) {
+        return PreflightCache.super.drop(serverName);
+      }
+      return rows.remove(serverName) != null;
+    }
+  }
+
+  @Test
+  void lookupKeepsARowUnderAnotherIdentityButReadsItAsUnmeasured() {
+    MapCache c = new MapCache(true);
+    c.put(row("id-1", Optional.of("1")));
+    assertEquals(Optional.empty(), c.lookup("srv", "id-2", Optional.of("1")));
+    assertTrue(c.rows.containsKey("srv"));
+    assertTrue(c.lookup("srv", "id-1", Optional.empty()).isPresent());
+    assertEquals(Optional.empty(), c.snapshot().measurement("srv", "id-2"));
+  }
+
+  @Test
+  void lookupDropsARowWhoseReportedVersionConflicts() {
+    MapCache c = new MapCache(true);
+    c.put(row("id-1", Optional.of("1")));
+    assertEquals(Optional.empty(), c.lookup("srv", "id-1", Optional.of("2")));
+    assertFalse(c.rows.containsKey("srv"));
+  }
+
+  @Test
+  void aCacheThatCannotDropSaysSo() {
+    MapCache c = new MapCache(false);
+    c.put(row("id-1", Optional.of("1")));
+    UnsupportedOperationException e =
+        assertThrows(UnsupportedOperationException.class, () -> c.lookup("srv", "id-1", Optional.of("2")));
+    assertTrue(e.getMessage().contains(MapCache.class.getName()), e.getMessage());
+  }
+
+  @Test
+  void anAbsentVersionNeverConflicts() {
+    assertFalse(row("i", Optional.empty()).versionConflicts(Optional.of("1")));
+    assertFalse(row("i", Optional.of("1")).versionConflicts(Optional.empty()));
+    assertFalse(row("i", Optional.of("1")).versionConflicts(Optional.of("1")));
+    assertTrue(row("i", Optional.of("1")).versionConflicts(Optional.of("1.0")));
+  }
+
+  @Test
+  void theLedgerSnapshotReadsTheEmptyIdentityOnlyByName() {
+    HazardLedger.Snapshot s =
+        new HazardLedger.Snapshot(
+            Map.of(
+                "srv",
+                Map.of(
+                    "", new HazardLedger.Observations(Set.of(HazardCode.UNROUTABLE_SERVER_REQUEST), 2, 1.0),
+                    "id", new HazardLedger.Observations(Set.of(HazardCode.CROSS_SESSION_LEAK), 1, 2.0))));
+    assertEquals(Set.of(), s.codesFor("srv", ""));
+    assertEquals(Set.of(HazardCode.CROSS_SESSION_LEAK), s.codesFor("srv", "id"));
+    assertEquals(Set.of(HazardCode.UNROUTABLE_SERVER_REQUEST, HazardCode.CROSS_SESSION_LEAK), s.codesForName("srv"));
+    assertEquals(Set.of(), s.codesForName("other"));
+  }
+
+  @Test
+  void theDefaultLedgerSnapshotListsNameOnlyCodes() {
+    HazardLedger minimal =
+        new HazardLedger() {
+          @Override
+          public boolean record(String serverName, String identity, HazardCode code, int attachedSessions) {
+            return false;
+          }
+
+          @Override
+          public Set<HazardCode> codesFor(String serverName, String identity) {
+            return Set.of();
+          }
+
+          @Override
+          public Set<HazardCode> codesForName(String serverName) {
+            return Set.of(HazardCode.CROSS_SESSION_LEAK);
+          }
+
+          @Override
+          public Set<String> serverNames() {
+            return Set.of("srv");
+          }
+
+          @Override
+          public boolean clear(String serverName) {
+            return false;
+          }
+
+          @Override
+          public void flush() {}
+        };
+    assertEquals(
+        Map.of("srv", Map.of("", new HazardLedger.Observations(Set.of(HazardCode.CROSS_SESSION_LEAK), 0, 0.0))),
+        minimal.snapshot().servers());
+    assertFalse(minimal.hasUnflushed());
+  }
+}
