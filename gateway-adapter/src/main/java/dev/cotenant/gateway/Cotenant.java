@@ -10,6 +10,7 @@ import dev.cotenant.api.PreflightOutcome;
 import dev.cotenant.api.ReasonCode;
 import dev.cotenant.api.ServerDescription;
 import dev.cotenant.api.Verdict;
+import dev.cotenant.providers.records.RecordsDirectory;
 import dev.cotenant.gateway.providers.ProviderDiscovery;
 import dev.cotenant.gateway.providers.ProviderSelection;
 import dev.cotenant.gateway.providers.ProviderSelection.Selected;
@@ -72,8 +73,7 @@ public final class Cotenant {
     this.recordsDirectory =
         b.recordsDirectory != null
             ? b.recordsDirectory
-            : RecordsDirectory.resolve(
-                config.get(RecordsDirectory.SOCKET_PATH_KEY), System.getenv(), System.getProperty("user.home", "."));
+            : RecordsDirectory.resolveForThisProcess(config);
     this.context = new ProviderContext(config, recordsDirectory);
     ProviderDiscovery discovery = b.discovery;
 

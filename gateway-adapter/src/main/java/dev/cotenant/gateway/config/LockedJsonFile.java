@@ -1,16 +1,9 @@
 package dev.cotenant.gateway.config;
 
+import dev.cotenant.providers.records.AtomicFiles;
 import java.io.IOException;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.locks.ReentrantLock;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.SerializationFeature;
@@ -19,13 +12,12 @@ import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * A JSON configuration file read, modified and written under one lock hold: an in-process lock
- * plus an OS file lock on a sibling {@code .<name>.lock} file, so two writers in one process or
- * in two processes never interleave. The write is atomic (a temp file in the same directory,
- * fsync, rename), so a crash leaves either the old or the new file.
+ * A JSON configuration file read, modified and written under one lock hold, with the same
+ * locking and atomic-write rules as the records ({@link AtomicFiles}): an in-process lock plus an
+ * OS file lock on a sibling {@code <name>.lock} file, so two writers in one process or in two
+ * processes never interleave, and a crash leaves either the old or the new file.
  */
 public final class LockedJsonFile {
-  private static final ConcurrentHashMap<Path, ReentrantLock> IN_PROCESS = new ConcurrentHashMap<>();
   private static final JsonMapper MAPPER =
       JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
 
@@ -56,25 +48,16 @@ public final class LockedJsonFile {
    * {@code createIfMissing}.
    */
   public <T> T update(boolean createIfMissing, Transaction<T> tx) throws ConfigException {
-    ReentrantLock local = IN_PROCESS.computeIfAbsent(file, k -> new ReentrantLock());
-    local.lock();
-    try {
-      Path lockFile = file.resolveSibling("." + file.getFileName() + ".lock");
-      try (FileChannel ch =
-              FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-          FileLock ignored = ch.lock()) {
-        ObjectNode root = read(createIfMissing);
-        ObjectNode before = root.deepCopy();
-        T result = tx.apply(root);
-        if (!root.equals(before)) {
-          write(root);
-        }
-        return result;
-      } catch (IOException e) {
-        throw new ConfigException(file, "cannot lock or write: " + e.getMessage(), e);
+    try (AtomicFiles.Lock held = AtomicFiles.lock(file)) {
+      ObjectNode root = read(createIfMissing);
+      ObjectNode before = root.deepCopy();
+      T result = tx.apply(root);
+      if (!root.equals(before)) {
+        AtomicFiles.write(file, serialise(root));
       }
-    } finally {
-      local.unlock();
+      return result;
+    } catch (IOException e) {
+      throw new ConfigException(file, "cannot lock or write: " + e.getMessage(), e);
     }
   }
 
@@ -89,32 +72,14 @@ public final class LockedJsonFile {
     return (ObjectNode) n;
   }
 
-  private void write(ObjectNode root) throws IOException {
-    byte[] bytes;
+  private static byte[] serialise(ObjectNode root) throws IOException {
     try {
-      bytes = MAPPER.writeValueAsBytes(root);
+      byte[] json = MAPPER.writeValueAsBytes(root);
+      byte[] out = java.util.Arrays.copyOf(json, json.length + 1);
+      out[json.length] = '\n';
+      return out;
     } catch (JacksonException e) {
       throw new IOException("cannot serialise: " + e.getOriginalMessage(), e);
-    }
-    Path dir = file.getParent();
-    Path tmp = Files.createTempFile(dir, "." + file.getFileName(), ".tmp");
-    try {
-      try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
-        ch.write(java.nio.ByteBuffer.wrap(bytes));
-        ch.write(java.nio.ByteBuffer.wrap(new byte[] {'\n'}));
-        ch.force(true);
-      }
-      try {
-        Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-      } catch (AtomicMoveNotSupportedException e) {
-        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
-      }
-    } finally {
-      try {
-        Files.deleteIfExists(tmp);
-      } catch (NoSuchFileException ignored) {
-        // already renamed
-      }
     }
   }
 }
