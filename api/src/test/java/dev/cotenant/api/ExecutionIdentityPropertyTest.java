@@ -14,7 +14,7 @@ import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 
 /** Properties of {@link ExecutionIdentity} over arbitrary fields and env maps. */
-class ExecutionIdentityProperties {
+class ExecutionIdentityPropertyTest {
 
   private static String envHash(Map<String, String> env) {
     return ExecutionIdentity.envHash(env, SecretPatterns.defaults(), Set.of());

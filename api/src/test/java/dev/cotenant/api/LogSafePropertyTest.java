@@ -9,7 +9,7 @@ import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
 
 /** Properties of {@link LogSafe} over arbitrary text, including lone surrogates. */
-class LogSafeProperties {
+class LogSafePropertyTest {
 
   @Property
   void outputIsOneLineBoundedAndFreeOfControlCharacters(

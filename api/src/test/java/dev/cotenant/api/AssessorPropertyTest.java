@@ -23,7 +23,7 @@ import net.jqwik.api.constraints.Size;
 import net.jqwik.api.statistics.Statistics;
 
 /** The invariants of DESIGN §2 as properties over generated evidence. */
-class AssessorProperties {
+class AssessorPropertyTest {
 
   @Provide
   Arbitrary<Evidence> evidence() {
