@@ -7,21 +7,10 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The first, plainest implementation of the ranking, kept as an executable reference that
- * {@link AssessorReferencePropertyTest} compares {@link Assessor} against, so that any change
- * made to {@link Assessor} for speed is shown not to change a single verdict.
- *
- * <p>Original description: the fixed core: turns {@link Evidence} into a {@link Verdict} exactly as DESIGN §2 ranks it.
- *
- * <p>The ranking, strongest first: an observation ({@code refuted}), a disqualifying fact
- * ({@code disqualified}), a declaration ({@code declared}), a pre-flight that ran and replayed
- * identically ({@code measured}), an observed handshake ({@code no_objection}), nothing
- * ({@code unknown}). The strength is the strongest ground present. Notes and supporting reasons
- * ground nothing and gate nothing. {@code recommendShare} holds only at {@code declared};
- * {@code recommendStub} at {@code declared}, {@code measured} and {@code no_objection}.
- *
- * <p>Pure: no IO, clock, environment or configuration; the same evidence gives the same verdict
- * and the evidence is never mutated. Thread-safe.
+ * The first, plainest implementation of DESIGN §2's ranking: one ordered set per role, filled
+ * and then emitted strongest role first. Kept as an executable reference that
+ * {@link AssessorReferencePropertyTest} compares {@link Assessor} against, so a change made to
+ * {@link Assessor} for speed is shown not to change a single verdict or refusal.
  */
 final class ReferenceAssessor {
   private ReferenceAssessor() {}
