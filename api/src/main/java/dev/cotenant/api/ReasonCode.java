@@ -82,7 +82,7 @@ public enum ReasonCode {
     for (ReasonCode c : values()) {
       byWire.put(c.wireName, c);
     }
-    BY_WIRE_NAME = Map.copyOf(byWire);
+    BY_WIRE_NAME = java.util.Collections.unmodifiableMap(byWire);
   }
 
   /** Looks a wire name up; empty when the vocabulary does not contain it. */
