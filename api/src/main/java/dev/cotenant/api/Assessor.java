@@ -1,10 +1,7 @@
 package dev.cotenant.api;
 
 import java.util.ArrayList;
-import java.util.EnumSet;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 
 /**
  * The fixed core: turns {@link Evidence} into a {@link Verdict} exactly as DESIGN §2 ranks it.
@@ -20,6 +17,19 @@ import java.util.Set;
  * and the evidence is never mutated. Thread-safe.
  */
 public final class Assessor {
+  private static final Reason PREFLIGHT_PASSED = Reason.of(ReasonCode.PREFLIGHT_PASSED);
+  private static final Reason PREFLIGHT_NOT_MEASURED = Reason.of(ReasonCode.PREFLIGHT_NOT_RUN);
+  private static final Reason NO_OBJECTION_FOUND = Reason.of(ReasonCode.NO_OBJECTION_FOUND);
+  private static final Reason NOT_PROBED = Reason.of(ReasonCode.NOT_PROBED);
+  private static final HazardCode[] HAZARDS = HazardCode.values();
+  private static final Reason[] OBSERVED = new Reason[HAZARDS.length];
+
+  static {
+    for (HazardCode h : HAZARDS) {
+      OBSERVED[h.ordinal()] = new Reason(ReasonCode.OBSERVED_HAZARD, h.wireName());
+    }
+  }
+
   private Assessor() {}
 
   /**
@@ -29,66 +39,62 @@ public final class Assessor {
    *     only the core derives; the message names the source
    */
   public static Verdict assess(Evidence evidence) {
-    // Grounds, notes and supporting reasons are collected separately, then emitted strongest
-    // role first. LinkedHashSet keeps first-seen order and drops exact duplicates.
-    Set<Reason> observation = new LinkedHashSet<>();
-    Set<Reason> disqualifying = new LinkedHashSet<>();
-    Set<Reason> declaration = new LinkedHashSet<>();
-    Set<Reason> measurement = new LinkedHashSet<>();
-    Set<Reason> supporting = new LinkedHashSet<>();
-    Set<Reason> notes = new LinkedHashSet<>();
-
-    EnumSet<HazardCode> hazards = EnumSet.noneOf(HazardCode.class);
-    hazards.addAll(evidence.observations());
-    for (HazardCode h : hazards) {
-      observation.add(new Reason(ReasonCode.OBSERVED_HAZARD, h.wireName()));
-    }
-
-    for (Finding f : evidence.findings()) {
+    // Every inferred reason is collected once, in arrival order (findings, then what the
+    // pre-flight outcome adds); the verdict then emits them grouped strongest role first,
+    // keeping first-seen order within a role and dropping exact duplicates.
+    List<Finding> findings = evidence.findings();
+    PreflightOutcome preflight = evidence.preflight();
+    List<String> facets =
+        preflight instanceof PreflightOutcome.Ran ? ((PreflightOutcome.Ran) preflight).divergentFacets() : List.of();
+    Reason[] inferred = new Reason[findings.size() + facets.size() + 1];
+    int n = 0;
+    boolean disqualifying = false;
+    boolean declaration = false;
+    for (int i = 0, size = findings.size(); i < size; i++) {
+      Finding f = findings.get(i);
       ReasonCode code = admit(f);
-      Reason r = new Reason(code, f.detail());
       switch (code.role()) {
         case DISQUALIFYING_FACT:
-          disqualifying.add(r);
+          disqualifying = true;
           break;
         case DECLARATION:
-          declaration.add(r);
+          declaration = true;
           break;
         case NOTE:
-          notes.add(r);
-          break;
         case SUPPORTING:
-          supporting.add(r);
           break;
         default:
           // admit() refuses every other role; kept exhaustive for the compiler.
           throw new AssertionError(code);
       }
+      inferred[n++] = new Reason(code, f.detail());
     }
 
-    PreflightOutcome preflight = evidence.preflight();
+    boolean measured = false;
     if (preflight instanceof PreflightOutcome.Ran) {
-      PreflightOutcome.Ran ran = (PreflightOutcome.Ran) preflight;
-      if (ran.passed()) {
-        measurement.add(Reason.of(ReasonCode.PREFLIGHT_PASSED));
+      if (facets.isEmpty()) {
+        measured = true;
       } else {
-        for (String facet : ran.divergentFacets()) {
-          notes.add(new Reason(ReasonCode.HANDSHAKE_NOT_REPRODUCIBLE, facet));
+        for (int i = 0, size = facets.size(); i < size; i++) {
+          inferred[n++] = new Reason(ReasonCode.HANDSHAKE_NOT_REPRODUCIBLE, facets.get(i));
         }
       }
-    } else if (!declaration.isEmpty()) {
-      String detail = preflight instanceof PreflightOutcome.NotRun ? ((PreflightOutcome.NotRun) preflight).reason() : "";
-      supporting.add(new Reason(ReasonCode.PREFLIGHT_NOT_RUN, detail));
+    } else if (declaration) {
+      inferred[n++] =
+          preflight instanceof PreflightOutcome.NotRun
+              ? new Reason(ReasonCode.PREFLIGHT_NOT_RUN, ((PreflightOutcome.NotRun) preflight).reason())
+              : PREFLIGHT_NOT_MEASURED;
     }
 
+    List<HazardCode> observations = evidence.observations();
     Strength strength;
-    if (!observation.isEmpty()) {
+    if (!observations.isEmpty()) {
       strength = Strength.REFUTED;
-    } else if (!disqualifying.isEmpty()) {
+    } else if (disqualifying) {
       strength = Strength.DISQUALIFIED;
-    } else if (!declaration.isEmpty()) {
+    } else if (declaration) {
       strength = Strength.DECLARED;
-    } else if (!measurement.isEmpty()) {
+    } else if (measured) {
       strength = Strength.MEASURED;
     } else if (evidence.sawHandshake()) {
       strength = Strength.NO_OBJECTION;
@@ -96,23 +102,41 @@ public final class Assessor {
       strength = Strength.UNKNOWN;
     }
 
-    List<Reason> reasons = new ArrayList<>();
-    reasons.addAll(observation);
-    reasons.addAll(disqualifying);
-    reasons.addAll(declaration);
-    reasons.addAll(measurement);
-    if (strength == Strength.NO_OBJECTION) {
-      reasons.add(Reason.of(ReasonCode.NO_OBJECTION_FOUND));
-    } else if (strength == Strength.UNKNOWN) {
-      reasons.add(Reason.of(ReasonCode.NOT_PROBED));
+    List<Reason> reasons = new ArrayList<>(n + HAZARDS.length + 2);
+    if (!observations.isEmpty()) {
+      for (HazardCode h : HAZARDS) {
+        if (observations.contains(h)) {
+          reasons.add(OBSERVED[h.ordinal()]);
+        }
+      }
     }
-    reasons.addAll(supporting);
-    reasons.addAll(notes);
+    addRole(reasons, inferred, n, ReasonRole.DISQUALIFYING_FACT);
+    addRole(reasons, inferred, n, ReasonRole.DECLARATION);
+    if (measured) {
+      reasons.add(PREFLIGHT_PASSED);
+    }
+    if (strength == Strength.NO_OBJECTION) {
+      reasons.add(NO_OBJECTION_FOUND);
+    } else if (strength == Strength.UNKNOWN) {
+      reasons.add(NOT_PROBED);
+    }
+    addRole(reasons, inferred, n, ReasonRole.SUPPORTING);
+    addRole(reasons, inferred, n, ReasonRole.NOTE);
 
     boolean share = strength == Strength.DECLARED;
     boolean stub =
         strength == Strength.DECLARED || strength == Strength.MEASURED || strength == Strength.NO_OBJECTION;
     return new Verdict(strength, reasons, stub, share);
+  }
+
+  /** Appends the reasons of one role in arrival order, skipping exact duplicates. */
+  private static void addRole(List<Reason> out, Reason[] inferred, int n, ReasonRole role) {
+    for (int i = 0; i < n; i++) {
+      Reason r = inferred[i];
+      if (r.code().role() == role && !out.contains(r)) {
+        out.add(r);
+      }
+    }
   }
 
   private static ReasonCode admit(Finding f) {

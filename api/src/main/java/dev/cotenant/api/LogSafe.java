@@ -17,16 +17,17 @@ public final class LogSafe {
 
   /**
    * Escapes control characters as {@code \n}, {@code \r}, {@code \t} or {@code \}{@code uXXXX},
-   * backslashes as {@code \\}, and cuts the result at {@code max} characters, appending
-   * {@code …} when cut.
+   * lone surrogates as {@code \}{@code uXXXX}, backslashes as {@code \\}, and cuts the result
+   * so that at most {@code max} characters come before the {@code …} appended when cut. An
+   * escape sequence or a surrogate pair is never split by the cut.
    */
   public static String escape(String text, int max) {
     StringBuilder sb = new StringBuilder(Math.min(text.length(), max) + 8);
-    for (int i = 0; i < text.length(); i++) {
-      if (sb.length() >= max) {
-        return sb.append('…').toString();
-      }
+    int i = 0;
+    while (i < text.length()) {
       char c = text.charAt(i);
+      int mark = sb.length();
+      int consumed = 1;
       switch (c) {
         case '\n':
           sb.append("\\n");
@@ -41,12 +42,27 @@ public final class LogSafe {
           sb.append("\\\\");
           break;
         default:
-          if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) || c == '\u2028' || c == '\u2029') {
+          if (Character.isHighSurrogate(c)
+              && i + 1 < text.length()
+              && Character.isLowSurrogate(text.charAt(i + 1))) {
+            sb.append(c).append(text.charAt(i + 1));
+            consumed = 2;
+          } else if (c < 0x20
+              || c == 0x7f
+              || (c >= 0x80 && c < 0xa0)
+              || c == '\u2028'
+              || c == '\u2029'
+              || Character.isSurrogate(c)) {
             sb.append(String.format("\\u%04x", (int) c));
           } else {
             sb.append(c);
           }
       }
+      if (sb.length() > max) {
+        sb.setLength(mark);
+        return sb.append('…').toString();
+      }
+      i += consumed;
     }
     return sb.toString();
   }

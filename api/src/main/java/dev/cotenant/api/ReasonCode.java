@@ -1,6 +1,8 @@
 package dev.cotenant.api;
 
+import java.util.HashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -73,14 +75,19 @@ public enum ReasonCode {
     return origin;
   }
 
+  private static final Map<String, ReasonCode> BY_WIRE_NAME;
+
+  static {
+    Map<String, ReasonCode> byWire = new HashMap<>();
+    for (ReasonCode c : values()) {
+      byWire.put(c.wireName, c);
+    }
+    BY_WIRE_NAME = java.util.Collections.unmodifiableMap(byWire);
+  }
+
   /** Looks a wire name up; empty when the vocabulary does not contain it. */
   public static Optional<ReasonCode> fromWire(String wire) {
-    for (ReasonCode c : values()) {
-      if (c.wireName.equals(wire)) {
-        return Optional.of(c);
-      }
-    }
-    return Optional.empty();
+    return Optional.ofNullable(BY_WIRE_NAME.get(wire));
   }
 
   /** All wire names, for error messages. */

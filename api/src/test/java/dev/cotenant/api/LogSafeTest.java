@@ -1,0 +1,60 @@
+package dev.cotenant.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+/** Text a server chose must land on exactly one, bounded log line. */
+class LogSafeTest {
+
+  @Test
+  void newlinesAndCarriageReturnsAndTabsAreEscaped() {
+    assertEquals("a\\nb\\rc\\td", LogSafe.escape("a\nb\rc\td"));
+  }
+
+  @Test
+  void escIsEscapedSoNoTerminalSequenceSurvives() {
+    assertEquals("\\u001b[31mred", LogSafe.escape("\u001b[31mred"));
+  }
+
+  @Test
+  void otherControlCharactersAndLineSeparatorsAreEscaped() {
+    assertEquals("\\u0000\\u007f\\u0085\\u2028\\u2029", LogSafe.escape("\u0000\u007f\u0085\u2028\u2029"));
+  }
+
+  @Test
+  void backslashesAreDoubledSoAnEscapeCannotBeForged() {
+    assertEquals("\\\\n", LogSafe.escape("\\n"));
+  }
+
+  @Test
+  void ordinaryTextIncludingNonAsciiIsKept() {
+    assertEquals("GITHUB_TOKEN ü 漢字 😀", LogSafe.escape("GITHUB_TOKEN ü 漢字 😀"));
+  }
+
+  @Test
+  void longTextIsCutAtTheDefaultBoundWithAnEllipsis() {
+    String out = LogSafe.escape("x".repeat(1000));
+    assertEquals("x".repeat(LogSafe.DEFAULT_MAX) + "…", out);
+  }
+
+  @Test
+  void textExactlyAtTheBoundIsNotCut() {
+    assertEquals("abcde", LogSafe.escape("abcde", 5));
+    assertEquals("abcd…", LogSafe.escape("abcdef", 4));
+  }
+
+  @Test
+  void anEscapeThatWouldCrossTheBoundIsCutWhole() {
+    assertEquals("abcd…", LogSafe.escape("abcd\nefgh", 5));
+    assertEquals("abc\\n…", LogSafe.escape("abc\ndefgh", 5));
+  }
+
+  @Test
+  void aSurrogatePairIsNeverSplitByTheCut() {
+    assertEquals("abcd…", LogSafe.escape("abcd😀", 5));
+    assertEquals("abc😀", LogSafe.escape("abc😀", 5));
+  }
+}

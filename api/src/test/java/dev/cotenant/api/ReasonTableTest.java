@@ -1,0 +1,202 @@
+package dev.cotenant.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/**
+ * One test per row of the reason table in DESIGN §2. Each builds the smallest evidence that
+ * exhibits the row and asserts the reason code (with its detail), the strength and both
+ * recommendations of the verdict.
+ */
+class ReasonTableTest {
+
+  private static final String SRC = "test-source";
+
+  private static Evidence findings(boolean handshakeObserved, Finding... fs) {
+    return new Evidence(List.of(), List.of(fs), PreflightOutcome.NOT_MEASURED, handshakeObserved);
+  }
+
+  private static void assertVerdict(
+      Verdict v, ReasonCode code, String detail, Strength strength, boolean stub, boolean share) {
+    assertTrue(
+        v.reasons().contains(new Reason(code, detail)),
+        () -> "expected " + code.wireName() + "(" + detail + ") in " + v.reasons());
+    assertEquals(strength, v.strength(), "strength");
+    assertEquals(stub, v.recommendStub(), "recommendStub");
+    assertEquals(share, v.recommendShare(), "recommendShare");
+  }
+
+  /** The table as DESIGN §2 writes it: wire name to role. */
+  private static final Map<String, ReasonRole> DESIGN_TABLE = new LinkedHashMap<>();
+
+  static {
+    DESIGN_TABLE.put("observed_hazard", ReasonRole.OBSERVATION);
+    DESIGN_TABLE.put("not_stdio", ReasonRole.DISQUALIFYING_FACT);
+    DESIGN_TABLE.put("session_bound_by_construction", ReasonRole.DISQUALIFYING_FACT);
+    DESIGN_TABLE.put("declares_caller_identity", ReasonRole.DECLARATION);
+    DESIGN_TABLE.put("registered_shared", ReasonRole.DECLARATION);
+    DESIGN_TABLE.put("preflight_passed", ReasonRole.MEASUREMENT);
+    DESIGN_TABLE.put("preflight_not_run", ReasonRole.SUPPORTING);
+    DESIGN_TABLE.put("handshake_not_reproducible", ReasonRole.NOTE);
+    DESIGN_TABLE.put("rotating_secret_env", ReasonRole.NOTE);
+    DESIGN_TABLE.put("degrades_when_shared", ReasonRole.NOTE);
+    DESIGN_TABLE.put("all_tools_read_only", ReasonRole.SUPPORTING);
+    DESIGN_TABLE.put("no_tool_annotations", ReasonRole.SUPPORTING);
+    DESIGN_TABLE.put("no_tools_listed", ReasonRole.SUPPORTING);
+    DESIGN_TABLE.put("statelessness_probe_passed", ReasonRole.SUPPORTING);
+    DESIGN_TABLE.put("no_objection_found", ReasonRole.NO_OBJECTION);
+    DESIGN_TABLE.put("not_probed", ReasonRole.UNKNOWN);
+  }
+
+  @Test
+  void theVocabularyIsExactlyTheDesignTableWithItsRoles() {
+    Map<String, ReasonRole> actual =
+        Arrays.stream(ReasonCode.values())
+            .collect(
+                Collectors.toMap(
+                    ReasonCode::wireName, ReasonCode::role, (a, b) -> a, LinkedHashMap::new));
+    assertEquals(DESIGN_TABLE, actual);
+  }
+
+  @Test
+  void onlyTheLedgerAndThePreflightOutcomeProduceCoreCodes() {
+    List<String> core =
+        Arrays.stream(ReasonCode.values())
+            .filter(c -> c.origin() == ReasonCode.Origin.CORE)
+            .map(ReasonCode::wireName)
+            .collect(Collectors.toList());
+    assertEquals(
+        List.of(
+            "observed_hazard",
+            "preflight_passed",
+            "preflight_not_run",
+            "handshake_not_reproducible",
+            "no_objection_found",
+            "not_probed"),
+        core);
+  }
+
+  @Test
+  void observedHazard_refutes_andRecommendsNothing() {
+    Evidence e =
+        new Evidence(List.of(HazardCode.CROSS_SESSION_LEAK), List.of(), PreflightOutcome.NOT_MEASURED, false);
+    Verdict v = Assessor.assess(e);
+    assertVerdict(v, ReasonCode.OBSERVED_HAZARD, "cross_session_leak", Strength.REFUTED, false, false);
+  }
+
+  @Test
+  void notStdio_disqualifies_andRecommendsNothing() {
+    Verdict v = Assessor.assess(findings(false, Finding.of(SRC, ReasonCode.NOT_STDIO, "http")));
+    assertVerdict(v, ReasonCode.NOT_STDIO, "http", Strength.DISQUALIFIED, false, false);
+  }
+
+  @Test
+  void sessionBoundByConstruction_disqualifies_andRecommendsNothing() {
+    Verdict v =
+        Assessor.assess(findings(true, Finding.of("empty", ReasonCode.SESSION_BOUND_BY_CONSTRUCTION, "withheld")));
+    assertVerdict(v, ReasonCode.SESSION_BOUND_BY_CONSTRUCTION, "withheld", Strength.DISQUALIFIED, false, false);
+  }
+
+  @Test
+  void declaresCallerIdentity_declares_andRecommendsStubAndShare() {
+    Verdict v =
+        Assessor.assess(
+            findings(true, Finding.of(SRC, ReasonCode.DECLARES_CALLER_IDENTITY, "cotenant.caller-identity")));
+    assertVerdict(
+        v, ReasonCode.DECLARES_CALLER_IDENTITY, "cotenant.caller-identity", Strength.DECLARED, true, true);
+  }
+
+  @Test
+  void registeredShared_declares_andRecommendsStubAndShare() {
+    Verdict v = Assessor.assess(findings(false, Finding.of(SRC, ReasonCode.REGISTERED_SHARED, "global")));
+    assertVerdict(v, ReasonCode.REGISTERED_SHARED, "global", Strength.DECLARED, true, true);
+  }
+
+  @Test
+  void preflightPassed_measures_andRecommendsStubOnly() {
+    Verdict v = Assessor.assess(new Evidence(List.of(), List.of(), PreflightOutcome.passed(), false));
+    assertVerdict(v, ReasonCode.PREFLIGHT_PASSED, "", Strength.MEASURED, true, false);
+  }
+
+  @Test
+  void preflightNotRun_besideADeclaration_carriesTheNotRunReason() {
+    Evidence e =
+        new Evidence(
+            List.of(),
+            List.of(Finding.of(SRC, ReasonCode.DECLARES_CALLER_IDENTITY, "cotenant.caller-identity")),
+            new PreflightOutcome.NotRun("needs a credential the host lacks"),
+            false);
+    Verdict v = Assessor.assess(e);
+    assertVerdict(
+        v, ReasonCode.PREFLIGHT_NOT_RUN, "needs a credential the host lacks", Strength.DECLARED, true, true);
+  }
+
+  @Test
+  void handshakeNotReproducible_isANote_theRanPreflightStillCountsAsAHandshake() {
+    Verdict v =
+        Assessor.assess(new Evidence(List.of(), List.of(), PreflightOutcome.diverged("serverInfo"), false));
+    assertVerdict(v, ReasonCode.HANDSHAKE_NOT_REPRODUCIBLE, "serverInfo", Strength.NO_OBJECTION, true, false);
+    assertFalse(v.has(ReasonCode.PREFLIGHT_PASSED), "a divergent pre-flight never passes");
+  }
+
+  @Test
+  void rotatingSecretEnv_isANote_andGroundsNothing() {
+    Verdict v = Assessor.assess(findings(false, Finding.of(SRC, ReasonCode.ROTATING_SECRET_ENV, "GITHUB_TOKEN")));
+    assertVerdict(v, ReasonCode.ROTATING_SECRET_ENV, "GITHUB_TOKEN", Strength.UNKNOWN, false, false);
+  }
+
+  @Test
+  void degradesWhenShared_isANote_beside_noObjection() {
+    Verdict v =
+        Assessor.assess(findings(true, Finding.of(SRC, ReasonCode.DEGRADES_WHEN_SHARED, "logging_level")));
+    assertVerdict(v, ReasonCode.DEGRADES_WHEN_SHARED, "logging_level", Strength.NO_OBJECTION, true, false);
+  }
+
+  @Test
+  void allToolsReadOnly_supports_butNeverGrounds() {
+    Verdict v = Assessor.assess(findings(true, Finding.of(SRC, ReasonCode.ALL_TOOLS_READ_ONLY)));
+    assertVerdict(v, ReasonCode.ALL_TOOLS_READ_ONLY, "", Strength.NO_OBJECTION, true, false);
+  }
+
+  @Test
+  void noToolAnnotations_supports_withTheProtocolVersionAsDetail() {
+    Verdict v = Assessor.assess(findings(true, Finding.of(SRC, ReasonCode.NO_TOOL_ANNOTATIONS, "2024-11-05")));
+    assertVerdict(v, ReasonCode.NO_TOOL_ANNOTATIONS, "2024-11-05", Strength.NO_OBJECTION, true, false);
+  }
+
+  @Test
+  void noToolsListed_supports_butNeverGrounds() {
+    Verdict v = Assessor.assess(findings(true, Finding.of(SRC, ReasonCode.NO_TOOLS_LISTED)));
+    assertVerdict(v, ReasonCode.NO_TOOLS_LISTED, "", Strength.NO_OBJECTION, true, false);
+  }
+
+  @Test
+  void statelessnessProbePassed_alone_isNotARegistration() {
+    Verdict v =
+        Assessor.assess(
+            findings(false, Finding.of(SRC, ReasonCode.STATELESSNESS_PROBE_PASSED, "echo x 8 rounds")));
+    assertVerdict(v, ReasonCode.STATELESSNESS_PROBE_PASSED, "echo x 8 rounds", Strength.UNKNOWN, false, false);
+  }
+
+  @Test
+  void noObjectionFound_whenAHandshakeWasObservedAndNothingElseApplies() {
+    Verdict v = Assessor.assess(new Evidence(List.of(), List.of(), PreflightOutcome.NOT_MEASURED, true));
+    assertVerdict(v, ReasonCode.NO_OBJECTION_FOUND, "", Strength.NO_OBJECTION, true, false);
+    assertEquals(List.of(Reason.of(ReasonCode.NO_OBJECTION_FOUND)), v.reasons());
+  }
+
+  @Test
+  void notProbed_whenNothingWasObserved() {
+    Verdict v = Assessor.assess(Evidence.none());
+    assertVerdict(v, ReasonCode.NOT_PROBED, "", Strength.UNKNOWN, false, false);
+    assertEquals(List.of(Reason.of(ReasonCode.NOT_PROBED)), v.reasons());
+  }
+}
