@@ -15,6 +15,8 @@ import dev.cotenant.gateway.providers.ProviderDiscovery;
 import dev.cotenant.gateway.providers.ProviderSelection;
 import dev.cotenant.gateway.providers.ProviderSelection.Selected;
 import dev.cotenant.gateway.providers.Spi;
+import dev.cotenant.spi.ConcurrencyLimiter;
+import dev.cotenant.spi.ConcurrencyLimiterProvider;
 import dev.cotenant.spi.EvidenceInput;
 import dev.cotenant.spi.EvidenceSource;
 import dev.cotenant.spi.EvidenceSourceProvider;
@@ -67,6 +69,7 @@ public final class Cotenant {
   private final Lazy<RecordStores> recordStores;
   private final Lazy<PreflightTransport> preflightTransport;
   private final Lazy<SeedingPolicy> seedingPolicy;
+  private final Lazy<ConcurrencyLimiter> limiter;
 
   private Cotenant(Builder b) {
     this.config = b.config;
@@ -91,6 +94,7 @@ public final class Cotenant {
     this.preflightTransport =
         new Lazy<>(Spi.PREFLIGHT_TRANSPORT, b.preflightTransport, discovery, config, p -> p.create(context));
     this.seedingPolicy = new Lazy<>(Spi.SEEDING_POLICY, b.seedingPolicy, discovery, config, p -> p.create(context));
+    this.limiter = new Lazy<>(Spi.LIMITER, b.limiter, discovery, config, p -> p.create(context));
   }
 
   /** A builder: classpath discovery, empty configuration, the default records directory. */
@@ -127,8 +131,19 @@ public final class Cotenant {
    *     null; evidence is never dropped silently
    */
   public List<Finding> findings(ServerDescription server, Optional<HandshakeFacts> handshake) {
-    Objects.requireNonNull(server, "server");
-    Objects.requireNonNull(handshake, "handshake");
+    return findings(new EvidenceInput(server, handshake));
+  }
+
+  /**
+   * The inferred evidence about one server, as {@link #findings(ServerDescription, Optional)},
+   * with everything {@code input} carries: the current launch identity and the concurrency record
+   * let {@code registered_shared} and {@code statelessness_probe_passed} speak.
+   *
+   * @throws IllegalStateException as {@link #findings(ServerDescription, Optional)}
+   */
+  public List<Finding> findings(EvidenceInput input) {
+    Objects.requireNonNull(input, "input");
+    ServerDescription server = input.server();
     List<Finding> out = new ArrayList<>();
     for (Selected<ManagedServerClassifier> c : classifiers) {
       Optional<String> reason;
@@ -142,7 +157,6 @@ public final class Cotenant {
       }
       reason.ifPresent(r -> out.add(Finding.of(c.name(), ReasonCode.SESSION_BOUND_BY_CONSTRUCTION, r)));
     }
-    EvidenceInput input = new EvidenceInput(server, handshake);
     for (Selected<EvidenceSource> s : sources) {
       List<Finding> found;
       try {
@@ -174,8 +188,22 @@ public final class Cotenant {
       Optional<HandshakeFacts> handshake,
       PreflightOutcome preflight,
       Collection<HazardCode> observations) {
+    return assess(new EvidenceInput(server, handshake), preflight, observations);
+  }
+
+  /**
+   * Assesses one server from everything {@code input} carries (see {@link #findings(EvidenceInput)}).
+   *
+   * @param input the server, its handshake snapshot, its current ledger identity and its
+   *     concurrency record
+   * @param preflight the pre-flight outcome under the server's current identity
+   * @param observations hazards the ledger holds under the server's current identity
+   * @throws dev.cotenant.api.EvidenceRejectedException as
+   *     {@link #assess(ServerDescription, Optional, PreflightOutcome, Collection)}
+   */
+  public Verdict assess(EvidenceInput input, PreflightOutcome preflight, Collection<HazardCode> observations) {
     return Assessor.assess(
-        new Evidence(List.copyOf(observations), findings(server, handshake), preflight, handshake.isPresent()));
+        new Evidence(List.copyOf(observations), findings(input), preflight, input.handshake().isPresent()));
   }
 
   /**
@@ -204,6 +232,16 @@ public final class Cotenant {
    */
   public SeedingPolicy seedingPolicy() {
     return seedingPolicy.get();
+  }
+
+  /**
+   * The concurrency limiter that enforces {@code maxConcurrent} (DESIGN §7), selected on first
+   * call ({@value Spi#LIMITER_KEY}; default {@code semaphore}, in-process).
+   *
+   * @throws dev.cotenant.gateway.providers.ProviderLoadingException as {@link #recordStores()}
+   */
+  public ConcurrencyLimiter limiter() {
+    return limiter.get();
   }
 
   private static IllegalStateException failed(String what, String name, ServerDescription server, @Nullable RuntimeException e) {
@@ -262,6 +300,7 @@ public final class Cotenant {
     private @Nullable RecordStoreProvider recordStores;
     private @Nullable PreflightTransportProvider preflightTransport;
     private @Nullable SeedingPolicyProvider seedingPolicy;
+    private @Nullable ConcurrencyLimiterProvider limiter;
 
     private Builder() {}
 
@@ -312,6 +351,12 @@ public final class Cotenant {
       return this;
     }
 
+    /** Uses this concurrency limiter provider; configuration and discovery are not consulted for it. */
+    public Builder limiter(ConcurrencyLimiterProvider provider) {
+      this.limiter = Objects.requireNonNull(provider, "provider");
+      return this;
+    }
+
     /** Skips classpath discovery: only the providers passed to this builder are used. */
     public Builder withoutClasspathDiscovery() {
       return discovery(ProviderDiscovery.none());
@@ -344,6 +389,7 @@ public final class Cotenant {
       b.recordStores = recordStores;
       b.preflightTransport = preflightTransport;
       b.seedingPolicy = seedingPolicy;
+      b.limiter = limiter;
       return b;
     }
 
@@ -365,6 +411,15 @@ public final class Cotenant {
 
     Optional<SeedingPolicyProvider> seedingPolicyProvider() {
       return Optional.ofNullable(seedingPolicy);
+    }
+
+    Optional<ConcurrencyLimiterProvider> limiterProvider() {
+      return Optional.ofNullable(limiter);
+    }
+
+    Builder replaceLimiter(Optional<ConcurrencyLimiterProvider> provider) {
+      limiter = provider.orElse(null);
+      return this;
     }
 
     Builder replaceProviders(

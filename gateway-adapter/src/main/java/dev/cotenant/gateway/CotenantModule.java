@@ -4,6 +4,7 @@ import com.google.inject.AbstractModule;
 import com.google.inject.Provides;
 import com.google.inject.multibindings.Multibinder;
 import com.google.inject.multibindings.OptionalBinder;
+import dev.cotenant.spi.ConcurrencyLimiterProvider;
 import dev.cotenant.spi.EvidenceSourceProvider;
 import dev.cotenant.spi.ManagedServerClassifierProvider;
 import dev.cotenant.spi.PreflightTransportProvider;
@@ -67,6 +68,9 @@ public final class CotenantModule extends AbstractModule {
     template.preflightTransportProvider().ifPresent(p -> transport.setBinding().toInstance(p));
     OptionalBinder<SeedingPolicyProvider> seeding = OptionalBinder.newOptionalBinder(binder(), SeedingPolicyProvider.class);
     template.seedingPolicyProvider().ifPresent(p -> seeding.setBinding().toInstance(p));
+    OptionalBinder<ConcurrencyLimiterProvider> limiter =
+        OptionalBinder.newOptionalBinder(binder(), ConcurrencyLimiterProvider.class);
+    template.limiterProvider().ifPresent(p -> limiter.setBinding().toInstance(p));
   }
 
   @Provides
@@ -76,8 +80,9 @@ public final class CotenantModule extends AbstractModule {
       Set<ManagedServerClassifierProvider> classifiers,
       Optional<RecordStoreProvider> records,
       Optional<PreflightTransportProvider> transport,
-      Optional<SeedingPolicyProvider> seeding) {
-    return template.copy().replaceProviders(sources, classifiers, records, transport, seeding).build();
+      Optional<SeedingPolicyProvider> seeding,
+      Optional<ConcurrencyLimiterProvider> limiter) {
+    return template.copy().replaceProviders(sources, classifiers, records, transport, seeding).replaceLimiter(limiter).build();
   }
 
   @Provides

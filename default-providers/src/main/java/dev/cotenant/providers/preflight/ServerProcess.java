@@ -124,6 +124,11 @@ final class ServerProcess {
     return "could not start " + cmd + ": " + LogSafe.escape(cut >= 0 ? msg.substring(cut) : msg, 120);
   }
 
+  /** The process's pid. */
+  long pid() {
+    return process.pid();
+  }
+
   /** True while the process runs. */
   boolean alive() {
     return process.isAlive();

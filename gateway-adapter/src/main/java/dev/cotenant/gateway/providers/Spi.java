@@ -1,5 +1,6 @@
 package dev.cotenant.gateway.providers;
 
+import dev.cotenant.spi.ConcurrencyLimiterProvider;
 import dev.cotenant.spi.EvidenceSourceProvider;
 import dev.cotenant.spi.ManagedServerClassifierProvider;
 import dev.cotenant.spi.PreflightTransportProvider;
@@ -12,7 +13,7 @@ import java.util.function.ToIntFunction;
 
 /**
  * One extension point as the loader sees it: its interface, how a provider is named and
- * ordered, and the configuration that selects or removes providers. The five constants are
+ * ordered, and the configuration that selects or removes providers. The six constants are
  * Cotenant's SPIs; the SPI interfaces share no supertype, so this descriptor supplies
  * {@code name()} and {@code order()} generically.
  *
@@ -49,6 +50,15 @@ public final class Spi<T> {
       new Spi<>(
           SeedingPolicyProvider.class, false, Optional.of(Spi.SEEDING_KEY), Optional.of("default"), Optional.empty(),
           "seedingPolicy", SeedingPolicyProvider::name, p -> 0);
+
+  /** The concurrency limiter: exactly one, chosen by {@value #LIMITER_KEY}; the default is {@code semaphore}. */
+  public static final Spi<ConcurrencyLimiterProvider> LIMITER =
+      new Spi<>(
+          ConcurrencyLimiterProvider.class, false, Optional.of(Spi.LIMITER_KEY), Optional.of("semaphore"),
+          Optional.empty(), "limiter", ConcurrencyLimiterProvider::name, p -> 0);
+
+  /** Names the concurrency limiter provider to use. */
+  public static final String LIMITER_KEY = "cotenant.limiter.provider";
 
   /** Names the record store provider to use. */
   public static final String RECORDS_KEY = "cotenant.records.provider";

@@ -1,0 +1,428 @@
+package dev.cotenant.providers.preflight;
+
+import dev.cotenant.api.HandshakeComparator;
+import dev.cotenant.api.Json;
+import dev.cotenant.api.LogSafe;
+import dev.cotenant.api.ServerDescription;
+import java.math.BigInteger;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * One MCP conversation with one spawned stdio server, reusable beyond the pre-flight: the same
+ * bounded process handling ({@link PreflightSettings}: line length, nesting, message count,
+ * teardown waits), one protocol handshake, then any number of requests, several of which may be
+ * in flight at once and from several threads.
+ *
+ * <p>{@link #request} WRITES a request and returns at once with a future of its answer; a
+ * dispatcher thread reads stdout, completes the future whose id an answer carries, answers what
+ * the server asks in the meantime ({@code ping}, {@code roots/list}; others are declined) and
+ * drops notifications. So a caller decides for itself when to wait: it can write several
+ * requests before reading any answer.
+ *
+ * <p>Both protocol eras ({@link Era}): {@code initialize} + {@code notifications/initialized}, or
+ * {@code server/discover}, after which every request carries
+ * {@code io.modelcontextprotocol/*} entries in its {@code _meta} ({@link #eraMeta}).
+ *
+ * <p>{@link #close} tears the process and its descendants down (close stdin, wait, SIGTERM,
+ * wait, SIGKILL) and fails every answer still awaited. {@link #abort} kills at once, from any
+ * thread. Thread-safe.
+ */
+public final class StdioSession implements AutoCloseable {
+  /** The handshake the session completed. */
+  public enum Handshake {
+    /** {@code initialize} + {@code notifications/initialized}. */
+    INITIALIZE,
+    /** {@code server/discover}; requests carry per-request {@code _meta}. */
+    DISCOVER
+  }
+
+  private final ServerDescription server;
+  private final PreflightSettings settings;
+  private final JsonMapper mapper;
+  private final String label;
+  private final AtomicLong ids = new AtomicLong();
+  private final ConcurrentHashMap<Long, CompletableFuture<Map<String, Object>>> pending = new ConcurrentHashMap<>();
+  private final Object lifecycle = new Object();
+  private volatile ServerProcess process;
+  private volatile StdioSessionException ended;
+  private volatile boolean closed;
+  private volatile Handshake handshake;
+  private volatile Map<String, Object> serverAnswer = Map.of();
+
+  private StdioSession(ServerDescription server, PreflightSettings settings, String label) {
+    this.server = server;
+    this.settings = settings;
+    this.mapper = ServerProcess.mapper(settings);
+    this.label = label;
+  }
+
+  /**
+   * Spawns {@code server} (its env on top of this process's, in its {@code cwd}); no message is
+   * sent yet.
+   *
+   * @param label a short label for thread names
+   * @throws StdioSessionException of kind {@code START} when it cannot be started
+   */
+  public static StdioSession start(ServerDescription server, PreflightSettings settings, String label)
+      throws StdioSessionException {
+    StdioSession s = new StdioSession(Objects.requireNonNull(server, "server"), Objects.requireNonNull(settings, "settings"),
+        Objects.requireNonNull(label, "label"));
+    s.spawn();
+    return s;
+  }
+
+  private void spawn() throws StdioSessionException {
+    ServerProcess p;
+    try {
+      p = ServerProcess.start(server, settings, mapper, label);
+    } catch (HandshakeFailure f) {
+      throw StdioSessionException.of(f);
+    }
+    synchronized (lifecycle) {
+      process = p;
+      ended = null;
+      if (closed) {
+        p.kill();
+      }
+    }
+    Thread t = new Thread(() -> dispatch(p), "cotenant-session-dispatch-" + label);
+    t.setDaemon(true);
+    t.start();
+  }
+
+  /** The pid of the server process now running. */
+  public long pid() {
+    return process.pid();
+  }
+
+  /** The bounds in force. */
+  public PreflightSettings settings() {
+    return settings;
+  }
+
+  /**
+   * Performs the handshake of the era the settings name ({@link Era#AUTO}: {@code server/discover}
+   * first, {@code initialize} when that fails or is not answered in time, on a fresh process if
+   * the first one exited), presenting {@code clientInfo} and {@code capabilities}.
+   *
+   * @return the server's answer ({@code initialize} result, or {@code server/discover} result)
+   * @throws StdioSessionException when no handshake completes within the settings' timeout
+   */
+  public Map<String, Object> handshake(Map<String, Object> clientInfo, Map<String, Object> capabilities)
+      throws StdioSessionException, InterruptedException {
+    long deadline = System.nanoTime() + settings.timeout().toNanos();
+    switch (settings.era()) {
+      case INITIALIZE:
+        return initialize(clientInfo, capabilities, deadline);
+      case DISCOVER:
+        return discover(clientInfo, capabilities, deadline);
+      case AUTO:
+      default:
+        long discoverDeadline = Math.min(deadline, System.nanoTime() + settings.discoverTimeout().toNanos());
+        try {
+          return discover(clientInfo, capabilities, discoverDeadline);
+        } catch (StdioSessionException f) {
+          boolean fallBack = f.kind() == StdioSessionException.Kind.ANSWER
+              || f.kind() == StdioSessionException.Kind.EXITED
+              || (f.kind() == StdioSessionException.Kind.TIMEOUT && System.nanoTime() < deadline);
+          if (!fallBack || closed) {
+            throw f;
+          }
+          if (f.kind() == StdioSessionException.Kind.EXITED || !process.alive()) {
+            process.teardown();
+            spawn();
+          }
+          return initialize(clientInfo, capabilities, deadline);
+        }
+    }
+  }
+
+  private Map<String, Object> discover(Map<String, Object> clientInfo, Map<String, Object> capabilities, long deadline)
+      throws StdioSessionException, InterruptedException {
+    Map<String, Object> params = new LinkedHashMap<>();
+    params.put("_meta", modernMeta(clientInfo, capabilities));
+    Map<String, Object> result = result(await(request("server/discover", params), deadline, "server/discover"),
+        "server/discover");
+    Object supported = result.get(HandshakeComparator.SUPPORTED_VERSIONS);
+    if (!(supported instanceof List<?>) || !((List<?>) supported).contains(StdioPreflightTransport.MODERN_VERSION)) {
+      throw new StdioSessionException(StdioSessionException.Kind.ANSWER, "server/discover did not offer "
+          + StdioPreflightTransport.MODERN_VERSION + " (offered " + LogSafe.escape(String.valueOf(supported), 80) + ")");
+    }
+    handshake = Handshake.DISCOVER;
+    serverAnswer = result;
+    return result;
+  }
+
+  private Map<String, Object> initialize(Map<String, Object> clientInfo, Map<String, Object> capabilities, long deadline)
+      throws StdioSessionException, InterruptedException {
+    Map<String, Object> params = new LinkedHashMap<>();
+    params.put("protocolVersion", StdioPreflightTransport.LEGACY_VERSION);
+    params.put("capabilities", capabilities);
+    params.put("clientInfo", clientInfo);
+    Map<String, Object> result = result(await(request("initialize", params), deadline, "initialize"), "initialize");
+    Map<String, Object> note = new LinkedHashMap<>();
+    note.put("jsonrpc", "2.0");
+    note.put("method", "notifications/initialized");
+    send(note, "after answering initialize");
+    handshake = Handshake.INITIALIZE;
+    serverAnswer = result;
+    return result;
+  }
+
+  /** The handshake completed, if any. */
+  public Optional<Handshake> completedHandshake() {
+    return Optional.ofNullable(handshake);
+  }
+
+  /** The server's handshake answer ({@code initialize} or {@code server/discover} result); empty before one. */
+  public Map<String, Object> serverAnswer() {
+    return serverAnswer;
+  }
+
+  /**
+   * The per-request {@code _meta} entries the handshake's era requires of every request: for
+   * {@link Handshake#DISCOVER} the protocol version, client capabilities and client info (so each
+   * request may name a different caller); nothing for {@link Handshake#INITIALIZE}.
+   */
+  public Map<String, Object> eraMeta(Map<String, Object> clientInfo, Map<String, Object> capabilities) {
+    return handshake == Handshake.DISCOVER ? modernMeta(clientInfo, capabilities) : Map.of();
+  }
+
+  private static Map<String, Object> modernMeta(Map<String, Object> clientInfo, Map<String, Object> capabilities) {
+    Map<String, Object> meta = new LinkedHashMap<>();
+    meta.put("io.modelcontextprotocol/protocolVersion", StdioPreflightTransport.MODERN_VERSION);
+    meta.put("io.modelcontextprotocol/clientCapabilities", capabilities);
+    meta.put("io.modelcontextprotocol/clientInfo", clientInfo);
+    return meta;
+  }
+
+  /**
+   * Writes one request now and returns a future of its answer (the whole response object, with
+   * {@code result} or {@code error}). The future fails with a {@link StdioSessionException} when
+   * the server goes away or the session is closed first.
+   *
+   * @throws StdioSessionException when the request cannot be written (the server has gone)
+   */
+  public CompletableFuture<Map<String, Object>> request(String method, Map<String, Object> params)
+      throws StdioSessionException {
+    long id = ids.incrementAndGet();
+    CompletableFuture<Map<String, Object>> answer = new CompletableFuture<>();
+    pending.put(id, answer);
+    StdioSessionException over = ended;
+    if (over != null || closed) {
+      pending.remove(id);
+      throw over != null ? over : new StdioSessionException(StdioSessionException.Kind.EXITED, "the session is closed");
+    }
+    Map<String, Object> message = new LinkedHashMap<>();
+    message.put("jsonrpc", "2.0");
+    message.put("id", id);
+    message.put("method", method);
+    message.put("params", params);
+    try {
+      send(message, "before answering " + method);
+    } catch (StdioSessionException e) {
+      pending.remove(id);
+      throw e;
+    }
+    return answer;
+  }
+
+  /**
+   * Waits for {@code answer} until {@code deadlineNanos} ({@link System#nanoTime()} based).
+   *
+   * @param what names the request in a timeout message
+   * @throws StdioSessionException of kind {@code TIMEOUT}, or the session's failure
+   */
+  public Map<String, Object> await(CompletableFuture<Map<String, Object>> answer, long deadlineNanos, String what)
+      throws StdioSessionException, InterruptedException {
+    long wait = Math.max(0, deadlineNanos - System.nanoTime());
+    try {
+      return answer.get(wait, TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      throw new StdioSessionException(StdioSessionException.Kind.TIMEOUT, "no answer to " + what + " in time");
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof StdioSessionException) {
+        throw (StdioSessionException) e.getCause();
+      }
+      throw new StdioSessionException(StdioSessionException.Kind.GARBAGE, String.valueOf(e.getCause()));
+    }
+  }
+
+  /**
+   * The {@code result} object of a response.
+   *
+   * @throws StdioSessionException of kind {@code ANSWER} for an error or a result that is not an object
+   */
+  public static Map<String, Object> result(Map<String, Object> response, String method) throws StdioSessionException {
+    if (response.containsKey("error")) {
+      Object err = response.get("error");
+      Object code = err instanceof Map<?, ?> ? ((Map<?, ?>) err).get("code") : null;
+      String msg = err instanceof Map<?, ?> && ((Map<?, ?>) err).get("message") instanceof String
+          ? ": " + LogSafe.escape((String) ((Map<?, ?>) err).get("message"), 80) : "";
+      throw new StdioSessionException(StdioSessionException.Kind.ANSWER,
+          method + " answered error " + (code instanceof Number ? code : "?") + msg);
+    }
+    Object result = response.get("result");
+    if (!(result instanceof Map<?, ?>)) {
+      throw new StdioSessionException(StdioSessionException.Kind.ANSWER, method + " answered without a result object");
+    }
+    @SuppressWarnings("unchecked")
+    Map<String, Object> map = (Map<String, Object>) result;
+    return map;
+  }
+
+  /** JSON text of a plain JSON value (as answers hold them: {@link Json#NULL} for null), with the session's mapper. */
+  public String toJson(Object value) {
+    return mapper.writeValueAsString(thaw(value));
+  }
+
+  private static Object thaw(Object v) {
+    if (v == Json.NULL) {
+      return null;
+    }
+    if (v instanceof Map<?, ?>) {
+      Map<String, Object> out = new LinkedHashMap<>();
+      ((Map<?, ?>) v).forEach((k, x) -> out.put(String.valueOf(k), thaw(x)));
+      return out;
+    }
+    if (v instanceof List<?>) {
+      List<Object> out = new java.util.ArrayList<>();
+      ((List<?>) v).forEach(x -> out.add(thaw(x)));
+      return out;
+    }
+    return v;
+  }
+
+  private void send(Map<String, Object> message, String when) throws StdioSessionException {
+    try {
+      process.send(message, when);
+    } catch (HandshakeFailure f) {
+      throw StdioSessionException.of(f);
+    }
+  }
+
+  /** Kills the server now, from any thread; awaited answers fail. Teardown still follows in {@link #close}. */
+  public void abort(String reason) {
+    fail(new StdioSessionException(StdioSessionException.Kind.TIMEOUT, reason));
+    process.kill();
+  }
+
+  /** Tears the server process and its descendants down; idempotent. */
+  @Override
+  public void close() {
+    synchronized (lifecycle) {
+      closed = true;
+    }
+    try {
+      process.teardown();
+    } finally {
+      fail(new StdioSessionException(StdioSessionException.Kind.EXITED, "the session was closed"));
+    }
+  }
+
+  private void fail(StdioSessionException e) {
+    if (ended == null) {
+      ended = e;
+    }
+    for (Long id : List.copyOf(pending.keySet())) {
+      CompletableFuture<Map<String, Object>> f = pending.remove(id);
+      if (f != null) {
+        f.completeExceptionally(e);
+      }
+    }
+  }
+
+  private void dispatch(ServerProcess p) {
+    try {
+      while (true) {
+        Optional<ServerProcess.Event> event = p.next(System.nanoTime() + TimeUnit.HOURS.toNanos(1));
+        if (event.isEmpty()) {
+          continue;
+        }
+        ServerProcess.Event e = event.get();
+        if (e instanceof ServerProcess.Fatal) {
+          endOf(p, new StdioSessionException(StdioSessionException.Kind.GARBAGE, ((ServerProcess.Fatal) e).reason()));
+          return;
+        }
+        if (e instanceof ServerProcess.Eof) {
+          endOf(p, StdioSessionException.of(p.exited("before answering")));
+          return;
+        }
+        Map<String, Object> json = ((ServerProcess.Message) e).json();
+        Object m = json.get("method");
+        if (m instanceof String) {
+          if (json.containsKey("id")) {
+            answerServer(p, json.get("id"), (String) m);
+          }
+          continue;
+        }
+        if (json.containsKey("result") || json.containsKey("error")) {
+          Optional<Long> id = idOf(json.get("id"));
+          if (id.isPresent()) {
+            CompletableFuture<Map<String, Object>> f = pending.remove(id.get());
+            if (f != null) {
+              f.complete(json);
+            }
+          }
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private void endOf(ServerProcess p, StdioSessionException e) {
+    synchronized (lifecycle) {
+      if (process != p) {
+        return;
+      }
+    }
+    fail(e);
+  }
+
+  private static Optional<Long> idOf(Object value) {
+    if (value instanceof Integer || value instanceof Long || value instanceof Short) {
+      return Optional.of(((Number) value).longValue());
+    }
+    if (value instanceof BigInteger && ((BigInteger) value).bitLength() < 64) {
+      return Optional.of(((BigInteger) value).longValue());
+    }
+    return Optional.empty();
+  }
+
+  private void answerServer(ServerProcess p, Object requestId, String method) {
+    Map<String, Object> reply = new LinkedHashMap<>();
+    reply.put("jsonrpc", "2.0");
+    reply.put("id", requestId);
+    switch (method) {
+      case "roots/list":
+        reply.put("result", Map.of("roots", List.of()));
+        break;
+      case "ping":
+        reply.put("result", Map.of());
+        break;
+      case "sampling/createMessage":
+      case "elicitation/create":
+        reply.put("error", Map.of("code", -1, "message", "declined: this client has no user to ask"));
+        break;
+      default:
+        reply.put("error", Map.of("code", -32601, "message", "Method not found"));
+    }
+    try {
+      p.send(reply, "while a request was pending");
+    } catch (HandshakeFailure f) {
+      // The server went away; the reader reports it.
+    }
+  }
+}

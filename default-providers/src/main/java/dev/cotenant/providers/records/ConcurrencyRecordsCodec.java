@@ -1,0 +1,244 @@
+package dev.cotenant.providers.records;
+
+import dev.cotenant.api.ConcurrencyModel;
+import dev.cotenant.api.ConcurrencyRecord;
+import dev.cotenant.api.LogSafe;
+import dev.cotenant.api.ProbePass;
+import dev.cotenant.api.ShareScope;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.TreeMap;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * Reads and writes {@code concurrency-records.json}, schema {@value #SCHEMA} (DESIGN §7):
+ *
+ * <pre>{@code
+ * {"schema": 1, "servers": {"<name>": {"model": "shared", "scope": "tenant", "maxConcurrent": 4,
+ *   "probe": {"identity": "<ledger key>", "tool": "echo", "rounds": 5, "passedAt": 1.0}}}}
+ * }</pre>
+ *
+ * <p>Every entry is built through {@link ConcurrencyRecord}'s own constructor, so the schema
+ * invariants hold for what is read exactly as for what is written: {@code shared} without a
+ * passed probe, or without a positive {@code maxConcurrent}, is refused with the record's own
+ * message. {@code model} defaults to {@code sidecar} and {@code scope} to {@code tenant} when
+ * absent; any other malformed field refuses the entry with a message naming the server and field.
+ */
+public final class ConcurrencyRecordsCodec {
+  /** The schema this build reads and writes. */
+  public static final int SCHEMA = 1;
+
+  private static final String MODELS = java.util.Arrays.stream(ConcurrencyModel.values())
+      .map(ConcurrencyModel::wireName).collect(java.util.stream.Collectors.joining(", "));
+  private static final String SCOPES = java.util.Arrays.stream(ShareScope.values())
+      .map(ShareScope::wireName).collect(java.util.stream.Collectors.joining(", "));
+
+  private ConcurrencyRecordsCodec() {}
+
+  /**
+   * Deserializes one entry from JSON text.
+   *
+   * @param serverName the name the entry is stored under
+   * @param json the entry's JSON object
+   * @throws IllegalArgumentException naming the server and what was wrong, including the
+   *     record's own refusals ({@code shared} without a probe or without {@code maxConcurrent})
+   */
+  public static ConcurrencyRecord parseRecord(String serverName, String json) {
+    JsonNode node;
+    try {
+      node = RecordsJson.MAPPER.readTree(json);
+    } catch (JacksonException e) {
+      throw new IllegalArgumentException(
+          "concurrency record of " + LogSafe.escape(serverName) + " is not valid JSON: " + e.getOriginalMessage(), e);
+    }
+    return decodeRecord(serverName, node);
+  }
+
+  /** Serializes one record as the JSON object stored under its name. */
+  public static String format(ConcurrencyRecord record) {
+    return RecordsJson.MAPPER.writeValueAsString(encodeRecord(record));
+  }
+
+  /**
+   * Builds one record from its JSON object.
+   *
+   * @throws IllegalArgumentException as {@link #parseRecord}
+   */
+  static ConcurrencyRecord decodeRecord(String serverName, JsonNode n) {
+    String who = LogSafe.escape(serverName);
+    if (n == null || !n.isObject()) {
+      throw new IllegalArgumentException("concurrency record of " + who + " is not a JSON object");
+    }
+    ConcurrencyModel model = ConcurrencyModel.SIDECAR;
+    JsonNode m = n.get("model");
+    if (m != null && !m.isNull()) {
+      if (!m.isString()) {
+        throw new IllegalArgumentException("concurrency record of " + who + ": \"model\" must be a string");
+      }
+      model = ConcurrencyModel.fromWire(m.stringValue())
+          .orElseThrow(() -> new IllegalArgumentException(
+              "concurrency record of " + who + ": unknown model '" + LogSafe.escape(m.stringValue(), 80)
+                  + "'; expected one of " + MODELS));
+    }
+    ShareScope scope = ShareScope.TENANT;
+    JsonNode s = n.get("scope");
+    if (s != null && !s.isNull()) {
+      if (!s.isString()) {
+        throw new IllegalArgumentException("concurrency record of " + who + ": \"scope\" must be a string");
+      }
+      scope = ShareScope.fromWire(s.stringValue())
+          .orElseThrow(() -> new IllegalArgumentException(
+              "concurrency record of " + who + ": unknown scope '" + LogSafe.escape(s.stringValue(), 80)
+                  + "'; expected one of " + SCOPES));
+    }
+    OptionalInt max = OptionalInt.empty();
+    JsonNode mc = n.get("maxConcurrent");
+    if (mc != null && !mc.isNull()) {
+      if (!mc.isIntegralNumber() || !mc.canConvertToInt()) {
+        throw new IllegalArgumentException(
+            "concurrency record of " + who + ": maxConcurrent must be a positive integer, got "
+                + LogSafe.escape(mc.toString(), 40));
+      }
+      max = OptionalInt.of(mc.intValue());
+    }
+    Optional<ProbePass> probe = Optional.empty();
+    JsonNode p = n.get("probe");
+    if (p != null && !p.isNull()) {
+      probe = Optional.of(decodeProbe(who, p));
+    }
+    try {
+      return new ConcurrencyRecord(serverName, model, scope, max, probe);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(e.getMessage(), e);
+    }
+  }
+
+  private static ProbePass decodeProbe(String who, JsonNode p) {
+    if (!p.isObject()) {
+      throw new IllegalArgumentException("concurrency record of " + who + ": \"probe\" must be an object");
+    }
+    String identity = text(who, p, "identity");
+    String tool = text(who, p, "tool");
+    JsonNode rounds = p.get("rounds");
+    if (rounds == null || !rounds.isIntegralNumber() || !rounds.canConvertToInt()) {
+      throw new IllegalArgumentException("concurrency record of " + who + ": probe.rounds must be an integer");
+    }
+    JsonNode at = p.get("passedAt");
+    double passedAt = 0.0;
+    if (at != null && at.isNumber() && Double.isFinite(at.doubleValue())) {
+      passedAt = at.doubleValue();
+    }
+    return new ProbePass(identity, tool, rounds.intValue(), passedAt);
+  }
+
+  private static String text(String who, JsonNode p, String field) {
+    JsonNode v = p.get(field);
+    if (v == null || !v.isString()) {
+      throw new IllegalArgumentException("concurrency record of " + who + ": probe." + field + " must be a string");
+    }
+    return v.stringValue();
+  }
+
+  static ObjectNode encodeRecord(ConcurrencyRecord r) {
+    ObjectNode o = RecordsJson.NODES.objectNode();
+    o.put("model", r.model().wireName());
+    o.put("scope", r.scope().wireName());
+    r.maxConcurrent().ifPresent(v -> o.put("maxConcurrent", v));
+    r.probe().ifPresent(p -> {
+      ObjectNode pn = o.putObject("probe");
+      pn.put("identity", p.identity());
+      pn.put("tool", p.tool());
+      pn.put("rounds", p.rounds());
+      pn.put("passedAt", p.passedAt());
+    });
+    return o;
+  }
+
+  /** What reading the file found. */
+  sealed interface Result {}
+
+  /** No file. */
+  record Missing() implements Result {}
+
+  /** Not a schema-1 records file. */
+  record Unreadable(String why) implements Result {}
+
+  /** A newer writer's file: read as empty, never overwritten. */
+  record Future(long schema) implements Result {}
+
+  /**
+   * The file's entries.
+   *
+   * @param raw every entry as stored, by name (kept verbatim when another entry is rewritten)
+   * @param records the entries that decode, by name
+   * @param rejected the entries that do not, by name, with why
+   */
+  record Loaded(Map<String, JsonNode> raw, Map<String, ConcurrencyRecord> records, Map<String, String> rejected)
+      implements Result {}
+
+  static Result read(java.nio.file.Path file) {
+    RecordsJson.Read r = RecordsJson.read(file);
+    if (r instanceof RecordsJson.Missing) {
+      return new Missing();
+    }
+    if (r instanceof RecordsJson.Unreadable) {
+      return new Unreadable(((RecordsJson.Unreadable) r).why());
+    }
+    return decode(((RecordsJson.Parsed) r).root());
+  }
+
+  static Result decode(JsonNode root) {
+    if (!root.isObject()) {
+      return new Unreadable("is not a JSON object");
+    }
+    JsonNode schema = root.get("schema");
+    if (schema == null || !schema.isIntegralNumber() || !schema.canConvertToLong()) {
+      return new Unreadable("has no integer \"schema\"");
+    }
+    long s = schema.longValue();
+    if (s > SCHEMA) {
+      return new Future(s);
+    }
+    if (s < SCHEMA) {
+      return new Unreadable("has schema " + s + ", which no writer uses");
+    }
+    Map<String, JsonNode> raw = new TreeMap<>();
+    Map<String, ConcurrencyRecord> records = new TreeMap<>();
+    Map<String, String> rejected = new TreeMap<>();
+    JsonNode servers = root.get("servers");
+    if (servers == null || servers.isNull()) {
+      return new Loaded(raw, records, rejected);
+    }
+    if (!servers.isObject()) {
+      return new Unreadable("has a \"servers\" that is not an object");
+    }
+    for (Map.Entry<String, JsonNode> e : servers.properties()) {
+      if (e.getKey().isEmpty()) {
+        continue;
+      }
+      raw.put(e.getKey(), e.getValue());
+      try {
+        records.put(e.getKey(), decodeRecord(e.getKey(), e.getValue()));
+      } catch (IllegalArgumentException ex) {
+        rejected.put(e.getKey(), ex.getMessage());
+      }
+    }
+    return new Loaded(raw, records, rejected);
+  }
+
+  static byte[] encode(Map<String, JsonNode> raw) {
+    ObjectNode root = RecordsJson.NODES.objectNode();
+    root.put("schema", SCHEMA);
+    ObjectNode servers = root.putObject("servers");
+    new TreeMap<>(raw).forEach(servers::set);
+    return RecordsJson.bytes(root);
+  }
+
+  static Map<String, JsonNode> mutable(Map<String, JsonNode> raw) {
+    return new LinkedHashMap<>(raw);
+  }
+}

@@ -1,0 +1,157 @@
+package dev.cotenant.providers.records;
+
+import dev.cotenant.api.ConcurrencyRecord;
+import dev.cotenant.api.LogSafe;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The concurrency records kept in {@code <records dir>/concurrency-records.json} (DESIGN §7):
+ * one {@link ConcurrencyRecord} per server name, each holding the identity its statelessness
+ * probe passed under.
+ *
+ * <p><b>Reads</b> never throw and never guess "safe": a missing, unreadable or future-schema file
+ * reads as no records (every server {@code sidecar}, not probed), and an entry that the record's
+ * own constructor refuses ({@code shared} without a passed probe or without a positive
+ * {@code maxConcurrent}) reads as absent and is listed in {@link Snapshot#rejected()}.
+ *
+ * <p><b>Writes</b> ({@link #update}) take the file lock, re-read the file, change exactly one
+ * entry, and replace the file atomically (temp file, fsync, rename), so two writers in two
+ * processes lose nothing; the other entries are written back verbatim, refused ones included. A
+ * future-schema file is never overwritten; an unreadable one is moved to
+ * {@code concurrency-records.json.corrupt} first. Thread-safe; holds no state but the path.
+ */
+public final class FileConcurrencyRecords {
+  /** The file name inside the records directory. */
+  public static final String FILE_NAME = "concurrency-records.json";
+
+  private static final Logger LOG = LoggerFactory.getLogger(FileConcurrencyRecords.class);
+
+  private final Path file;
+
+  private FileConcurrencyRecords(Path file) {
+    this.file = file;
+  }
+
+  /** The records in {@code recordsDirectory}; nothing is read or created until used. */
+  public static FileConcurrencyRecords open(Path recordsDirectory) {
+    return new FileConcurrencyRecords(recordsDirectory.resolve(FILE_NAME));
+  }
+
+  /** The records file. */
+  public Path file() {
+    return file;
+  }
+
+  /**
+   * Every record at one moment.
+   *
+   * @param records the entries that hold, by name
+   * @param rejected the entries the schema refuses, by name, with the reason
+   */
+  public record Snapshot(Map<String, ConcurrencyRecord> records, Map<String, String> rejected) {
+    public Snapshot {
+      records = Collections.unmodifiableMap(new TreeMap<>(records));
+      rejected = Collections.unmodifiableMap(new TreeMap<>(rejected));
+    }
+
+    /** The record of {@code serverName}, if one is stored and holds. */
+    public Optional<ConcurrencyRecord> get(String serverName) {
+      return Optional.ofNullable(records.get(serverName));
+    }
+  }
+
+  /** Reads the file; never throws. */
+  public Snapshot load() {
+    ConcurrencyRecordsCodec.Result r = ConcurrencyRecordsCodec.read(file);
+    if (r instanceof ConcurrencyRecordsCodec.Loaded) {
+      ConcurrencyRecordsCodec.Loaded l = (ConcurrencyRecordsCodec.Loaded) r;
+      l.rejected().forEach(
+          (name, why) -> LOG.warn("{}: refusing the entry of {}: {}; it reads as sidecar, not probed",
+              LogSafe.escape(file.toString(), 500), LogSafe.escape(name), LogSafe.escape(why, 300)));
+      return new Snapshot(l.records(), l.rejected());
+    }
+    if (r instanceof ConcurrencyRecordsCodec.Unreadable) {
+      RecordsJson.warnUnreadable(file, ((ConcurrencyRecordsCodec.Unreadable) r).why(), "no concurrency records");
+    } else if (r instanceof ConcurrencyRecordsCodec.Future) {
+      LOG.warn("{} has schema {}, newer than this build's {}; it reads as no concurrency records",
+          LogSafe.escape(file.toString(), 500), ((ConcurrencyRecordsCodec.Future) r).schema(), ConcurrencyRecordsCodec.SCHEMA);
+    }
+    return new Snapshot(Map.of(), Map.of());
+  }
+
+  /** The record of {@code serverName}, if one is stored and holds. */
+  public Optional<ConcurrencyRecord> get(String serverName) {
+    return load().get(serverName);
+  }
+
+  /** Stores {@code record}, replacing the entry of its server. */
+  public void put(ConcurrencyRecord record) throws IOException {
+    Objects.requireNonNull(record, "record");
+    update(record.serverName(), current -> Optional.of(record));
+  }
+
+  /**
+   * Changes the entry of {@code serverName} under the file lock: {@code change} receives the
+   * stored record (empty when there is none or the stored one is refused) and returns the new one,
+   * or empty to remove the entry. When {@code change} throws, nothing is written.
+   *
+   * @return what is stored now
+   * @throws IOException when the file cannot be written, or holds a newer schema
+   */
+  public Optional<ConcurrencyRecord> update(
+      String serverName, Function<Optional<ConcurrencyRecord>, Optional<ConcurrencyRecord>> change) throws IOException {
+    Objects.requireNonNull(serverName, "serverName");
+    Objects.requireNonNull(change, "change");
+    try (AtomicFiles.Lock lock = AtomicFiles.lock(file)) {
+      AtomicFiles.deleteStaleTemps(file);
+      ConcurrencyRecordsCodec.Result disk = ConcurrencyRecordsCodec.read(file);
+      Map<String, JsonNode> raw;
+      Optional<ConcurrencyRecord> current = Optional.empty();
+      if (disk instanceof ConcurrencyRecordsCodec.Future) {
+        throw new IOException(file + " has schema " + ((ConcurrencyRecordsCodec.Future) disk).schema()
+            + ", newer than this build's " + ConcurrencyRecordsCodec.SCHEMA
+            + "; refusing to overwrite a newer writer's concurrency records");
+      } else if (disk instanceof ConcurrencyRecordsCodec.Loaded) {
+        ConcurrencyRecordsCodec.Loaded l = (ConcurrencyRecordsCodec.Loaded) disk;
+        raw = ConcurrencyRecordsCodec.mutable(l.raw());
+        current = Optional.ofNullable(l.records().get(serverName));
+      } else {
+        raw = ConcurrencyRecordsCodec.mutable(Map.of());
+      }
+      Optional<ConcurrencyRecord> next = Objects.requireNonNull(change.apply(current), "change returned null");
+      next.ifPresent(r -> {
+        if (!r.serverName().equals(serverName)) {
+          throw new IllegalArgumentException(
+              "a record of " + r.serverName() + " cannot be stored under " + serverName);
+        }
+      });
+      if (disk instanceof ConcurrencyRecordsCodec.Unreadable) {
+        RecordsJson.warnUnreadable(file, ((ConcurrencyRecordsCodec.Unreadable) disk).why(),
+            "no concurrency records; rewriting it");
+        RecordsJson.moveAside(file);
+      }
+      if (next.isPresent()) {
+        raw.put(serverName, ConcurrencyRecordsCodec.encodeRecord(next.get()));
+      } else {
+        raw.remove(serverName);
+      }
+      AtomicFiles.write(file, ConcurrencyRecordsCodec.encode(raw));
+      return next;
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "FileConcurrencyRecords[" + file + "]";
+  }
+}

@@ -1,0 +1,226 @@
+package dev.cotenant.gateway.probe;
+
+import dev.cotenant.api.ConcurrencyModel;
+import dev.cotenant.api.ConcurrencyRecord;
+import dev.cotenant.api.ExecutionIdentity;
+import dev.cotenant.api.HandshakeFacts;
+import dev.cotenant.api.HazardCode;
+import dev.cotenant.api.LogSafe;
+import dev.cotenant.api.ProbePass;
+import dev.cotenant.api.ServerDescription;
+import dev.cotenant.api.ShareScope;
+import dev.cotenant.gateway.Cotenant;
+import dev.cotenant.gateway.evaluation.IdentityResolver;
+import dev.cotenant.providers.records.ExecutionIdentities;
+import dev.cotenant.providers.records.FileConcurrencyRecords;
+import dev.cotenant.spi.EvidenceInput;
+import dev.cotenant.spi.HazardLedger;
+import java.io.IOException;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs the statelessness probe and keeps what it proves (DESIGN §7), and registers servers'
+ * concurrency models on the strength of it.
+ *
+ * <ul>
+ *   <li>A leak is an observation: {@code cross_session_leak} is recorded in the hazard ledger under
+ *       the server's current identity (two sessions were attached to the one backend) and the
+ *       ledger is flushed, so the server reads {@code refuted} from then on. A pass the same
+ *       identity had is withdrawn (a {@code shared} record falls back to {@code sidecar}).
+ *   <li>A pass is remembered in the concurrency records under the current identity, where it
+ *       surfaces as {@code statelessness_probe_passed}; an existing registration is kept.
+ *   <li>{@link #register} refuses {@code shared} unless a probe passed under the server's CURRENT
+ *       identity and the ledger holds nothing against that identity.
+ * </ul>
+ *
+ * <p>Thread-safe: the records are written under their file lock.
+ */
+public final class Statelessness {
+  private static final Logger LOG = LoggerFactory.getLogger(Statelessness.class);
+
+  /** A probe runs two callers on one backend: the ledger records only for a shared backend. */
+  static final int PROBE_SESSIONS = 2;
+
+  private final HazardLedger ledger;
+  private final FileConcurrencyRecords records;
+  private final IdentityResolver identities;
+  private final StatelessnessProbe probe;
+  private final LongSupplier clockMillis;
+
+  /**
+   * @param ledger where a leak is recorded
+   * @param records where passes and registrations live
+   * @param identities computes a server's current launch identity
+   * @param probe the runner
+   * @param clockMillis the clock for {@code passedAt}
+   */
+  public Statelessness(
+      HazardLedger ledger, FileConcurrencyRecords records, IdentityResolver identities,
+      StatelessnessProbe probe, LongSupplier clockMillis) {
+    this.ledger = Objects.requireNonNull(ledger, "ledger");
+    this.records = Objects.requireNonNull(records, "records");
+    this.identities = Objects.requireNonNull(identities, "identities");
+    this.probe = Objects.requireNonNull(probe, "probe");
+    this.clockMillis = Objects.requireNonNull(clockMillis, "clockMillis");
+  }
+
+  /**
+   * Everything from one runtime: its hazard ledger, {@code concurrency-records.json} in its
+   * records directory, identities computed with its configuration against this process's
+   * environment, and a probe configured like its pre-flight.
+   *
+   * @throws IllegalArgumentException naming a malformed configuration key
+   */
+  public static Statelessness of(Cotenant cotenant) {
+    ExecutionIdentities ids = ExecutionIdentities.fromConfig(cotenant.config(), System.getenv());
+    return new Statelessness(
+        cotenant.recordStores().hazardLedger(),
+        FileConcurrencyRecords.open(cotenant.recordsDirectory()),
+        ids::identify,
+        StatelessnessProbe.fromConfig(cotenant.config()),
+        System::currentTimeMillis);
+  }
+
+  /** The concurrency records. */
+  public FileConcurrencyRecords records() {
+    return records;
+  }
+
+  /** The server's current ledger identity. */
+  public String identityOf(ServerDescription server) {
+    return identities.identify(server).ledgerKey();
+  }
+
+  /**
+   * Probes {@code server} and records what the probe proved: a leak in the ledger (flushed
+   * before returning), a pass in the concurrency records. A probe that could not run, or that
+   * saw no leak but did not get the markers back, records nothing.
+   *
+   * @throws IOException when the ledger or the records cannot be written; the report is lost
+   *     with it, so the caller learns that nothing was kept
+   */
+  public ProbeReport probe(ServerDescription server, ProbeSpec spec) throws IOException, InterruptedException {
+    ExecutionIdentity identity = identities.identify(server);
+    String key = identity.ledgerKey();
+    ProbeReport report = probe.run(server, key, spec);
+    String name = server.name();
+    switch (report.outcome()) {
+      case LEAKED:
+        ledger.record(name, key, HazardCode.CROSS_SESSION_LEAK, PROBE_SESSIONS);
+        ledger.flush();
+        records.update(name, current -> current.map(r -> withdrawn(r, key)));
+        LOG.warn("statelessness probe of {}: a caller saw the other's marker; recorded {}",
+            LogSafe.escape(name), HazardCode.CROSS_SESSION_LEAK.wireName());
+        break;
+      case PASSED:
+        ProbePass pass = new ProbePass(key, spec.tool(), report.rounds().size(), clockMillis.getAsLong() / 1000.0);
+        records.update(name, current -> Optional.of(passed(name, current, pass)));
+        break;
+      default:
+        break;
+    }
+    return report;
+  }
+
+  private static ConcurrencyRecord passed(String name, Optional<ConcurrencyRecord> current, ProbePass pass) {
+    if (current.isEmpty()) {
+      return new ConcurrencyRecord(name, ConcurrencyModel.SIDECAR, ShareScope.TENANT, OptionalInt.empty(), Optional.of(pass));
+    }
+    ConcurrencyRecord r = current.get();
+    return new ConcurrencyRecord(name, r.model(), r.scope(), r.maxConcurrent(), Optional.of(pass));
+  }
+
+  /** The record without the pass it held under {@code identity}; a {@code shared} one falls back to {@code sidecar}. */
+  private static ConcurrencyRecord withdrawn(ConcurrencyRecord r, String identity) {
+    if (!r.probedUnder(identity)) {
+      return r;
+    }
+    ConcurrencyModel model = r.model() == ConcurrencyModel.SHARED ? ConcurrencyModel.SIDECAR : r.model();
+    return new ConcurrencyRecord(r.serverName(), model, r.scope(), r.maxConcurrent(), Optional.empty());
+  }
+
+  /**
+   * Registers how {@code server} may be used. {@code shared} needs a statelessness probe that
+   * passed under the server's CURRENT launch identity, no hazard in the ledger under it, and a
+   * positive {@code maxConcurrent}; the other models need nothing and keep a pass on record.
+   *
+   * @return the stored record
+   * @throws RegistrationRefusedException saying why, and what to run first
+   * @throws IOException when the records cannot be written
+   */
+  public ConcurrencyRecord register(
+      ServerDescription server, ConcurrencyModel model, ShareScope scope, OptionalInt maxConcurrent)
+      throws RegistrationRefusedException, IOException {
+    Objects.requireNonNull(server, "server");
+    Objects.requireNonNull(model, "model");
+    Objects.requireNonNull(scope, "scope");
+    Objects.requireNonNull(maxConcurrent, "maxConcurrent");
+    String name = server.name();
+    String key = identityOf(server);
+    if (model == ConcurrencyModel.SHARED) {
+      Set<HazardCode> observed = ledger.codesFor(name, key);
+      if (!observed.isEmpty()) {
+        throw new RegistrationRefusedException("refusing to register " + name + " as shared: the hazard ledger holds "
+            + observed.stream().map(HazardCode::wireName).sorted().toList()
+            + " under its current launch identity; an observation outranks any registration");
+      }
+    }
+    try {
+      return records.update(name, current -> {
+        Optional<ProbePass> pass = current.flatMap(ConcurrencyRecord::probe);
+        if (model == ConcurrencyModel.SHARED) {
+          if (pass.isEmpty()) {
+            throw new Refusal("refusing to register " + name + " as shared: no statelessness probe has passed for it; "
+                + "run `cotenant probe-stateless " + name + " --tool T --args JSON` first");
+          }
+          if (!pass.get().identity().equals(key)) {
+            throw new Refusal("refusing to register " + name + " as shared: its statelessness probe passed under "
+                + "another launch identity (its command, arguments, working directory, environment or executable "
+                + "changed since); probe it again");
+          }
+          if (maxConcurrent.isEmpty()) {
+            throw new Refusal("refusing to register " + name + " as shared without maxConcurrent: say how many calls "
+                + "its backend can serve at once (--max-concurrent N, a positive integer)");
+          }
+        }
+        try {
+          return Optional.of(new ConcurrencyRecord(name, model, scope, maxConcurrent,
+              pass.filter(p -> p.identity().equals(key))));
+        } catch (IllegalArgumentException e) {
+          throw new Refusal(e.getMessage());
+        }
+      }).orElseThrow();
+    } catch (Refusal r) {
+      throw new RegistrationRefusedException(r.getMessage());
+    }
+  }
+
+  /** Carries a refusal out of the records' update, which then writes nothing. */
+  private static final class Refusal extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    Refusal(String message) {
+      super(message, null, false, false);
+    }
+  }
+
+  /** The stored record of {@code serverName}, if one holds. */
+  public Optional<ConcurrencyRecord> record(String serverName) {
+    return records.get(serverName);
+  }
+
+  /**
+   * The full evidence input of {@code server}: its current ledger identity and its concurrency
+   * record beside the handshake, so {@code registered_shared} and
+   * {@code statelessness_probe_passed} can speak.
+   */
+  public EvidenceInput evidenceInput(ServerDescription server, Optional<HandshakeFacts> handshake) {
+    return new EvidenceInput(server, handshake, Optional.of(identityOf(server)), records.get(server.name()));
+  }
+}
