@@ -1,0 +1,78 @@
+package dev.cotenant.gateway.probe;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.cotenant.api.ServerDescription;
+import dev.cotenant.api.Transport;
+import dev.cotenant.providers.preflight.PreflightSettings;
+import dev.cotenant.spi.ProviderConfig;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
+
+/** Server descriptions for {@link ProbeTestServer} and a check that no process a test started outlives it. */
+final class ProbeHarness {
+  static final String JAVA = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+  static final String CLASSPATH = System.getProperty("java.class.path");
+
+  private final Set<Long> before;
+
+  ProbeHarness() {
+    this.before = ProcessHandle.current().descendants().map(ProcessHandle::pid).collect(Collectors.toSet());
+  }
+
+  /** Pre-flight settings with shrunk teardown waits and the given overrides. */
+  static Map<String, String> config(String... keyValues) {
+    Map<String, String> m = new HashMap<>();
+    m.put(PreflightSettings.TIMEOUT_MS, "60000");
+    m.put(PreflightSettings.DISCOVER_TIMEOUT_MS, "30000");
+    m.put(PreflightSettings.STDIN_CLOSE_WAIT_MS, "2000");
+    m.put(PreflightSettings.TERM_WAIT_MS, "1000");
+    m.put(PreflightSettings.KILL_WAIT_MS, "3000");
+    for (int i = 0; i < keyValues.length; i += 2) {
+      m.put(keyValues[i], keyValues[i + 1]);
+    }
+    return m;
+  }
+
+  static PreflightSettings settings(String... keyValues) {
+    return PreflightSettings.from(ProviderConfig.of(config(keyValues)));
+  }
+
+  static StatelessnessProbe probe(String... keyValues) {
+    return StatelessnessProbe.fromConfig(ProviderConfig.of(config(keyValues)));
+  }
+
+  /** {@link ProbeTestServer} in {@code mode} as a stdio server named {@code name}. */
+  static ServerDescription server(String name, String... serverArgs) {
+    List<String> args = new ArrayList<>(List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-XX:-UsePerfData",
+        "-cp", CLASSPATH, ProbeTestServer.class.getName()));
+    args.addAll(List.of(serverArgs));
+    return new ServerDescription(name, Transport.STDIO, JAVA, args, Optional.empty(), Map.of(), Optional.empty(), true);
+  }
+
+  /** Asserts every process started since construction has exited (waiting up to a minute for each). */
+  void assertNoneLeft() {
+    List<String> alive = new ArrayList<>();
+    for (ProcessHandle h : ProcessHandle.current().descendants().filter(h -> !before.contains(h.pid())).toList()) {
+      try {
+        h.onExit().get(60, TimeUnit.SECONDS);
+      } catch (TimeoutException | ExecutionException e) {
+        alive.add(h.pid() + " " + h.info().commandLine().orElse("?"));
+        h.destroyForcibly();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        alive.add(h.pid() + " (interrupted while waiting)");
+      }
+    }
+    assertEquals(List.of(), alive, "processes left alive");
+  }
+}

@@ -1,0 +1,236 @@
+package dev.cotenant.gateway.probe;
+
+import java.io.BufferedReader;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * A scripted MCP server over stdio for the probe's tests: {@code ProbeTestServer <mode> [arg]}.
+ *
+ * <ul>
+ *   <li>{@code echo}: {@code tools/call} answers the JSON of its arguments as text.
+ *   <li>{@code silent}: {@code tools/call} answers an empty content list.
+ *   <li>{@code global}: one process-global target; {@code tools/call} stores its {@code target}
+ *       and answers the target it held before.
+ *   <li>{@code barrier <log>}: appends {@code arrived <call>} to the log for every call as it is
+ *       read, and answers (echo, logging {@code answered <call>}) only once two calls have
+ *       arrived: a client that waits for one answer before writing the second call never gets one.
+ *   <li>{@code counting <k>}: every {@code tools/call} of {@code work} runs on its own thread,
+ *       counts the calls in flight, and is held until {@code k} are in flight (or 200 ms passed);
+ *       {@code stats} answers {@code max=<most calls ever in flight at once>}.
+ *   <li>{@code caller}: declares {@code capabilities.experimental["cotenant.caller-identity"]}
+ *       with {@code metaKey "probe/caller"}, stores {@code target} under the block's
+ *       {@code session} and answers the target it holds for that session; refuses a call without
+ *       a block.
+ *   <li>{@code modern}: 2026-07-28 only: {@code server/discover}, per-request {@code _meta}
+ *       required on {@code tools/call} (answered like {@code echo}, with the request's
+ *       {@code clientInfo.name}); {@code initialize} is refused.
+ * </ul>
+ */
+public final class ProbeTestServer {
+  private static final JsonMapper MAPPER = JsonMapper.builder().build();
+
+  private final String mode;
+  private final String arg;
+  private final PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
+  private final Object lock = new Object();
+  private String global = "";
+  private final Map<String, String> bySession = new LinkedHashMap<>();
+  private final List<Map<String, Object>> held = new ArrayList<>();
+  private int inFlight;
+  private int maxInFlight;
+
+  private ProbeTestServer(String mode, String arg) {
+    this.mode = mode;
+    this.arg = arg;
+  }
+
+  /** Entry point. */
+  public static void main(String[] args) throws Exception {
+    new ProbeTestServer(args[0], args.length > 1 ? args[1] : "").serve();
+  }
+
+  private void serve() throws Exception {
+    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    ExecutorService pool = Executors.newCachedThreadPool(r -> {
+      Thread t = new Thread(r);
+      t.setDaemon(true);
+      return t;
+    });
+    String line;
+    while ((line = in.readLine()) != null) {
+      if (line.isBlank()) {
+        continue;
+      }
+      @SuppressWarnings("unchecked")
+      Map<String, Object> msg = MAPPER.readValue(line, Map.class);
+      Object method = msg.get("method");
+      Object id = msg.get("id");
+      if (method == null || id == null) {
+        continue;
+      }
+      @SuppressWarnings("unchecked")
+      Map<String, Object> params = msg.get("params") instanceof Map ? (Map<String, Object>) msg.get("params") : Map.of();
+      switch ((String) method) {
+        case "initialize":
+          if (mode.equals("modern")) {
+            error(id, -32022, "this server speaks 2026-07-28 only");
+          } else {
+            Map<String, Object> caps = new LinkedHashMap<>();
+            caps.put("tools", Map.of());
+            if (mode.equals("caller")) {
+              caps.put("experimental", Map.of("cotenant.caller-identity", Map.of("metaKey", "probe/caller", "version", 1)));
+            }
+            result(id, Map.of("protocolVersion", "2025-06-18", "capabilities", caps,
+                "serverInfo", Map.of("name", "probe-test-" + mode, "version", "1")));
+          }
+          break;
+        case "server/discover":
+          if (mode.equals("modern")) {
+            result(id, Map.of("resultType", "complete", "supportedVersions", List.of("2026-07-28"),
+                "protocolVersion", "2026-07-28", "capabilities", Map.of("tools", Map.of()),
+                "serverInfo", Map.of("name", "probe-test-modern", "version", "1")));
+          } else {
+            error(id, -32601, "Method not found");
+          }
+          break;
+        case "tools/call":
+          if (mode.equals("counting")) {
+            pool.execute(() -> counting(id, params));
+          } else {
+            call(id, params);
+          }
+          break;
+        default:
+          error(id, -32601, "Method not found");
+      }
+    }
+    pool.shutdownNow();
+  }
+
+  @SuppressWarnings("unchecked")
+  private void call(Object id, Map<String, Object> params) throws IOException {
+    Map<String, Object> arguments = params.get("arguments") instanceof Map ? (Map<String, Object>) params.get("arguments") : Map.of();
+    Map<String, Object> meta = params.get("_meta") instanceof Map ? (Map<String, Object>) params.get("_meta") : Map.of();
+    String target = String.valueOf(arguments.getOrDefault("target", ""));
+    switch (mode) {
+      case "silent":
+        result(id, Map.of("content", List.of()));
+        break;
+      case "global": {
+        String previous;
+        synchronized (lock) {
+          previous = global;
+          global = target;
+        }
+        result(id, text("previous target: " + previous));
+        break;
+      }
+      case "caller": {
+        Object block = meta.get("probe/caller");
+        if (!(block instanceof Map) || !(((Map<?, ?>) block).get("session") instanceof String)) {
+          result(id, Map.of("content", List.of(Map.of("type", "text", "text", "no caller block under probe/caller")),
+              "isError", true));
+          break;
+        }
+        String session = (String) ((Map<?, ?>) block).get("session");
+        if (!target.isEmpty()) {
+          bySession.put(session, target);
+        }
+        result(id, text("target of " + session + ": " + bySession.getOrDefault(session, "")));
+        break;
+      }
+      case "modern": {
+        if (!"2026-07-28".equals(meta.get("io.modelcontextprotocol/protocolVersion"))) {
+          error(id, -32602, "_meta io.modelcontextprotocol/protocolVersion is required");
+          break;
+        }
+        Object info = meta.get("io.modelcontextprotocol/clientInfo");
+        Object name = info instanceof Map ? ((Map<?, ?>) info).get("name") : "";
+        result(id, text(name + " " + MAPPER.writeValueAsString(arguments)));
+        break;
+      }
+      case "barrier": {
+        Path log = Path.of(arg);
+        String call = String.valueOf(arguments.getOrDefault("text", ""));
+        append(log, "arrived " + call);
+        held.add(Map.of("id", id, "call", call, "arguments", arguments));
+        if (held.size() == 2) {
+          for (Map<String, Object> h : held) {
+            append(log, "answered " + h.get("call"));
+            result(h.get("id"), text(MAPPER.writeValueAsString(h.get("arguments"))));
+          }
+          held.clear();
+        }
+        break;
+      }
+      default:
+        result(id, text(MAPPER.writeValueAsString(arguments)));
+    }
+  }
+
+  private void counting(Object id, Map<String, Object> params) {
+    if ("stats".equals(params.get("name"))) {
+      synchronized (lock) {
+        result(id, text("max=" + maxInFlight));
+      }
+      return;
+    }
+    int k = Integer.parseInt(arg);
+    synchronized (lock) {
+      inFlight++;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      lock.notifyAll();
+      long until = System.nanoTime() + 200_000_000L;
+      while (inFlight < k && System.nanoTime() < until) {
+        try {
+          lock.wait(Math.max(1, (until - System.nanoTime()) / 1_000_000));
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          break;
+        }
+      }
+    }
+    synchronized (lock) {
+      inFlight--;
+    }
+    result(id, text("ok"));
+  }
+
+  private static Map<String, Object> text(String t) {
+    return Map.of("content", List.of(Map.of("type", "text", "text", t)));
+  }
+
+  private static void append(Path log, String line) throws IOException {
+    Files.writeString(log, line + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+  }
+
+  private void result(Object id, Object result) {
+    write(Map.of("jsonrpc", "2.0", "id", id, "result", result));
+  }
+
+  private void error(Object id, int code, String message) {
+    write(Map.of("jsonrpc", "2.0", "id", id, "error", Map.of("code", code, "message", message)));
+  }
+
+  private void write(Map<String, Object> message) {
+    synchronized (out) {
+      out.println(MAPPER.writeValueAsString(message));
+      out.flush();
+    }
+  }
+}

@@ -1,0 +1,179 @@
+package dev.cotenant.gateway.probe;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.cotenant.api.ServerDescription;
+import dev.cotenant.gateway.probe.ProbeReport.Outcome;
+import dev.cotenant.gateway.probe.ProbeReport.Round;
+import dev.cotenant.providers.preflight.PreflightSettings;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class StatelessnessProbeTest {
+  private static final String ID = "identity-1";
+
+  private ProbeHarness harness;
+
+  @BeforeEach
+  void snapshot() {
+    harness = new ProbeHarness();
+  }
+
+  @AfterEach
+  void noneLeft() {
+    harness.assertNoneLeft();
+  }
+
+  private static ProbeSpec spec(String json) {
+    return ProbeSpec.of("remember", ArgumentTemplate.parse("--args", json));
+  }
+
+  @Test
+  void aStatelessEchoPassesEveryRoundWithItsThreeAssertions() throws Exception {
+    ProbeReport r = ProbeHarness.probe().run(ProbeHarness.server("echo", "echo"), ID,
+        spec("{\"text\": \"{marker}\", \"workspace\": \"{workspace}\", \"nested\": [{\"w\": \"in {workspace}\"}]}"));
+    assertEquals(Outcome.PASSED, r.outcome(), r.toString());
+    assertTrue(r.passed());
+    assertEquals(5, r.rounds().size());
+    assertEquals(ID, r.identity());
+    for (Round round : r.rounds()) {
+      assertEquals(3, round.assertions().size());
+      round.assertions().forEach(a -> assertTrue(a.held(), a.toString()));
+      assertTrue(round.markerA().startsWith("alpha-" + round.number() + "-"), round.markerA());
+      assertTrue(round.markerB().startsWith("bravo-" + round.number() + "-"), round.markerB());
+      assertFalse(round.workspaceA().equals(round.workspaceB()));
+    }
+    assertFalse(r.callerBlocks());
+  }
+
+  @Test
+  void aProcessGlobalTargetLeaksAndTheReportSaysWhichMarkerAppearedWhere() throws Exception {
+    ProbeReport r = ProbeHarness.probe().run(ProbeHarness.server("global", "global"), ID,
+        spec("{\"target\": \"{marker}\"}"));
+    assertEquals(Outcome.LEAKED, r.outcome(), r.toString());
+    Round first = r.rounds().get(0);
+    // A's call is written first and the server answers in turn: B is told A's marker.
+    assertTrue(first.aNeverSeesB().held());
+    assertFalse(first.bNeverSeesA().held());
+    assertEquals("A's marker " + first.markerA() + " appeared in B's answer to remember", first.bNeverSeesA().detail());
+    assertTrue(first.leaked());
+  }
+
+  @Test
+  void aServerThatReturnsNothingFailsTheThirdAssertionOnly() throws Exception {
+    ProbeReport r = ProbeHarness.probe().run(ProbeHarness.server("silent", "silent"), ID, spec("{\"target\": \"{marker}\"}"));
+    assertEquals(Outcome.NO_OWN_MARKER, r.outcome());
+    assertFalse(r.passed());
+    for (Round round : r.rounds()) {
+      assertTrue(round.aNeverSeesB().held());
+      assertTrue(round.bNeverSeesA().held());
+      assertFalse(round.eachGetsOwn().held());
+      assertTrue(round.eachGetsOwn().detail().contains("did not carry its marker " + round.markerA()),
+          round.eachGetsOwn().detail());
+      assertTrue(round.eachGetsOwn().detail().contains(round.markerB()), round.eachGetsOwn().detail());
+    }
+  }
+
+  @Test
+  void bothCallsOfARoundAreWrittenBeforeEitherAnswerIsRead(@TempDir Path dir) throws Exception {
+    // The server answers neither call of a round until both have arrived: a probe that read one
+    // answer before writing the second call would get no answer at all.
+    Path log = dir.resolve("arrivals.log");
+    ProbeReport r = ProbeHarness.probe().run(ProbeHarness.server("barrier", "barrier", log.toString()), ID,
+        ProbeSpec.of("echo", ArgumentTemplate.parse("--args", "{\"text\": \"{marker}\"}")).withRounds(4));
+    assertEquals(Outcome.PASSED, r.outcome(), r.toString());
+    List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
+    assertEquals(16, lines.size(), lines.toString());
+    for (Round round : r.rounds()) {
+      int base = (round.number() - 1) * 4;
+      assertEquals(List.of("arrived " + round.markerA(), "arrived " + round.markerB(),
+          "answered " + round.markerA(), "answered " + round.markerB()), lines.subList(base, base + 4));
+    }
+  }
+
+  @Test
+  void aServerDeclaringCallerIdentityGetsEachCallersBlockUnderItsMetaKey() throws Exception {
+    ProbeSpec withReadBack = spec("{\"target\": \"{marker}\"}").withReadBack("remember", ArgumentTemplate.empty());
+    ProbeReport r = ProbeHarness.probe().run(ProbeHarness.server("caller", "caller"), ID, withReadBack);
+    assertTrue(r.callerBlocks());
+    assertEquals(Outcome.PASSED, r.outcome(), r.toString());
+
+    // The same server probed by a runtime that does not recognise the declaration: no blocks, every call refused.
+    ProbeReport blind = new StatelessnessProbe(ProbeHarness.settings(), Set.of()).run(
+        ProbeHarness.server("caller", "caller"), ID, withReadBack);
+    assertFalse(blind.callerBlocks());
+    assertEquals(Outcome.NO_OWN_MARKER, blind.outcome());
+    assertTrue(blind.rounds().get(0).eachGetsOwn().detail().contains("isError"), blind.rounds().get(0).toString());
+  }
+
+  @Test
+  void aReadBackAnswerMustCarryTheMarkerAndIsSearchedForLeaks() throws Exception {
+    // global answers the target it held BEFORE the call, and the read-back (target "") replaces it:
+    // B's write is told A's marker, A's read-back is told B's (not its own), and B's read-back gets nothing.
+    ProbeSpec s = spec("{\"target\": \"{marker}\"}").withReadBack("remember", ArgumentTemplate.parse("--read-back-args", "{}"));
+    ProbeReport r = ProbeHarness.probe().run(ProbeHarness.server("global", "global"), ID, s);
+    assertEquals(Outcome.LEAKED, r.outcome());
+    Round first = r.rounds().get(0);
+    assertEquals("B's marker " + first.markerB() + " appeared in A's answer to remember (read-back)",
+        first.aNeverSeesB().detail());
+    assertEquals("A's marker " + first.markerA() + " appeared in B's answer to remember", first.bNeverSeesA().detail());
+    assertFalse(first.eachGetsOwn().held());
+    assertTrue(first.eachGetsOwn().detail().contains(
+        "B's answer to remember (read-back) did not carry its marker " + first.markerB()), first.eachGetsOwn().detail());
+    assertTrue(first.eachGetsOwn().detail().startsWith(
+        "A's answer to remember (read-back) did not carry its marker " + first.markerA()), first.eachGetsOwn().detail());
+  }
+
+  @Test
+  void theModernEraIsSpokenThroughServerDiscoverWithPerRequestMeta() throws Exception {
+    ProbeReport r = ProbeHarness.probe(PreflightSettings.ERA, "discover").run(
+        ProbeHarness.server("modern", "modern"), ID, spec("{\"target\": \"{marker}\"}"));
+    assertEquals(Outcome.PASSED, r.outcome(), r.toString());
+    ProbeReport auto = ProbeHarness.probe().run(ProbeHarness.server("modern", "modern"), ID, spec("{\"target\": \"{marker}\"}"));
+    assertEquals(Outcome.PASSED, auto.outcome(), auto.toString());
+  }
+
+  @Test
+  void fewerThanThreeRoundsAreRefusedWithAClearMessage() {
+    ProbeSpec five = spec("{\"target\": \"{marker}\"}");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> five.withRounds(2));
+    assertEquals("refusing a statelessness probe of 2 rounds: it needs at least 3 "
+        + "(a race that fires once in five rounds is still a leak)", e.getMessage());
+    IllegalArgumentException one = assertThrows(IllegalArgumentException.class, () -> five.withRounds(1));
+    assertTrue(one.getMessage().startsWith("refusing a statelessness probe of 1 round:"), one.getMessage());
+    assertEquals(3, five.withRounds(3).rounds());
+    assertEquals(5, five.rounds());
+  }
+
+  @Test
+  void argumentsWithoutAMarkerOrNotAnObjectAreRefused() {
+    IllegalArgumentException noMarker = assertThrows(IllegalArgumentException.class,
+        () -> ProbeSpec.of("echo", ArgumentTemplate.parse("--args", "{\"text\": \"{workspace}\"}")));
+    assertTrue(noMarker.getMessage().contains("must carry {marker}"), noMarker.getMessage());
+    IllegalArgumentException array = assertThrows(IllegalArgumentException.class, () -> ArgumentTemplate.parse("--args", "[1]"));
+    assertTrue(array.getMessage().startsWith("--args must be a JSON object"), array.getMessage());
+    IllegalArgumentException broken = assertThrows(IllegalArgumentException.class, () -> ArgumentTemplate.parse("--args", "{"));
+    assertTrue(broken.getMessage().startsWith("--args is not valid JSON"), broken.getMessage());
+  }
+
+  @Test
+  void aServerThatCannotStartIsNotRunNeverPassed() throws Exception {
+    ServerDescription missing = ServerDescription.stdio("missing", "/nonexistent/cotenant-test-server");
+    ProbeReport r = ProbeHarness.probe().run(missing, ID, spec("{\"target\": \"{marker}\"}"));
+    assertEquals(Outcome.NOT_RUN, r.outcome());
+    assertTrue(r.notRunReason().orElseThrow().contains("not found"), r.notRunReason().toString());
+    ProbeReport remote = ProbeHarness.probe().run(ServerDescription.http("remote", "http://127.0.0.1:9/mcp"), ID,
+        spec("{\"target\": \"{marker}\"}"));
+    assertEquals(Outcome.NOT_RUN, remote.outcome());
+  }
+}
