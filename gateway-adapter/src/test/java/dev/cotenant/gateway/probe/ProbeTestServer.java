@@ -30,7 +30,8 @@ import tools.jackson.databind.json.JsonMapper;
  *       read, and answers (echo, logging {@code answered <call>}) only once two calls have
  *       arrived: a client that waits for one answer before writing the second call never gets one.
  *   <li>{@code counting <k>}: every {@code tools/call} of {@code work} runs on its own thread,
- *       counts the calls in flight, and is held until {@code k} are in flight (or 200 ms passed);
+ *       counts the calls in flight, and is held until more than {@code k} are in flight or 200 ms
+ *       passed, so calls a client lets through overlap for long enough to be counted;
  *       {@code stats} answers {@code max=<most calls ever in flight at once>}.
  *   <li>{@code caller}: declares {@code capabilities.experimental["cotenant.caller-identity"]}
  *       with {@code metaKey "probe/caller"}, stores {@code target} under the block's
@@ -196,7 +197,7 @@ public final class ProbeTestServer {
       maxInFlight = Math.max(maxInFlight, inFlight);
       lock.notifyAll();
       long until = System.nanoTime() + 200_000_000L;
-      while (inFlight < k && System.nanoTime() < until) {
+      while (inFlight <= k && System.nanoTime() < until) {
         try {
           lock.wait(Math.max(1, (until - System.nanoTime()) / 1_000_000));
         } catch (InterruptedException e) {

@@ -1,0 +1,177 @@
+package dev.cotenant.gateway.probe;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.cotenant.api.ConcurrencyModel;
+import dev.cotenant.api.ConcurrencyRecord;
+import dev.cotenant.api.HazardCode;
+import dev.cotenant.api.PreflightOutcome;
+import dev.cotenant.api.Reason;
+import dev.cotenant.api.ReasonCode;
+import dev.cotenant.api.ServerDescription;
+import dev.cotenant.api.ShareScope;
+import dev.cotenant.api.Strength;
+import dev.cotenant.api.Verdict;
+import dev.cotenant.gateway.Cotenant;
+import dev.cotenant.gateway.probe.ProbeReport.Outcome;
+import dev.cotenant.providers.records.FileConcurrencyRecords;
+import dev.cotenant.providers.records.FileHazardLedger;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** What a probe leaves behind: the ledger, the concurrency records, and the verdict they lead to. */
+class StatelessnessTest {
+  @TempDir Path records;
+
+  private ProbeHarness harness;
+  private Cotenant cotenant;
+  private Statelessness statelessness;
+
+  @BeforeEach
+  void setUp() {
+    harness = new ProbeHarness();
+    cotenant = Cotenant.builder().config(ProbeHarness.config()).recordsDirectory(records).build();
+    statelessness = Statelessness.of(cotenant);
+  }
+
+  @AfterEach
+  void noneLeft() {
+    harness.assertNoneLeft();
+  }
+
+  private static ProbeSpec remember() {
+    return ProbeSpec.of("remember", ArgumentTemplate.parse("--args", "{\"target\": \"{marker}\", \"workspace\": \"{workspace}\"}"));
+  }
+
+  private Verdict assess(ServerDescription server) {
+    String id = statelessness.identityOf(server);
+    return cotenant.assess(statelessness.evidenceInput(server, Optional.empty()), PreflightOutcome.passed(),
+        cotenant.recordStores().hazardLedger().codesFor(server.name(), id));
+  }
+
+  @Test
+  void aLeakIsRecordedInTheLedgerOnDiskAndTheServerReadsRefuted() throws Exception {
+    ServerDescription global = ProbeHarness.server("global", "global");
+    assertEquals(Strength.MEASURED, assess(global).strength());
+
+    ProbeReport r = statelessness.probe(global, remember());
+    assertEquals(Outcome.LEAKED, r.outcome());
+    String id = statelessness.identityOf(global);
+    assertEquals(id, r.identity());
+    // Flushed: a ledger opened afresh on the same directory sees it under the current identity.
+    assertEquals(Set.of(HazardCode.CROSS_SESSION_LEAK), FileHazardLedger.open(records).codesFor("global", id));
+
+    Verdict v = assess(global);
+    assertEquals(Strength.REFUTED, v.strength());
+    assertTrue(v.reasons().contains(new Reason(ReasonCode.OBSERVED_HAZARD, "cross_session_leak")), v.toString());
+    assertFalse(v.recommendShare());
+    assertFalse(v.recommendStub());
+    assertTrue(statelessness.record("global").isEmpty(), "a leak remembers no pass");
+  }
+
+  @Test
+  void aPassIsRememberedUnderTheCurrentIdentityAndSurfacesAsSupportingEvidence() throws Exception {
+    ServerDescription echo = ProbeHarness.server("echo", "echo");
+    ProbeReport r = statelessness.probe(echo, remember());
+    assertEquals(Outcome.PASSED, r.outcome());
+
+    ConcurrencyRecord stored = FileConcurrencyRecords.open(records).get("echo").orElseThrow();
+    assertEquals(ConcurrencyModel.SIDECAR, stored.model());
+    assertTrue(stored.probedUnder(statelessness.identityOf(echo)));
+    assertEquals("remember", stored.probe().orElseThrow().tool());
+    assertEquals(5, stored.probe().orElseThrow().rounds());
+
+    Verdict v = assess(echo);
+    assertEquals(Strength.MEASURED, v.strength(), "a pass alone is supporting evidence, never grounds");
+    assertTrue(v.reasons().contains(new Reason(ReasonCode.STATELESSNESS_PROBE_PASSED, "remember x5")), v.toString());
+    assertFalse(v.has(ReasonCode.REGISTERED_SHARED));
+    assertFalse(v.recommendShare());
+    assertEquals(Set.of(), cotenant.recordStores().hazardLedger().codesForName("echo"));
+  }
+
+  @Test
+  void registeringSharedNeedsAPassUnderTheCurrentIdentityAndThenReadsDeclared() throws Exception {
+    ServerDescription echo = ProbeHarness.server("echo", "echo");
+    RegistrationRefusedException none = assertThrows(RegistrationRefusedException.class,
+        () -> statelessness.register(echo, ConcurrencyModel.SHARED, ShareScope.TENANT, OptionalInt.of(4)));
+    assertEquals("refusing to register echo as shared: no statelessness probe has passed for it; run "
+        + "`cotenant probe-stateless echo --tool T --args JSON` first", none.getMessage());
+    assertTrue(statelessness.record("echo").isEmpty(), "a refusal writes nothing");
+
+    assertEquals(Outcome.PASSED, statelessness.probe(echo, remember()).outcome());
+    RegistrationRefusedException noMax = assertThrows(RegistrationRefusedException.class,
+        () -> statelessness.register(echo, ConcurrencyModel.SHARED, ShareScope.TENANT, OptionalInt.empty()));
+    assertTrue(noMax.getMessage().contains("without maxConcurrent"), noMax.getMessage());
+    RegistrationRefusedException zero = assertThrows(RegistrationRefusedException.class,
+        () -> statelessness.register(echo, ConcurrencyModel.SHARED, ShareScope.TENANT, OptionalInt.of(0)));
+    assertEquals("maxConcurrent must be a positive integer, got 0 for echo", zero.getMessage());
+
+    ConcurrencyRecord shared = statelessness.register(echo, ConcurrencyModel.SHARED, ShareScope.TENANT, OptionalInt.of(4));
+    assertEquals(OptionalInt.of(4), shared.maxConcurrent());
+    Verdict v = assess(echo);
+    assertEquals(Strength.DECLARED, v.strength(), v.toString());
+    assertTrue(v.reasons().contains(new Reason(ReasonCode.REGISTERED_SHARED, "tenant")), v.toString());
+    assertTrue(v.reasons().contains(new Reason(ReasonCode.STATELESSNESS_PROBE_PASSED, "remember x5")), v.toString());
+    assertTrue(v.recommendShare());
+
+    // Another launch identity (here another env) has not earned the registration.
+    ServerDescription rebuilt = echo.withEnv(Map.of("PROBE_FLAVOUR", "2"));
+    Verdict other = assess(rebuilt);
+    assertEquals(Strength.MEASURED, other.strength(), other.toString());
+    assertFalse(other.has(ReasonCode.REGISTERED_SHARED));
+    assertFalse(other.has(ReasonCode.STATELESSNESS_PROBE_PASSED));
+    RegistrationRefusedException elsewhere = assertThrows(RegistrationRefusedException.class,
+        () -> statelessness.register(rebuilt, ConcurrencyModel.SHARED, ShareScope.GLOBAL, OptionalInt.of(2)));
+    assertTrue(elsewhere.getMessage().contains("passed under another launch identity"), elsewhere.getMessage());
+  }
+
+  @Test
+  void sidecarAndWarmPoolNeedNoProbeAndKeepAPassOnRecord() throws Exception {
+    ServerDescription echo = ProbeHarness.server("echo", "echo");
+    ConcurrencyRecord warm = statelessness.register(echo, ConcurrencyModel.WARM_POOL, ShareScope.TENANT, OptionalInt.of(3));
+    assertEquals(ConcurrencyModel.WARM_POOL, warm.model());
+    assertTrue(warm.probe().isEmpty());
+    assertEquals(Outcome.PASSED, statelessness.probe(echo, remember()).outcome());
+    ConcurrencyRecord kept = statelessness.record("echo").orElseThrow();
+    assertEquals(ConcurrencyModel.WARM_POOL, kept.model(), "a pass keeps the registration");
+    assertTrue(kept.probe().isPresent());
+    ConcurrencyRecord back = statelessness.register(echo, ConcurrencyModel.SIDECAR, ShareScope.TENANT, OptionalInt.empty());
+    assertTrue(back.probe().isPresent());
+  }
+
+  @Test
+  void aLeakUnderTheRegisteredIdentityWithdrawsTheRegistrationAndTheLedgerBlocksANewOne() throws Exception {
+    // The same name first passes (echo mode), then leaks (global mode) under the identity it was
+    // registered with: the second runtime resolves every server to that identity.
+    ServerDescription echo = ProbeHarness.server("flip", "echo");
+    String id = statelessness.identityOf(echo);
+    assertEquals(Outcome.PASSED, statelessness.probe(echo, remember()).outcome());
+    statelessness.register(echo, ConcurrencyModel.SHARED, ShareScope.TENANT, OptionalInt.of(2));
+
+    ServerDescription flipped = ProbeHarness.server("flip", "global");
+    Statelessness sameIdentity = new Statelessness(cotenant.recordStores().hazardLedger(),
+        FileConcurrencyRecords.open(records), server -> statelessnessIdentity(echo), ProbeHarness.probe(), () -> 0L);
+    assertEquals(Outcome.LEAKED, sameIdentity.probe(flipped, remember()).outcome());
+    ConcurrencyRecord after = statelessness.record("flip").orElseThrow();
+    assertEquals(ConcurrencyModel.SIDECAR, after.model());
+    assertFalse(after.probedUnder(id));
+    RegistrationRefusedException refused = assertThrows(RegistrationRefusedException.class,
+        () -> sameIdentity.register(flipped, ConcurrencyModel.SHARED, ShareScope.TENANT, OptionalInt.of(2)));
+    assertEquals("refusing to register flip as shared: the hazard ledger holds [cross_session_leak] under its "
+        + "current launch identity; an observation outranks any registration", refused.getMessage());
+  }
+
+  private dev.cotenant.api.ExecutionIdentity statelessnessIdentity(ServerDescription s) {
+    return dev.cotenant.providers.records.ExecutionIdentities.fromConfig(cotenant.config(), System.getenv()).identify(s);
+  }
+}
