@@ -36,7 +36,9 @@ class ServiceRegistrationTest {
           "rotating_secret_env", RotatingSecretEnvProvider.class,
           "all_tools_read_only", AllToolsReadOnlyProvider.class,
           "no_tool_annotations", NoToolAnnotationsProvider.class,
-          "no_tools_listed", NoToolsListedProvider.class);
+          "no_tools_listed", NoToolsListedProvider.class,
+          "registered_shared", RegisteredSharedProvider.class,
+          "statelessness_probe_passed", StatelessnessProbePassedProvider.class);
 
   @Test
   void everyDefaultEvidenceSourceIsRegisteredOnceUnderItsCode() {

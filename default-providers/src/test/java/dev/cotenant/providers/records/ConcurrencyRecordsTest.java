@@ -1,0 +1,164 @@
+package dev.cotenant.providers.records;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.cotenant.api.ConcurrencyModel;
+import dev.cotenant.api.ConcurrencyRecord;
+import dev.cotenant.api.ProbePass;
+import dev.cotenant.api.ShareScope;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The schema invariants of DESIGN §7 hold for records read from JSON exactly as for records
+ * constructed in code, and {@code concurrency-records.json} follows the records' rules.
+ */
+class ConcurrencyRecordsTest {
+  private static final String PROBE = "\"probe\": {\"identity\": \"id-1\", \"tool\": \"echo\", \"rounds\": 5, \"passedAt\": 2.5}";
+
+  @TempDir Path dir;
+
+  @Test
+  void sharedWithoutAPassedProbeIsRefusedByConstructionAndByDeserialization() {
+    IllegalArgumentException built = assertThrows(IllegalArgumentException.class,
+        () -> new ConcurrencyRecord("s", ConcurrencyModel.SHARED, ShareScope.TENANT, OptionalInt.of(4), Optional.empty()));
+    IllegalArgumentException read = assertThrows(IllegalArgumentException.class,
+        () -> ConcurrencyRecordsCodec.parseRecord("s", "{\"model\": \"shared\", \"maxConcurrent\": 4}"));
+    assertEquals("refusing model 'shared' for s without a passed statelessness probe", built.getMessage());
+    assertEquals(built.getMessage(), read.getMessage());
+    IllegalArgumentException nullProbe = assertThrows(IllegalArgumentException.class,
+        () -> ConcurrencyRecordsCodec.parseRecord("s", "{\"model\": \"shared\", \"maxConcurrent\": 4, \"probe\": null}"));
+    assertEquals(built.getMessage(), nullProbe.getMessage());
+  }
+
+  @Test
+  void sharedWithoutMaxConcurrentIsRefusedByConstructionAndByDeserialization() {
+    ProbePass pass = new ProbePass("id-1", "echo", 5, 2.5);
+    IllegalArgumentException built = assertThrows(IllegalArgumentException.class,
+        () -> new ConcurrencyRecord("s", ConcurrencyModel.SHARED, ShareScope.TENANT, OptionalInt.empty(), Optional.of(pass)));
+    IllegalArgumentException read = assertThrows(IllegalArgumentException.class,
+        () -> ConcurrencyRecordsCodec.parseRecord("s", "{\"model\": \"shared\", " + PROBE + "}"));
+    assertEquals("refusing model 'shared' for s without maxConcurrent (a positive integer)", built.getMessage());
+    assertEquals(built.getMessage(), read.getMessage());
+  }
+
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', value = {
+      "0     | maxConcurrent must be a positive integer, got 0 for s",
+      "-3    | maxConcurrent must be a positive integer, got -3 for s",
+      "2.5   | concurrency record of s: maxConcurrent must be a positive integer, got 2.5",
+      "'\"4\"' | concurrency record of s: maxConcurrent must be a positive integer, got \"4\"",
+      "true  | concurrency record of s: maxConcurrent must be a positive integer, got true",
+      "99999999999 | concurrency record of s: maxConcurrent must be a positive integer, got 99999999999"})
+  void aMaxConcurrentThatIsNotAPositiveIntIsRefusedWithAPreciseMessage(String value, String message) {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> ConcurrencyRecordsCodec.parseRecord("s", "{\"model\": \"shared\", \"maxConcurrent\": " + value + ", " + PROBE + "}"));
+    assertEquals(message, e.getMessage());
+  }
+
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', value = {
+      "{\"model\": \"pooled\"} | concurrency record of s: unknown model 'pooled'; expected one of sidecar, shared, warm_pool",
+      "{\"model\": 1} | concurrency record of s: \"model\" must be a string",
+      "{\"scope\": \"world\"} | concurrency record of s: unknown scope 'world'; expected one of tenant, global",
+      "[] | concurrency record of s is not a JSON object",
+      "{\"model\": \"shared\", \"maxConcurrent\": 2, \"probe\": {\"identity\": \"i\", \"tool\": \"t\", \"rounds\": 2}} | a statelessness probe needs at least 3 rounds; this one ran 2",
+      "{\"model\": \"shared\", \"maxConcurrent\": 2, \"probe\": {\"tool\": \"t\", \"rounds\": 5}} | concurrency record of s: probe.identity must be a string",
+      "{\"model\": \"shared\", \"maxConcurrent\": 2, \"probe\": {\"identity\": \"\", \"tool\": \"t\", \"rounds\": 5}} | a probe pass must name the identity it passed under",
+      "{\"model\": \"shared\", \"maxConcurrent\": 2, \"probe\": true} | concurrency record of s: \"probe\" must be an object"})
+  void malformedEntriesAreRefusedNamingTheServerAndField(String json, String message) {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ConcurrencyRecordsCodec.parseRecord("s", json));
+    assertEquals(message, e.getMessage());
+  }
+
+  @Test
+  void defaultsAreSidecarAndTenantAndEveryModelRoundTrips() {
+    ConcurrencyRecord empty = ConcurrencyRecordsCodec.parseRecord("s", "{}");
+    assertEquals(ConcurrencyRecord.sidecar("s"), empty);
+    ConcurrencyRecord shared = ConcurrencyRecord.shared("s", ShareScope.GLOBAL, 8, new ProbePass("id-1", "echo", 5, 2.5));
+    assertEquals(shared, ConcurrencyRecordsCodec.parseRecord("s", ConcurrencyRecordsCodec.format(shared)));
+    ConcurrencyRecord warm = new ConcurrencyRecord("s", ConcurrencyModel.WARM_POOL, ShareScope.TENANT, OptionalInt.of(2), Optional.empty());
+    assertEquals(warm, ConcurrencyRecordsCodec.parseRecord("s", ConcurrencyRecordsCodec.format(warm)));
+    ConcurrencyRecord sidecarWithPass = new ConcurrencyRecord("s", ConcurrencyModel.SIDECAR, ShareScope.TENANT,
+        OptionalInt.empty(), Optional.of(new ProbePass("id-2", "remember", 3, 1.0)));
+    assertEquals(sidecarWithPass, ConcurrencyRecordsCodec.parseRecord("s", ConcurrencyRecordsCodec.format(sidecarWithPass)));
+  }
+
+  @Test
+  void aFileEntryTheSchemaRefusesReadsAsAbsentAndTheOthersStillLoad() throws IOException {
+    FileConcurrencyRecords records = FileConcurrencyRecords.open(dir);
+    Files.writeString(records.file(), "{\"schema\": 1, \"servers\": {"
+        + "\"forged\": {\"model\": \"shared\", \"maxConcurrent\": 4},"
+        + "\"good\": {\"model\": \"shared\", \"scope\": \"tenant\", \"maxConcurrent\": 4, " + PROBE + "}}}",
+        StandardCharsets.UTF_8);
+    FileConcurrencyRecords.Snapshot s = records.load();
+    assertEquals(Optional.empty(), s.get("forged"));
+    assertEquals(Map.of("forged", "refusing model 'shared' for forged without a passed statelessness probe"), s.rejected());
+    assertEquals(ConcurrencyModel.SHARED, s.get("good").orElseThrow().model());
+    assertTrue(s.get("good").orElseThrow().probedUnder("id-1"));
+    assertFalse(s.get("good").orElseThrow().probedUnder("id-2"), "a pass under another identity reads as not probed");
+  }
+
+  @Test
+  void anUpdateRewritesOneEntryAtomicallyAndKeepsTheOthersVerbatim() throws IOException {
+    FileConcurrencyRecords records = FileConcurrencyRecords.open(dir.resolve("records"));
+    Files.createDirectories(records.file().getParent());
+    Files.writeString(records.file(), "{\"schema\": 1, \"servers\": {\"forged\": {\"model\": \"shared\", \"note\": \"x\"}}}",
+        StandardCharsets.UTF_8);
+    ConcurrencyRecord shared = ConcurrencyRecord.shared("a", ShareScope.TENANT, 3, new ProbePass("id-1", "echo", 5, 2.5));
+    records.put(shared);
+    assertEquals(Optional.of(shared), records.get("a"));
+    String text = Files.readString(records.file());
+    assertTrue(text.contains("\"note\" : \"x\""), text);
+    assertEquals(Map.of("forged", "refusing model 'shared' for forged without a passed statelessness probe"), records.load().rejected());
+    try (var files = Files.list(records.file().getParent())) {
+      assertEquals(0, files.filter(p -> p.getFileName().toString().endsWith(".tmp")).count(), "no temp file left");
+    }
+
+    // A change that throws writes nothing.
+    assertThrows(IllegalStateException.class, () -> records.update("a", current -> {
+      throw new IllegalStateException("refused");
+    }));
+    assertEquals(text, Files.readString(records.file()));
+    records.update("a", current -> Optional.empty());
+    assertEquals(Optional.empty(), records.get("a"));
+  }
+
+  @Test
+  void aCorruptFileReadsAsNoRecordsAndIsMovedAsideOnTheNextWrite() throws IOException {
+    FileConcurrencyRecords records = FileConcurrencyRecords.open(dir);
+    Files.writeString(records.file(), "{\"schema\": 1, \"servers\": {", StandardCharsets.UTF_8);
+    assertEquals(Map.of(), records.load().records());
+    records.put(ConcurrencyRecord.sidecar("a"));
+    assertEquals(Optional.of(ConcurrencyRecord.sidecar("a")), records.get("a"));
+    assertTrue(Files.exists(dir.resolve(FileConcurrencyRecords.FILE_NAME + ".corrupt")));
+  }
+
+  @Test
+  void aNewerSchemaReadsAsNoRecordsAndIsNeverOverwritten() throws IOException {
+    FileConcurrencyRecords records = FileConcurrencyRecords.open(dir);
+    String future = "{\"schema\": 2, \"servers\": {\"a\": {\"model\": \"shared\"}}}";
+    Files.writeString(records.file(), future, StandardCharsets.UTF_8);
+    assertEquals(Map.of(), records.load().records());
+    IOException e = assertThrows(IOException.class, () -> records.put(ConcurrencyRecord.sidecar("a")));
+    assertTrue(e.getMessage().contains("refusing to overwrite a newer writer's concurrency records"), e.getMessage());
+    assertEquals(future, Files.readString(records.file()));
+  }
+
+  @Test
+  void aMissingFileReadsAsNoRecords() {
+    assertEquals(Map.of(), FileConcurrencyRecords.open(dir.resolve("absent")).load().records());
+  }
+}
