@@ -1,0 +1,160 @@
+package dev.cotenant.examples.probe;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.cotenant.api.ConcurrencyModel;
+import dev.cotenant.api.HazardCode;
+import dev.cotenant.api.PreflightOutcome;
+import dev.cotenant.api.Reason;
+import dev.cotenant.api.ReasonCode;
+import dev.cotenant.api.ServerDescription;
+import dev.cotenant.api.ShareScope;
+import dev.cotenant.api.Strength;
+import dev.cotenant.api.Verdict;
+import dev.cotenant.gateway.Cotenant;
+import dev.cotenant.gateway.config.ConfiguredServer;
+import dev.cotenant.gateway.config.McpConfigReader;
+import dev.cotenant.gateway.probe.ArgumentTemplate;
+import dev.cotenant.gateway.probe.ProbeReport;
+import dev.cotenant.gateway.probe.ProbeReport.Outcome;
+import dev.cotenant.gateway.probe.ProbeReport.Round;
+import dev.cotenant.gateway.probe.ProbeSpec;
+import dev.cotenant.gateway.probe.Statelessness;
+import dev.cotenant.providers.preflight.PreflightSettings;
+import dev.cotenant.providers.records.FileHazardLedger;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The statelessness probe against the real sample servers, each launched through its
+ * {@code examples/bin} launcher as {@code examples/mcp.json} lists it (README "Probe templates").
+ */
+class SampleServersProbeIT {
+  /** The repository root: the parent of the examples module the tests run in. */
+  private static final Path ROOT = Path.of("").toAbsolutePath().getParent();
+
+  @TempDir Path records;
+
+  private Set<Long> before;
+  private Cotenant cotenant;
+  private Statelessness statelessness;
+
+  @BeforeEach
+  void setUp() {
+    before = ProcessHandle.current().descendants().map(ProcessHandle::pid).collect(Collectors.toSet());
+    cotenant = Cotenant.builder()
+        .config(Map.of(PreflightSettings.TIMEOUT_MS, "60000", PreflightSettings.DISCOVER_TIMEOUT_MS, "30000"))
+        .recordsDirectory(records)
+        .build();
+    statelessness = Statelessness.of(cotenant);
+  }
+
+  @AfterEach
+  void noProcessLeft() {
+    List<String> alive = new ArrayList<>();
+    for (ProcessHandle h : ProcessHandle.current().descendants().filter(h -> !before.contains(h.pid())).toList()) {
+      try {
+        h.onExit().get(60, TimeUnit.SECONDS);
+      } catch (TimeoutException | ExecutionException | InterruptedException e) {
+        alive.add(h.pid() + " " + h.info().commandLine().orElse("?"));
+        h.descendants().forEach(ProcessHandle::destroyForcibly);
+        h.destroyForcibly();
+      }
+    }
+    assertEquals(List.of(), alive, "processes left alive");
+  }
+
+  /** The mcp.json entry, its launcher made absolute (the file's commands are relative to the repository root). */
+  private static ServerDescription sample(String name) throws Exception {
+    ConfiguredServer c = new McpConfigReader().read(List.of(ROOT.resolve("examples/mcp.json"))).get(name).orElseThrow();
+    ServerDescription d = c.description();
+    return new ServerDescription(d.name(), d.transport(), ROOT.resolve(d.command()).toString(), d.args(), d.cwd(), d.env(),
+        d.url(), d.enabled());
+  }
+
+  private static ProbeSpec spec(String tool, String args) {
+    return ProbeSpec.of(tool, ArgumentTemplate.parse("--args", args));
+  }
+
+  private Verdict assess(ServerDescription server) {
+    String id = statelessness.identityOf(server);
+    return cotenant.assess(statelessness.evidenceInput(server, Optional.empty()), PreflightOutcome.passed(),
+        cotenant.recordStores().hazardLedger().codesFor(server.name(), id));
+  }
+
+  private static void assertAllHeld(ProbeReport r) {
+    assertEquals(Outcome.PASSED, r.outcome(), r.toString());
+    assertEquals(ProbeSpec.DEFAULT_ROUNDS, r.rounds().size());
+    for (Round round : r.rounds()) {
+      round.assertions().forEach(a -> assertTrue(a.held(), round.toString()));
+    }
+  }
+
+  @Test
+  void theEchoServerPasses() throws Exception {
+    ServerDescription echo = sample("echo");
+    assertAllHeld(statelessness.probe(echo, spec("echo", "{\"text\": \"{marker}\", \"workspace\": \"{workspace}\"}")));
+    assertTrue(assess(echo).reasons().contains(new Reason(ReasonCode.STATELESSNESS_PROBE_PASSED, "echo x5")));
+  }
+
+  @Test
+  void theProcessGlobalServerLeaksIntoTheLedgerAndIsRefuted() throws Exception {
+    ServerDescription global = sample("global-state");
+    assertEquals(Strength.MEASURED, assess(global).strength());
+    ProbeReport r = statelessness.probe(global, spec("remember", "{\"target\": \"{marker}\", \"workspace\": \"{workspace}\"}"));
+    assertEquals(Outcome.LEAKED, r.outcome(), r.toString());
+    assertTrue(r.rounds().stream().allMatch(Round::leaked), r.toString());
+    String id = statelessness.identityOf(global);
+    assertEquals(Set.of(HazardCode.CROSS_SESSION_LEAK), FileHazardLedger.open(records).codesFor("global-state", id));
+    Verdict v = assess(global);
+    assertEquals(Strength.REFUTED, v.strength(), v.toString());
+    assertTrue(v.reasons().contains(new Reason(ReasonCode.OBSERVED_HAZARD, "cross_session_leak")));
+  }
+
+  @Test
+  void theProcessGlobalServerLeaksThroughAReadBackToo() throws Exception {
+    ProbeReport r = statelessness.probe(sample("global-state"),
+        spec("set_target", "{\"target\": \"{marker}\"}").withReadBack("get_target", ArgumentTemplate.empty()));
+    assertEquals(Outcome.LEAKED, r.outcome(), r.toString());
+  }
+
+  @Test
+  void theWorkspaceKeyedServerPassesAndMayThenBeRegisteredShared() throws Exception {
+    ServerDescription keyed = sample("workspace-keyed");
+    assertAllHeld(statelessness.probe(keyed, spec("remember", "{\"workspace\": \"{workspace}\", \"target\": \"{marker}\"}")));
+    statelessness.register(keyed, ConcurrencyModel.SHARED, ShareScope.TENANT, OptionalInt.of(4));
+    Verdict v = assess(keyed);
+    assertEquals(Strength.DECLARED, v.strength(), v.toString());
+    assertTrue(v.reasons().contains(new Reason(ReasonCode.REGISTERED_SHARED, "tenant")));
+    assertTrue(v.recommendShare());
+  }
+
+  @Test
+  void theCallerIdentityServerPassesWithEachCallersBlock() throws Exception {
+    ProbeReport r = statelessness.probe(sample("caller-identity"), spec("remember", "{\"target\": \"{marker}\"}"));
+    assertTrue(r.callerBlocks());
+    assertAllHeld(r);
+  }
+
+  @Test
+  void serverEverythingsEchoPasses() throws Exception {
+    ProbeReport r = statelessness.probe(sample("server-everything"), spec("echo", "{\"message\": \"{marker}\"}"));
+    assertAllHeld(r);
+    assertFalse(r.callerBlocks());
+  }
+}
