@@ -61,7 +61,7 @@ class CotenantTest {
     assertEquals(
         List.of(
             "all_tools_read_only", "declares_caller_identity", "degrades_when_shared", "no_tool_annotations",
-            "no_tools_listed", "not_stdio", "rotating_secret_env"),
+            "no_tools_listed", "not_stdio", "registered_shared", "rotating_secret_env", "statelessness_probe_passed"),
         c.evidenceSourceNames());
     assertEquals(List.of("empty"), c.classifierNames());
   }
