@@ -152,6 +152,11 @@ class SampleServersProbeIT {
   }
 
   @Test
+  void theModernEraSampleIsProbedThroughServerDiscover() throws Exception {
+    assertAllHeld(statelessness.probe(sample("discover"), spec("echo", "{\"text\": \"{marker}\"}")));
+  }
+
+  @Test
   void serverEverythingsEchoPasses() throws Exception {
     ProbeReport r = statelessness.probe(sample("server-everything"), spec("echo", "{\"message\": \"{marker}\"}"));
     assertAllHeld(r);
