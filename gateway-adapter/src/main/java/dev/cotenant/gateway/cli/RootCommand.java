@@ -4,10 +4,12 @@ import java.util.Objects;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.IVersionProvider;
+import picocli.CommandLine.ScopeType;
 
 /** The {@code cotenant} command: every subcommand is registered here, and only here. */
 @Command(
     name = "cotenant",
+    scope = ScopeType.INHERIT,
     mixinStandardHelpOptions = true,
     versionProvider = RootCommand.Version.class,
     description = "Decides whether MCP servers may share one backend process across client sessions.",
