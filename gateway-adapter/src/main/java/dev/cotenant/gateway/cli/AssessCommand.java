@@ -12,10 +12,9 @@ import picocli.CommandLine.Parameters;
  */
 @Command(
     name = "assess",
-    description = {
-      "Print one row per configured server: strength, stub/share recommendation, reasons.",
-      "Spawns nothing. Without CONFIG, reads the usual MCP configuration files that exist."
-    })
+    description =
+        "Print one row per configured server: strength, stub/share recommendation, reasons. Spawns nothing. "
+            + "Without CONFIG, reads the usual MCP configuration files that exist.")
 public final class AssessCommand extends CliCommand {
   @Parameters(paramLabel = "CONFIG", arity = "0..*", description = "MCP configuration files (first definition of a name wins).")
   List<String> configs = new ArrayList<>();

@@ -2,6 +2,7 @@ package dev.cotenant.gateway.cli;
 
 import dev.cotenant.api.LogSafe;
 import dev.cotenant.gateway.config.ConfigException;
+import dev.cotenant.gateway.evaluation.MeasureJob;
 import dev.cotenant.gateway.providers.ProviderLoadingException;
 import java.util.Objects;
 import picocli.CommandLine;
@@ -78,10 +79,11 @@ public final class Cli {
         context.err().println("cotenant: " + oneLine(ex.getMessage()));
         return EXIT_USAGE;
       }
+      Throwable cause = ex instanceof MeasureJob.JobFailedException && ex.getCause() != null ? ex.getCause() : ex;
       String what =
-          ex instanceof ProviderLoadingException
-              ? oneLine(ex.getMessage())
-              : "internal error: " + oneLine(ex.getClass().getName() + ": " + ex.getMessage());
+          cause instanceof ProviderLoadingException
+              ? oneLine(cause.getMessage())
+              : "internal error: " + oneLine(cause.getClass().getSimpleName() + ": " + cause.getMessage());
       context.err().println("cotenant: " + what + (debug ? "" : " (rerun with --debug for the stack trace)"));
       if (debug) {
         ex.printStackTrace(context.err());

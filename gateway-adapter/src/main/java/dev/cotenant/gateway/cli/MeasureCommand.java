@@ -23,10 +23,9 @@ import picocli.CommandLine.Parameters;
  */
 @Command(
     name = "measure",
-    description = {
-      "Pre-flight every enabled stdio server that has no measurement under its current identity,",
-      "showing progress on standard error, then print the same rows as 'assess'."
-    })
+    description =
+        "Pre-flight every enabled stdio server that has no measurement under its current identity, "
+            + "showing progress on standard error, then print the same rows as 'assess'.")
 public final class MeasureCommand extends CliCommand {
   /** How often the progress line is refreshed. */
   static final long TICK_MS = 100;

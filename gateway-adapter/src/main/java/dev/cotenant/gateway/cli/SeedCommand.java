@@ -25,10 +25,9 @@ import tools.jackson.databind.node.ObjectNode;
  */
 @Command(
     name = "seed",
-    description = {
-      "Print the seeding plan for one MCP configuration file; with --apply, write its stub",
-      "overrides into the file's \"cotenant\" section. Never turns \"sharing\" on."
-    })
+    description =
+        "Print the seeding plan for one MCP configuration file; with --apply, write its stub overrides "
+            + "into the file's \"cotenant\" section. Never turns \"sharing\" on.")
 public final class SeedCommand extends CliCommand {
   @Option(names = "--config", paramLabel = "FILE", required = true, description = "The MCP configuration file to seed.")
   String config;
