@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.cotenant.api.HandshakeFacts;
 import dev.cotenant.api.ServerDescription;
 import dev.cotenant.examples.servers.DiscoverServer;
+import dev.cotenant.providers.preflight.PreflightSettings;
 import dev.cotenant.spi.PreflightResult;
 import java.nio.file.Path;
 import java.util.List;
@@ -107,6 +108,19 @@ class PreflightErasIT {
     assertEquals(DISCOVER_ERA, facts.protocolVersion());
     assertEquals(List.of(), auto.divergentFacets());
     assertEquals(ran(preflight("discover", discover)), facts, "auto used the discover era");
+  }
+
+  /**
+   * A discover timeout far shorter than a JVM's start: the sample answers {@code server/discover}
+   * late, refuses the fallback's {@code initialize}, and is still asked in the discover era.
+   */
+  @Test
+  void discoverSampleSlowerToStartThanTheDiscoverTimeoutIsStillAskedThroughServerDiscover() throws Exception {
+    PreflightResult result = PreflightFixture.transport(PreflightFixture.cotenant(records, "auto",
+        Map.of(PreflightSettings.DISCOVER_TIMEOUT_MS, "1"))).preflight(discover);
+    HandshakeFacts facts = ran(result);
+    assertEquals(DISCOVER_ERA, facts.protocolVersion());
+    assertEquals(List.of(), result.divergentFacets());
   }
 
   @Test

@@ -89,7 +89,14 @@ final class PreflightFixture {
 
   /** The runtime a host embeds, with every provider found on the class path. */
   static Cotenant cotenant(Path recordsDirectory, String era) {
-    return Cotenant.builder().config(config(era)).recordsDirectory(recordsDirectory).build();
+    return cotenant(recordsDirectory, era, Map.of());
+  }
+
+  /** The runtime, with {@code overrides} on top of {@link #config}. */
+  static Cotenant cotenant(Path recordsDirectory, String era, Map<String, String> overrides) {
+    Map<String, String> config = config(era);
+    config.putAll(overrides);
+    return Cotenant.builder().config(config).recordsDirectory(recordsDirectory).build();
   }
 
   /**
