@@ -31,7 +31,7 @@ public final class SecretPatterns {
         re.append(Pattern.quote(part)).append(".*");
       }
       re.setLength(re.length() - 2);
-      ps.add(Pattern.compile(re.toString(), Pattern.CASE_INSENSITIVE));
+      ps.add(Pattern.compile(re.toString(), Pattern.CASE_INSENSITIVE | Pattern.DOTALL));
     }
     this.patterns = List.copyOf(ps);
   }

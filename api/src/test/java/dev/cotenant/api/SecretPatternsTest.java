@@ -90,4 +90,10 @@ class SecretPatternsTest {
   void noGlobsMeansNoSecrets() {
     assertFalse(SecretPatterns.of(List.of()).isSecret("GITHUB_TOKEN"));
   }
+
+  @Test
+  void aNameWithALineBreakIsStillMatchedWhole() {
+    assertTrue(defaults.isSecret("ODD\nNAME_TOKEN"));
+    assertTrue(defaults.isSecret("MY\nPASSWORD\nX"));
+  }
 }

@@ -28,6 +28,10 @@ final class CallerHandshake {
   private volatile ServerProcess current;
   private volatile String abortReason;
   private long nextId = 1;
+  /** In {@link Era#AUTO}: the id of a {@code server/discover} that timed out on a process still in use, or -1. */
+  private long lateDiscoverId = -1;
+  /** Its answer, when it arrived while another response was awaited. */
+  private Map<String, Object> lateDiscover;
 
   CallerHandshake(ServerDescription server, Caller caller, PreflightSettings settings, JsonMapper mapper) {
     this.server = server;
@@ -76,6 +80,7 @@ final class CallerHandshake {
       case AUTO:
       default:
         long discoverDeadline = Math.min(deadline, System.nanoTime() + settings.discoverTimeout().toNanos());
+        long discoverId = nextId;
         try {
           return modern(p, discover(p, discoverDeadline));
         } catch (HandshakeFailure f) {
@@ -88,8 +93,19 @@ final class CallerHandshake {
           if (f.kind() == HandshakeFailure.Kind.EXITED || !p.alive()) {
             p.teardown();
             p = spawn();
+          } else if (f.kind() == HandshakeFailure.Kind.TIMEOUT) {
+            // A server slower to start than the discover timeout may still answer it.
+            lateDiscoverId = discoverId;
           }
-          return initialize(p);
+          try {
+            return initialize(p);
+          } catch (HandshakeFailure refused) {
+            Optional<Map<String, Object>> late = lateDiscoverAnswer(p, refused);
+            if (late.isPresent()) {
+              return modern(p, late.get());
+            }
+            throw refused;
+          }
         }
     }
   }
@@ -110,13 +126,40 @@ final class CallerHandshake {
   private Map<String, Object> discover(ServerProcess p, long until) throws HandshakeFailure, InterruptedException {
     Map<String, Object> params = new LinkedHashMap<>();
     params.put("_meta", meta());
-    Map<String, Object> result = requireResult(request(p, "server/discover", params, until), "server/discover");
+    return offersModern(requireResult(request(p, "server/discover", params, until), "server/discover"));
+  }
+
+  /** The {@code server/discover} result, when it offers {@value StdioPreflightTransport#MODERN_VERSION}. */
+  private static Map<String, Object> offersModern(Map<String, Object> result) throws HandshakeFailure {
     Object supported = result.get(HandshakeComparator.SUPPORTED_VERSIONS);
     if (!(supported instanceof List<?>) || !((List<?>) supported).contains(StdioPreflightTransport.MODERN_VERSION)) {
       throw new HandshakeFailure(HandshakeFailure.Kind.ANSWER, "server/discover did not offer "
           + StdioPreflightTransport.MODERN_VERSION + " (offered " + LogSafe.escape(String.valueOf(supported), 80) + ")");
     }
     return result;
+  }
+
+  /**
+   * After the fallback's {@code initialize} was refused: the answer to a {@code server/discover}
+   * that timed out on the same process, when it offers {@value StdioPreflightTransport#MODERN_VERSION}
+   * (a 2026-07-28 server that was only slow to start). Waits for it at most the discover timeout
+   * again, within the deadline.
+   */
+  private Optional<Map<String, Object>> lateDiscoverAnswer(ServerProcess p, HandshakeFailure refused)
+      throws InterruptedException {
+    if (refused.kind() != HandshakeFailure.Kind.ANSWER || lateDiscoverId < 0 || abortReason != null) {
+      return Optional.empty();
+    }
+    try {
+      Map<String, Object> response = lateDiscover;
+      if (response == null) {
+        long until = Math.min(deadline, System.nanoTime() + settings.discoverTimeout().toNanos());
+        response = await(p, lateDiscoverId, "server/discover", until);
+      }
+      return Optional.of(offersModern(requireResult(response, "server/discover")));
+    } catch (HandshakeFailure f) {
+      return Optional.empty();
+    }
   }
 
   private Map<String, Object> modern(ServerProcess p, Map<String, Object> discovered)
@@ -261,6 +304,16 @@ final class CallerHandshake {
     message.put("method", method);
     message.put("params", params);
     p.send(message, "before answering " + method);
+    return await(p, id, method, until);
+  }
+
+  /**
+   * Waits for the response with {@code id}, answering what the server asks in the meantime and
+   * skipping notifications and responses to other ids (keeping a late {@code server/discover}
+   * answer aside).
+   */
+  private Map<String, Object> await(ServerProcess p, long id, String method, long until)
+      throws HandshakeFailure, InterruptedException {
     while (true) {
       Optional<ServerProcess.Event> event = p.next(until);
       if (event.isEmpty()) {
@@ -288,6 +341,9 @@ final class CallerHandshake {
       }
       if (sameId(json.get("id"), id) && (json.containsKey("result") || json.containsKey("error"))) {
         return json;
+      }
+      if (lateDiscoverId >= 0 && sameId(json.get("id"), lateDiscoverId) && json.containsKey("result")) {
+        lateDiscover = json;
       }
     }
   }

@@ -9,7 +9,10 @@ public enum Era {
   /**
    * Ask {@code server/discover} first; on any error, on silence past the discover timeout, or when
    * the server does not offer {@value StdioPreflightTransport#MODERN_VERSION}, fall back to
-   * {@code initialize} (on the same process if it survived, on a new one otherwise).
+   * {@code initialize} (on the same process if it survived, on a new one otherwise). When that
+   * {@code initialize} is refused after a discover timeout, a late {@code server/discover} answer
+   * on the same process that offers {@value StdioPreflightTransport#MODERN_VERSION} (a server that
+   * was only slow to start) is used instead.
    */
   AUTO,
   /** Only the {@code initialize} + {@code notifications/initialized} handshake (2024-11-05 … 2025-11-25). */

@@ -168,26 +168,38 @@ public final class Evaluator {
       for (ServerDescription s : due) {
         futures.add(done.submit(() -> measure(s)));
       }
-      for (int i = 0; i < futures.size(); i++) {
-        Measured m = take(done);
-        attempted.put(m.server.name(), m.result);
-        if (m.result.ran()) {
-          cache.put(
-              new PreflightRecord(
-                  m.server.name(),
-                  m.identity.cacheKey(),
-                  true,
-                  m.result.callerSensitive(),
-                  m.result.divergentFacets(),
-                  epochSeconds.getAsDouble(),
-                  m.result.handshake().flatMap(h -> h.reportedVersion()),
-                  m.result.handshake()));
-          putAny = true;
-          measured++;
+      try {
+        for (int i = 0; i < futures.size(); i++) {
+          Measured m = take(done);
+          attempted.put(m.server.name(), m.result);
+          if (store(m)) {
+            putAny = true;
+            measured++;
+          }
+          if (track) {
+            progress.set(new Progress(true, i + 1, measured, total));
+          }
         }
-        if (track) {
-          progress.set(new Progress(true, i + 1, measured, total));
+      } catch (InterruptedException e) {
+        // Measurements that completed before the cancellation were paid for: keep them.
+        Future<Measured> f;
+        while ((f = done.poll()) != null) {
+          Measured m;
+          try {
+            m = f.get();
+          } catch (ExecutionException | java.util.concurrent.CancellationException ignored) {
+            continue;
+          }
+          attempted.put(m.server.name(), m.result);
+          if (store(m)) {
+            putAny = true;
+            measured++;
+          }
+          if (track) {
+            progress.set(new Progress(true, attempted.size(), measured, total));
+          }
         }
+        throw e;
       }
     } finally {
       pool.shutdownNow();
@@ -200,6 +212,24 @@ public final class Evaluator {
       }
     }
     return new PassResult(attempted, new Progress(false, attempted.size(), measured, total));
+  }
+
+  /** Puts the row of a pre-flight that ran; returns true when it did. */
+  private boolean store(Measured m) {
+    if (!m.result.ran()) {
+      return false;
+    }
+    cache.put(
+        new PreflightRecord(
+            m.server.name(),
+            m.identity.cacheKey(),
+            true,
+            m.result.callerSensitive(),
+            m.result.divergentFacets(),
+            epochSeconds.getAsDouble(),
+            m.result.handshake().flatMap(h -> h.reportedVersion()),
+            m.result.handshake()));
+    return true;
   }
 
   private static Measured take(CompletionService<Measured> done) throws InterruptedException {

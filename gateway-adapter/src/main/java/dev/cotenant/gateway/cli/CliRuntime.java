@@ -1,0 +1,187 @@
+package dev.cotenant.gateway.cli;
+
+import dev.cotenant.gateway.Cotenant;
+import dev.cotenant.gateway.config.ConfigException;
+import dev.cotenant.gateway.config.ConfiguredServer;
+import dev.cotenant.gateway.config.DefaultConfigLocations;
+import dev.cotenant.gateway.config.McpConfigReader;
+import dev.cotenant.gateway.config.ServerConfigs;
+import dev.cotenant.gateway.evaluation.Evaluator;
+import dev.cotenant.gateway.rows.LoadedState;
+import dev.cotenant.gateway.rows.Row;
+import dev.cotenant.gateway.rows.RowBuilder;
+import dev.cotenant.gateway.rows.RowLoader;
+import dev.cotenant.gateway.seeding.Seeder;
+import dev.cotenant.providers.records.ExecutionIdentities;
+import dev.cotenant.providers.records.RecordsDirectory;
+import dev.cotenant.spi.ProviderConfig;
+import dev.cotenant.spi.RecordStores;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * The one way every {@code cotenant} command builds what it runs on: the records directory from
+ * the common options, the {@link Cotenant} runtime (its record stores, pre-flight transport and
+ * seeding policy selected on first use), launch identities, configuration files, rows, the
+ * evaluator and the seeder. A new command asks this class rather than building its own.
+ */
+public final class CliRuntime {
+  /** Servers measured at once in a pass (each pre-flight spawns two processes). */
+  static final int PARALLELISM = 2;
+
+  private final CliContext context;
+  private final Path recordsDirectory;
+  private final Cotenant cotenant;
+  private final ExecutionIdentities identities;
+
+  private CliRuntime(CliContext context, Path recordsDirectory, Cotenant cotenant, ExecutionIdentities identities) {
+    this.context = context;
+    this.recordsDirectory = recordsDirectory;
+    this.cotenant = cotenant;
+    this.identities = identities;
+  }
+
+  /**
+   * Resolves the records directory and builds the runtime.
+   *
+   * @throws UsageException when the options or the environment name an unusable records directory
+   */
+  public static CliRuntime open(CliContext context, CommonOptions options) throws UsageException {
+    if (options.recordsDir().isPresent() && options.socketPath().isPresent()) {
+      throw new UsageException("--records-dir and --socket-path exclude each other; give one");
+    }
+    ProviderConfig config = ProviderConfig.empty();
+    if (options.socketPath().isPresent()) {
+      String raw = options.socketPath().get();
+      boolean unset = raw.isBlank() || raw.strip().equals(".") || raw.strip().equals("./");
+      config = config.with(RecordsDirectory.SOCKET_PATH_KEY, unset ? raw : context.resolve(raw).toString());
+    }
+    Path records;
+    try {
+      records =
+          options.recordsDir().isPresent()
+              ? context.resolve(options.recordsDir().get())
+              : RecordsDirectory.resolve(config, context.env(), context.home());
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(e.getMessage());
+    }
+    ExecutionIdentities ids;
+    try {
+      ids = ExecutionIdentities.fromConfig(config, context.env());
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(e.getMessage());
+    }
+    Cotenant.Builder builder = Cotenant.builder().config(config).recordsDirectory(records);
+    Cotenant cotenant = context.runtime().apply(builder).build();
+    return new CliRuntime(context, records, cotenant, ids);
+  }
+
+  /** The context this runtime writes to. */
+  public CliContext context() {
+    return context;
+  }
+
+  /** The records directory in use. */
+  public Path recordsDirectory() {
+    return recordsDirectory;
+  }
+
+  /** The runtime. */
+  public Cotenant cotenant() {
+    return cotenant;
+  }
+
+  /** Computes current launch identities. */
+  public ExecutionIdentities identities() {
+    return identities;
+  }
+
+  /** The record stores (opened on first call). */
+  public RecordStores stores() {
+    return cotenant.recordStores();
+  }
+
+  /**
+   * Reads the named configuration files, or, when none is named, every usual location that
+   * exists (saying on standard error which were read).
+   *
+   * @throws ConfigException naming the file and the problem
+   */
+  public ServerConfigs readConfigs(List<String> named) throws ConfigException {
+    List<Path> files = new ArrayList<>();
+    if (named.isEmpty()) {
+      List<Path> candidates = DefaultConfigLocations.candidates(context.workingDirectory(), context.home());
+      for (Path p : candidates) {
+        if (Files.isRegularFile(p)) {
+          files.add(p);
+        }
+      }
+      if (files.isEmpty()) {
+        context.err().println(
+            "cotenant: no MCP configuration file in the usual locations ("
+                + candidates.stream().map(context::display).collect(Collectors.joining(", "))
+                + "); name one");
+      } else {
+        context.err().println(
+            "cotenant: reading " + files.stream().map(context::display).collect(Collectors.joining(", ")));
+      }
+    } else {
+      for (String n : named) {
+        files.add(context.resolve(n));
+      }
+    }
+    return new McpConfigReader().read(files);
+  }
+
+  /** The servers of {@code configs} named in {@code names} (all when empty), in config order. */
+  public List<ConfiguredServer> select(ServerConfigs configs, Collection<String> names) throws UsageException {
+    if (names.isEmpty()) {
+      return configs.list();
+    }
+    for (String n : names) {
+      if (configs.get(n).isEmpty()) {
+        throw new UsageException(
+            "no server named \"" + n + "\" in "
+                + configs.files().stream().map(context::display).collect(Collectors.joining(", ")));
+      }
+    }
+    return configs.list().stream().filter(s -> names.contains(s.name())).toList();
+  }
+
+  /** Loads both records once and every identity (the IO phase). */
+  public LoadedState load(Collection<ConfiguredServer> servers) {
+    return new RowLoader(stores(), identities::identify).load(servers);
+  }
+
+  /** Every row of {@code servers}: one load, then rows built without IO. */
+  public List<Row> rows(Collection<ConfiguredServer> servers) {
+    return new RowBuilder(cotenant, s -> context.display(s.source())).build(load(servers));
+  }
+
+  /** An evaluator over the record stores and the pre-flight transport. */
+  public Evaluator evaluator() {
+    return new Evaluator(
+        cotenant.preflightTransport(),
+        stores().preflightCache(),
+        identities::identify,
+        () -> System.currentTimeMillis() / 1000.0,
+        PARALLELISM);
+  }
+
+  /** A seeder using the seeding policy, keeping its markers in the pre-flight cache. */
+  public Seeder seeder() {
+    return new Seeder(cotenant.seedingPolicy(), stores().preflightCache());
+  }
+
+  /** The verdicts of {@code rows} by name, for seeding and bulk stubbing. */
+  public static Map<String, dev.cotenant.api.Verdict> verdicts(List<Row> rows) {
+    Map<String, dev.cotenant.api.Verdict> out = new java.util.LinkedHashMap<>();
+    rows.forEach(r -> out.put(r.name(), r.verdict()));
+    return out;
+  }
+}

@@ -1,0 +1,92 @@
+package dev.cotenant.gateway.rows;
+
+import dev.cotenant.api.ExecutionIdentity;
+import dev.cotenant.api.HandshakeFacts;
+import dev.cotenant.api.HazardCode;
+import dev.cotenant.api.PreflightOutcome;
+import dev.cotenant.gateway.Cotenant;
+import dev.cotenant.gateway.config.ConfiguredServer;
+import dev.cotenant.spi.PreflightRecord;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * The pure half of building rows (DESIGN §6): every row from a {@link LoadedState}, with no IO.
+ * For each server it reads, from the loaded state only:
+ *
+ * <ul>
+ *   <li>the stored measurement under the server's current identity ({@code cacheKey()}); a row
+ *       under another identity is "no measurement";
+ *   <li>the pre-flight outcome: {@code Ran} with the divergent facets when the stored row ran,
+ *       {@code NotRun} with its reason when it could not, {@code NotMeasured} when there is no
+ *       row;
+ *   <li>the handshake: the host's own when it supplied one, else the stored first-caller one;
+ *   <li>the hazards the ledger holds under the identity's {@code ledgerKey()};
+ * </ul>
+ *
+ * and hands them to {@link Cotenant#assess}. Thread-safe.
+ */
+public final class RowBuilder {
+  /** The facet named when a stored row says it diverged but names no facet. */
+  static final String UNNAMED_FACET = "unspecified";
+
+  private final Cotenant cotenant;
+  private final Function<ConfiguredServer, String> sourceLabel;
+
+  /** Rows labelled with the source file's path as read. */
+  public RowBuilder(Cotenant cotenant) {
+    this(cotenant, s -> s.source().toString());
+  }
+
+  /** Rows whose {@code source} is {@code sourceLabel} of the configured server. */
+  public RowBuilder(Cotenant cotenant, Function<ConfiguredServer, String> sourceLabel) {
+    this.cotenant = Objects.requireNonNull(cotenant, "cotenant");
+    this.sourceLabel = Objects.requireNonNull(sourceLabel, "sourceLabel");
+  }
+
+  /** Every row, in the state's server order. */
+  public List<Row> build(LoadedState state) {
+    List<Row> rows = new ArrayList<>(state.servers().size());
+    for (ConfiguredServer s : state.servers()) {
+      rows.add(row(state, s));
+    }
+    return List.copyOf(rows);
+  }
+
+  /** The row of one server of {@code state}. */
+  public Row row(LoadedState state, ConfiguredServer server) {
+    ExecutionIdentity id = state.identities().get(server.name());
+    if (id == null) {
+      throw new IllegalArgumentException("server \"" + server.name() + "\" is not part of the loaded state");
+    }
+    Optional<PreflightRecord> measurement = state.cache().measurement(server.name(), id.cacheKey());
+    Optional<HandshakeFacts> handshake =
+        Optional.ofNullable(state.hostHandshakes().get(server.name()))
+            .or(() -> measurement.filter(PreflightRecord::ran).flatMap(PreflightRecord::handshake));
+    Set<HazardCode> hazards = state.ledger().codesFor(server.name(), id.ledgerKey());
+    return new Row(
+        server.name(),
+        sourceLabel.apply(server),
+        cotenant.assess(server.description(), handshake, outcome(measurement), hazards));
+  }
+
+  /** The pre-flight outcome a stored measurement stands for. */
+  static PreflightOutcome outcome(Optional<PreflightRecord> measurement) {
+    if (measurement.isEmpty()) {
+      return PreflightOutcome.NOT_MEASURED;
+    }
+    PreflightRecord r = measurement.get();
+    if (!r.ran()) {
+      return new PreflightOutcome.NotRun(r.reasons().isEmpty() ? "the pre-flight could not run" : String.join("; ", r.reasons()));
+    }
+    if (r.callerSensitive()) {
+      // A row that says it diverged without naming a facet still diverged: never read it as passed.
+      return new PreflightOutcome.Ran(r.reasons().isEmpty() ? List.of(UNNAMED_FACET) : r.reasons());
+    }
+    return PreflightOutcome.passed();
+  }
+}
