@@ -59,6 +59,7 @@ public final class StdioSession implements AutoCloseable {
   private volatile boolean closed;
   private volatile Handshake handshake;
   private volatile Map<String, Object> serverAnswer = Map.of();
+  private volatile CompletableFuture<Map<String, Object>> pendingDiscover;
 
   private StdioSession(ServerDescription server, PreflightSettings settings, String label) {
     this.server = server;
@@ -114,7 +115,8 @@ public final class StdioSession implements AutoCloseable {
   /**
    * Performs the handshake of the era the settings name ({@link Era#AUTO}: {@code server/discover}
    * first, {@code initialize} when that fails or is not answered in time, on a fresh process if
-   * the first one exited), presenting {@code clientInfo} and {@code capabilities}.
+   * the first one exited; when that {@code initialize} is refused, a late answer to the
+   * {@code server/discover} is still taken), presenting {@code clientInfo} and {@code capabilities}.
    *
    * @return the server's answer ({@code initialize} result, or {@code server/discover} result)
    * @throws StdioSessionException when no handshake completes within the settings' timeout
@@ -139,11 +141,27 @@ public final class StdioSession implements AutoCloseable {
           if (!fallBack || closed) {
             throw f;
           }
+          CompletableFuture<Map<String, Object>> late = null;
           if (f.kind() == StdioSessionException.Kind.EXITED || !process.alive()) {
             process.teardown();
             spawn();
+          } else if (f.kind() == StdioSessionException.Kind.TIMEOUT) {
+            // A server slower to start than the discover timeout may still answer it.
+            late = pendingDiscover;
           }
-          return initialize(clientInfo, capabilities, deadline);
+          try {
+            return initialize(clientInfo, capabilities, deadline);
+          } catch (StdioSessionException refused) {
+            if (late == null || refused.kind() != StdioSessionException.Kind.ANSWER || closed) {
+              throw refused;
+            }
+            try {
+              long until = Math.min(deadline, System.nanoTime() + settings.discoverTimeout().toNanos());
+              return discovered(result(await(late, until, "server/discover"), "server/discover"));
+            } catch (StdioSessionException stillNot) {
+              throw refused;
+            }
+          }
         }
     }
   }
@@ -152,8 +170,13 @@ public final class StdioSession implements AutoCloseable {
       throws StdioSessionException, InterruptedException {
     Map<String, Object> params = new LinkedHashMap<>();
     params.put("_meta", modernMeta(clientInfo, capabilities));
-    Map<String, Object> result = result(await(request("server/discover", params), deadline, "server/discover"),
-        "server/discover");
+    CompletableFuture<Map<String, Object>> answer = request("server/discover", params);
+    pendingDiscover = answer;
+    return discovered(result(await(answer, deadline, "server/discover"), "server/discover"));
+  }
+
+  /** Completes the discover handshake with {@code result}, when it offers {@value StdioPreflightTransport#MODERN_VERSION}. */
+  private Map<String, Object> discovered(Map<String, Object> result) throws StdioSessionException {
     Object supported = result.get(HandshakeComparator.SUPPORTED_VERSIONS);
     if (!(supported instanceof List<?>) || !((List<?>) supported).contains(StdioPreflightTransport.MODERN_VERSION)) {
       throw new StdioSessionException(StdioSessionException.Kind.ANSWER, "server/discover did not offer "

@@ -40,6 +40,8 @@ import tools.jackson.databind.json.JsonMapper;
  *   <li>{@code modern}: 2026-07-28 only: {@code server/discover}, per-request {@code _meta}
  *       required on {@code tools/call} (answered like {@code echo}, with the request's
  *       {@code clientInfo.name}); {@code initialize} is refused.
+ *   <li>{@code modern-late}: as {@code modern}, but answers {@code server/discover} only after
+ *       refusing an {@code initialize} (a server that was slow to start).
  * </ul>
  */
 public final class ProbeTestServer {
@@ -54,6 +56,7 @@ public final class ProbeTestServer {
   private final List<Map<String, Object>> held = new ArrayList<>();
   private int inFlight;
   private int maxInFlight;
+  private Object heldDiscover;
 
   private ProbeTestServer(String mode, String arg) {
     this.mode = mode;
@@ -88,8 +91,12 @@ public final class ProbeTestServer {
       Map<String, Object> params = msg.get("params") instanceof Map ? (Map<String, Object>) msg.get("params") : Map.of();
       switch ((String) method) {
         case "initialize":
-          if (mode.equals("modern")) {
+          if (modern()) {
             error(id, -32022, "this server speaks 2026-07-28 only");
+            if (heldDiscover != null) {
+              result(heldDiscover, discoverResult());
+              heldDiscover = null;
+            }
           } else {
             Map<String, Object> caps = new LinkedHashMap<>();
             caps.put("tools", Map.of());
@@ -101,10 +108,10 @@ public final class ProbeTestServer {
           }
           break;
         case "server/discover":
-          if (mode.equals("modern")) {
-            result(id, Map.of("resultType", "complete", "supportedVersions", List.of("2026-07-28"),
-                "protocolVersion", "2026-07-28", "capabilities", Map.of("tools", Map.of()),
-                "serverInfo", Map.of("name", "probe-test-modern", "version", "1")));
+          if (mode.equals("modern-late")) {
+            heldDiscover = id;
+          } else if (mode.equals("modern")) {
+            result(id, discoverResult());
           } else {
             error(id, -32601, "Method not found");
           }
@@ -121,6 +128,16 @@ public final class ProbeTestServer {
       }
     }
     pool.shutdownNow();
+  }
+
+  private boolean modern() {
+    return mode.equals("modern") || mode.equals("modern-late");
+  }
+
+  private static Map<String, Object> discoverResult() {
+    return Map.of("resultType", "complete", "supportedVersions", List.of("2026-07-28"),
+        "protocolVersion", "2026-07-28", "capabilities", Map.of("tools", Map.of()),
+        "serverInfo", Map.of("name", "probe-test-modern", "version", "1"));
   }
 
   @SuppressWarnings("unchecked")
@@ -155,7 +172,8 @@ public final class ProbeTestServer {
         result(id, text("target of " + session + ": " + bySession.getOrDefault(session, "")));
         break;
       }
-      case "modern": {
+      case "modern":
+      case "modern-late": {
         if (!"2026-07-28".equals(meta.get("io.modelcontextprotocol/protocolVersion"))) {
           error(id, -32602, "_meta io.modelcontextprotocol/protocolVersion is required");
           break;

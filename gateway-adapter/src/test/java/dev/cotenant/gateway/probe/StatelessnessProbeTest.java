@@ -144,6 +144,13 @@ class StatelessnessProbeTest {
   }
 
   @Test
+  void aLateServerDiscoverAnswerIsTakenWhenTheFallbackInitializeIsRefused() throws Exception {
+    ProbeReport r = ProbeHarness.probe(PreflightSettings.DISCOVER_TIMEOUT_MS, "200").run(
+        ProbeHarness.server("late", "modern-late"), ID, spec("{\"target\": \"{marker}\"}"));
+    assertEquals(Outcome.PASSED, r.outcome(), r.toString());
+  }
+
+  @Test
   void fewerThanThreeRoundsAreRefusedWithAClearMessage() {
     ProbeSpec five = spec("{\"target\": \"{marker}\"}");
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> five.withRounds(2));
