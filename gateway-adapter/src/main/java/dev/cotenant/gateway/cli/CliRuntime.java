@@ -13,6 +13,7 @@ import dev.cotenant.gateway.rows.RowBuilder;
 import dev.cotenant.gateway.rows.RowLoader;
 import dev.cotenant.gateway.seeding.Seeder;
 import dev.cotenant.providers.records.ExecutionIdentities;
+import dev.cotenant.providers.records.FileConcurrencyRecords;
 import dev.cotenant.providers.records.RecordsDirectory;
 import dev.cotenant.spi.ProviderConfig;
 import dev.cotenant.spi.RecordStores;
@@ -153,9 +154,14 @@ public final class CliRuntime {
     return configs.list().stream().filter(s -> names.contains(s.name())).toList();
   }
 
+  /** The concurrency records in the records directory ({@code concurrency-records.json}). */
+  public FileConcurrencyRecords concurrencyRecords() {
+    return FileConcurrencyRecords.open(recordsDirectory);
+  }
+
   /** Loads both records once and every identity (the IO phase). */
   public LoadedState load(Collection<ConfiguredServer> servers) {
-    return new RowLoader(stores(), identities::identify).load(servers);
+    return new RowLoader(stores(), identities::identify, () -> concurrencyRecords().load().records()).load(servers);
   }
 
   /** Every row of {@code servers}: one load, then rows built without IO. */

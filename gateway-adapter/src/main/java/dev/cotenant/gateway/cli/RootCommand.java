@@ -13,7 +13,9 @@ import picocli.CommandLine.ScopeType;
     mixinStandardHelpOptions = true,
     versionProvider = RootCommand.Version.class,
     description = "Decides whether MCP servers may share one backend process across client sessions.",
-    subcommands = {AssessCommand.class, MeasureCommand.class, HazardsCommand.class, SeedCommand.class})
+    subcommands = {
+      AssessCommand.class, MeasureCommand.class, HazardsCommand.class, SeedCommand.class,
+      ProbeStatelessCommand.class, RegisterCommand.class})
 public final class RootCommand implements Callable<Integer> {
   private final CliContext context;
 
@@ -29,7 +31,7 @@ public final class RootCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    context.err().println("cotenant: missing command (assess, measure, hazards, seed); see 'cotenant --help'");
+    context.err().println("cotenant: missing command (assess, measure, hazards, seed, probe-stateless, register); see 'cotenant --help'");
     return Cli.EXIT_USAGE;
   }
 

@@ -1,5 +1,6 @@
 package dev.cotenant.gateway.rows;
 
+import dev.cotenant.api.ConcurrencyRecord;
 import dev.cotenant.api.ExecutionIdentity;
 import dev.cotenant.api.HandshakeFacts;
 import dev.cotenant.gateway.config.ConfiguredServer;
@@ -22,14 +23,17 @@ import java.util.Objects;
  * @param ledger the hazard ledger as loaded
  * @param hostHandshakes handshakes the host observed itself, by name; they take the place of the
  *     stored first-caller handshake
+ * @param concurrency the concurrency records as loaded, by name (DESIGN §7)
  */
 public record LoadedState(
     List<ConfiguredServer> servers,
     Map<String, ExecutionIdentity> identities,
     PreflightCache.Snapshot cache,
     HazardLedger.Snapshot ledger,
-    Map<String, HandshakeFacts> hostHandshakes) {
+    Map<String, HandshakeFacts> hostHandshakes,
+    Map<String, ConcurrencyRecord> concurrency) {
   public LoadedState {
+    concurrency = Map.copyOf(concurrency);
     servers = List.copyOf(servers);
     identities = Collections.unmodifiableMap(new LinkedHashMap<>(identities));
     Objects.requireNonNull(cache, "cache");
@@ -40,5 +44,15 @@ public record LoadedState(
         throw new IllegalArgumentException("no launch identity loaded for server \"" + s.name() + "\"");
       }
     }
+  }
+
+  /** A state without concurrency records. */
+  public LoadedState(
+      List<ConfiguredServer> servers,
+      Map<String, ExecutionIdentity> identities,
+      PreflightCache.Snapshot cache,
+      HazardLedger.Snapshot ledger,
+      Map<String, HandshakeFacts> hostHandshakes) {
+    this(servers, identities, cache, ledger, hostHandshakes, Map.of());
   }
 }

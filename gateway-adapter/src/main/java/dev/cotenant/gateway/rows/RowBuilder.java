@@ -6,6 +6,7 @@ import dev.cotenant.api.HazardCode;
 import dev.cotenant.api.PreflightOutcome;
 import dev.cotenant.gateway.Cotenant;
 import dev.cotenant.gateway.config.ConfiguredServer;
+import dev.cotenant.spi.EvidenceInput;
 import dev.cotenant.spi.PreflightRecord;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,6 +27,7 @@ import java.util.function.Function;
  *       row;
  *   <li>the handshake: the host's own when it supplied one, else the stored first-caller one;
  *   <li>the hazards the ledger holds under the identity's {@code ledgerKey()};
+ *   <li>the server's concurrency record, which counts only under that same {@code ledgerKey()};
  * </ul>
  *
  * and hands them to {@link Cotenant#assess}. Thread-safe.
@@ -71,7 +73,11 @@ public final class RowBuilder {
     return new Row(
         server.name(),
         sourceLabel.apply(server),
-        cotenant.assess(server.description(), handshake, outcome(measurement), hazards));
+        cotenant.assess(
+            new EvidenceInput(server.description(), handshake, Optional.of(id.ledgerKey()),
+                Optional.ofNullable(state.concurrency().get(server.name()))),
+            outcome(measurement),
+            hazards));
   }
 
   /** The pre-flight outcome a stored measurement stands for. */

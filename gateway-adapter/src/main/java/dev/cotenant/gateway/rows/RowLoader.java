@@ -1,5 +1,6 @@
 package dev.cotenant.gateway.rows;
 
+import dev.cotenant.api.ConcurrencyRecord;
 import dev.cotenant.api.ExecutionIdentity;
 import dev.cotenant.api.HandshakeFacts;
 import dev.cotenant.gateway.config.ConfiguredServer;
@@ -13,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * The IO half of building rows (DESIGN §6): reads each record ONCE — the pre-flight cache with
@@ -27,6 +29,7 @@ import java.util.Optional;
 public final class RowLoader {
   private final RecordStores stores;
   private final IdentityResolver identities;
+  private final Supplier<Map<String, ConcurrencyRecord>> concurrency;
 
   /**
    * @param stores the records
@@ -34,8 +37,19 @@ public final class RowLoader {
    *     ExecutionIdentities::identify})
    */
   public RowLoader(RecordStores stores, IdentityResolver identities) {
+    this(stores, identities, Map::of);
+  }
+
+  /**
+   * @param stores the records
+   * @param identities computes current launch identities
+   * @param concurrency reads the concurrency records once per load (for the file records, {@code
+   *     () -> FileConcurrencyRecords.open(dir).load().records()})
+   */
+  public RowLoader(RecordStores stores, IdentityResolver identities, Supplier<Map<String, ConcurrencyRecord>> concurrency) {
     this.stores = Objects.requireNonNull(stores, "stores");
     this.identities = Objects.requireNonNull(identities, "identities");
+    this.concurrency = Objects.requireNonNull(concurrency, "concurrency");
   }
 
   /** Loads the records and the identities of {@code servers}. */
@@ -70,6 +84,6 @@ public final class RowLoader {
       loaded = cache.snapshot();
     }
     HazardLedger.Snapshot ledger = stores.hazardLedger().snapshot();
-    return new LoadedState(list, ids, loaded, ledger, hostHandshakes);
+    return new LoadedState(list, ids, loaded, ledger, hostHandshakes, concurrency.get());
   }
 }

@@ -19,13 +19,14 @@ import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 
 /** Server descriptions for {@link ProbeTestServer} and a check that no process a test started outlives it. */
-final class ProbeHarness {
-  static final String JAVA = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-  static final String CLASSPATH = System.getProperty("java.class.path");
+public final class ProbeHarness {
+  public static final String JAVA = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+  public static final String CLASSPATH = System.getProperty("java.class.path");
 
   private final Set<Long> before;
 
-  ProbeHarness() {
+  /** Remembers the processes alive now; only later ones are checked. */
+  public ProbeHarness() {
     this.before = ProcessHandle.current().descendants().map(ProcessHandle::pid).collect(Collectors.toSet());
   }
 
@@ -51,16 +52,22 @@ final class ProbeHarness {
     return StatelessnessProbe.fromConfig(ProviderConfig.of(config(keyValues)));
   }
 
-  /** {@link ProbeTestServer} in {@code mode} as a stdio server named {@code name}. */
-  static ServerDescription server(String name, String... serverArgs) {
+  /** The JVM arguments that run {@link ProbeTestServer} with {@code serverArgs}. */
+  public static List<String> javaArgs(String... serverArgs) {
     List<String> args = new ArrayList<>(List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-XX:-UsePerfData",
         "-cp", CLASSPATH, ProbeTestServer.class.getName()));
     args.addAll(List.of(serverArgs));
+    return args;
+  }
+
+  /** {@link ProbeTestServer} in {@code mode} as a stdio server named {@code name}. */
+  static ServerDescription server(String name, String... serverArgs) {
+    List<String> args = javaArgs(serverArgs);
     return new ServerDescription(name, Transport.STDIO, JAVA, args, Optional.empty(), Map.of(), Optional.empty(), true);
   }
 
   /** Asserts every process started since construction has exited (waiting up to a minute for each). */
-  void assertNoneLeft() {
+  public void assertNoneLeft() {
     List<String> alive = new ArrayList<>();
     for (ProcessHandle h : ProcessHandle.current().descendants().filter(h -> !before.contains(h.pid())).toList()) {
       try {

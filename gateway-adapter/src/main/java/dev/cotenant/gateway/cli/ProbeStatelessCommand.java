@@ -1,0 +1,190 @@
+package dev.cotenant.gateway.cli;
+
+import dev.cotenant.api.HazardCode;
+import dev.cotenant.api.ReasonCode;
+import dev.cotenant.gateway.config.ConfiguredServer;
+import dev.cotenant.gateway.config.ServerConfigs;
+import dev.cotenant.gateway.probe.ArgumentTemplate;
+import dev.cotenant.gateway.probe.ProbeReport;
+import dev.cotenant.gateway.probe.ProbeReport.Assertion;
+import dev.cotenant.gateway.probe.ProbeReport.Round;
+import dev.cotenant.gateway.probe.ProbeSpec;
+import dev.cotenant.gateway.probe.Statelessness;
+import dev.cotenant.gateway.probe.StatelessnessProbe;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * {@code cotenant probe-stateless NAME --tool T --args JSON [--read-back-tool T --read-back-args
+ * JSON] [--rounds N] [CONFIG...]}: runs the statelessness probe (DESIGN §7) against one
+ * configured server, prints each round's three assertions, and records the result: a leak in the
+ * hazard ledger, a pass in {@code concurrency-records.json}. Exit status {@value Cli#EXIT_OK} on a
+ * pass, {@value #EXIT_LEAK} on a leak, {@value #EXIT_NOT_PROVEN} when the probe proved nothing
+ * (a caller did not get its own marker back, or the server could not be probed).
+ */
+@Command(
+    name = "probe-stateless",
+    description =
+        "Run the statelessness probe against one server: one backend process, two callers A and B, each round "
+            + "writing both calls before reading either answer. A leak is recorded in the hazard ledger "
+            + "(exit status 3); a pass is remembered under the server's current identity (exit status 0). "
+            + "Exit status 4 when nothing was proven.")
+public final class ProbeStatelessCommand extends CliCommand {
+  /** A caller saw the other's marker: recorded as {@code cross_session_leak}. */
+  public static final int EXIT_LEAK = 3;
+  /** No leak was seen, but nothing was proven either (no own marker back, or the probe could not run). */
+  public static final int EXIT_NOT_PROVEN = 4;
+
+  @Parameters(index = "0", paramLabel = "NAME", description = "The configured server to probe.")
+  String name;
+
+  @Parameters(index = "1..*", paramLabel = "CONFIG", arity = "0..*",
+      description = "MCP configuration files (first definition of a name wins).")
+  List<String> configs = new ArrayList<>();
+
+  @Option(names = "--tool", paramLabel = "T", required = true, description = "The tool each caller calls.")
+  String tool;
+
+  @Option(names = "--args", paramLabel = "JSON", required = true,
+      description = "The tool's arguments: a JSON object whose string values may hold {marker} and {workspace}.")
+  String args;
+
+  @Option(names = "--read-back-tool", paramLabel = "T", description = "A tool each caller calls after the first; its answer must carry the caller's marker.")
+  String readBackTool;
+
+  @Option(names = "--read-back-args", paramLabel = "JSON", description = "The read-back tool's arguments (default {}).")
+  String readBackArgs;
+
+  @Option(names = "--rounds", paramLabel = "N", defaultValue = "5", description = "Rounds to run (at least 3; default ${DEFAULT-VALUE}).")
+  int rounds;
+
+  /** Created by picocli. */
+  public ProbeStatelessCommand() {}
+
+  @Override
+  public Integer call() throws Exception {
+    ProbeSpec spec = spec();
+    CliRuntime rt = runtime();
+    ServerConfigs configured = rt.readConfigs(configs);
+    ConfiguredServer server = rt.select(configured, List.of(name)).get(0);
+    if (!server.description().enabled()) {
+      throw new UsageException(name + " is disabled in " + context().display(server.source())
+          + "; a disabled server is never probed (enable it first)");
+    }
+    Statelessness statelessness = new Statelessness(
+        rt.stores().hazardLedger(), rt.concurrencyRecords(), rt.identities()::identify,
+        StatelessnessProbe.fromConfig(rt.cotenant().config()), System::currentTimeMillis);
+    context().err().println("cotenant: probing " + Output.cell(name) + " with " + Output.cell(tool) + ", "
+        + spec.rounds() + " rounds, two callers on one backend process");
+    ProbeReport report = statelessness.probe(server.description(), spec);
+    if (common.json()) {
+      Output.json(context().out(), json(report));
+    } else {
+      print(context().out(), report);
+    }
+    switch (report.outcome()) {
+      case PASSED:
+        return Cli.EXIT_OK;
+      case LEAKED:
+        return EXIT_LEAK;
+      default:
+        return EXIT_NOT_PROVEN;
+    }
+  }
+
+  private ProbeSpec spec() throws UsageException {
+    if (readBackArgs != null && readBackTool == null) {
+      throw new UsageException("--read-back-args needs --read-back-tool");
+    }
+    try {
+      ProbeSpec spec = new ProbeSpec(tool, ArgumentTemplate.parse("--args", args), Optional.empty(), rounds);
+      if (readBackTool != null) {
+        spec = spec.withReadBack(readBackTool,
+            readBackArgs == null ? ArgumentTemplate.empty() : ArgumentTemplate.parse("--read-back-args", readBackArgs));
+      }
+      return spec;
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(e.getMessage());
+    }
+  }
+
+  /** The recorded consequence of an outcome, as a reason or hazard code; empty when nothing was recorded. */
+  static Optional<String> recorded(ProbeReport r) {
+    switch (r.outcome()) {
+      case PASSED:
+        return Optional.of(ReasonCode.STATELESSNESS_PROBE_PASSED.wireName());
+      case LEAKED:
+        return Optional.of(HazardCode.CROSS_SESSION_LEAK.wireName());
+      default:
+        return Optional.empty();
+    }
+  }
+
+  private static void print(PrintWriter out, ProbeReport r) {
+    if (r.callerBlocks()) {
+      out.println("the server declares caller identity: every call carried its caller's block");
+    }
+    for (Round round : r.rounds()) {
+      out.println("round " + round.number() + ": A " + round.markerA() + ", B " + round.markerB());
+      for (Assertion a : round.assertions()) {
+        out.println("  " + a.name() + ": " + (a.held() ? "held" : "FAILED: " + Output.cell(a.detail())));
+      }
+    }
+    r.notRunReason().ifPresent(why -> out.println("stopped: " + Output.cell(why)));
+    String who = Output.cell(r.server());
+    switch (r.outcome()) {
+      case PASSED:
+        out.println("passed: " + who + " kept every caller's marker to itself in " + r.rounds().size()
+            + " rounds; remembered as statelessness_probe_passed under its current identity");
+        break;
+      case LEAKED:
+        out.println("LEAKED: one caller saw the other's marker; recorded cross_session_leak for " + who
+            + " in the hazard ledger under its current identity");
+        break;
+      case NO_OWN_MARKER:
+        out.println("not proven: no marker crossed, but a caller did not get its own marker back; nothing recorded");
+        break;
+      default:
+        out.println("not run: " + who + " could not be probed; nothing recorded");
+    }
+  }
+
+  private static ObjectNode json(ProbeReport r) {
+    ObjectNode o = Output.object();
+    o.put("name", r.server());
+    o.put("tool", r.spec().tool());
+    r.spec().readBack().ifPresent(rb -> o.put("readBackTool", rb.tool()));
+    o.put("callerBlocks", r.callerBlocks());
+    o.put("outcome", r.outcome().name().toLowerCase(Locale.ROOT));
+    Optional<String> recorded = recorded(r);
+    if (recorded.isPresent()) {
+      o.put("recorded", recorded.get());
+    } else {
+      o.putNull("recorded");
+    }
+    r.notRunReason().ifPresent(why -> o.put("notRunReason", why));
+    ArrayNode rounds = o.putArray("rounds");
+    for (Round round : r.rounds()) {
+      ObjectNode rn = rounds.addObject();
+      rn.put("round", round.number());
+      rn.put("markerA", round.markerA());
+      rn.put("markerB", round.markerB());
+      ArrayNode as = rn.putArray("assertions");
+      for (Assertion a : round.assertions()) {
+        ObjectNode an = as.addObject();
+        an.put("name", a.name());
+        an.put("held", a.held());
+        an.put("detail", a.detail());
+      }
+    }
+    return o;
+  }
+}
