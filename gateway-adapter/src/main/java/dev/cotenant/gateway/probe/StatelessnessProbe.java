@@ -41,7 +41,8 @@ import org.jspecify.annotations.Nullable;
  * Every bound and the protocol era come from the pre-flight's settings
  * ({@code cotenant.preflight.*}): the handshake and each batch of calls must complete within
  * {@code timeout-ms}. Any failure to run resolves to {@link Outcome#NOT_RUN} with a reason, never
- * to a pass; the process and its descendants are always torn down. Thread-safe.
+ * to a pass; the process and its descendants are always torn down. A disabled server is never
+ * spawned (probing is the act consent gates). Thread-safe.
  */
 public final class StatelessnessProbe {
   /** The {@code capabilities.experimental} key value's field naming the caller block's {@code _meta} key. */
@@ -91,6 +92,9 @@ public final class StatelessnessProbe {
     Objects.requireNonNull(spec, "spec");
     if (server.transport() != Transport.STDIO) {
       return notRun(server, identity, spec, false, List.of(), "not a stdio server: there is no backend process to share");
+    }
+    if (!server.enabled()) {
+      return notRun(server, identity, spec, false, List.of(), "disabled: a disabled server is never probed");
     }
     String nonce = HexFormat.of().formatHex(bytes(4));
     Caller a = new Caller("A", "alpha", "cotenant-probe-a-" + nonce, nonce);

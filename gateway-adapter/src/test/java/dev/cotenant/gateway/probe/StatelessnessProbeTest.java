@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -182,5 +183,8 @@ class StatelessnessProbeTest {
     ProbeReport remote = ProbeHarness.probe().run(ServerDescription.http("remote", "http://127.0.0.1:9/mcp"), ID,
         spec("{\"target\": \"{marker}\"}"));
     assertEquals(Outcome.NOT_RUN, remote.outcome());
+    ProbeReport disabled = ProbeHarness.probe().run(ProbeHarness.server("off", "echo").withEnabled(false), ID,
+        spec("{\"target\": \"{marker}\"}"));
+    assertEquals(Optional.of("disabled: a disabled server is never probed"), disabled.notRunReason());
   }
 }
