@@ -181,41 +181,18 @@ public final class ConcurrencyRecordsCodec {
       implements Result {}
 
   static Result read(java.nio.file.Path file) {
-    RecordsJson.Read r = RecordsJson.read(file);
-    if (r instanceof RecordsJson.Missing) {
-      return new Missing();
-    }
-    if (r instanceof RecordsJson.Unreadable) {
-      return new Unreadable(((RecordsJson.Unreadable) r).why());
-    }
-    return decode(((RecordsJson.Parsed) r).root());
+    return RecordsJson.readServers(file, SCHEMA, Missing::new, Unreadable::new, Future::new,
+        ConcurrencyRecordsCodec::loaded);
   }
 
   static Result decode(JsonNode root) {
-    if (!root.isObject()) {
-      return new Unreadable("is not a JSON object");
-    }
-    JsonNode schema = root.get("schema");
-    if (schema == null || !schema.isIntegralNumber() || !schema.canConvertToLong()) {
-      return new Unreadable("has no integer \"schema\"");
-    }
-    long s = schema.longValue();
-    if (s > SCHEMA) {
-      return new Future(s);
-    }
-    if (s < SCHEMA) {
-      return new Unreadable("has schema " + s + ", which no writer uses");
-    }
+    return RecordsJson.decodeServers(root, SCHEMA, Unreadable::new, Future::new, ConcurrencyRecordsCodec::loaded);
+  }
+
+  private static Loaded loaded(JsonNode servers) {
     Map<String, JsonNode> raw = new TreeMap<>();
     Map<String, ConcurrencyRecord> records = new TreeMap<>();
     Map<String, String> rejected = new TreeMap<>();
-    JsonNode servers = root.get("servers");
-    if (servers == null || servers.isNull()) {
-      return new Loaded(raw, records, rejected);
-    }
-    if (!servers.isObject()) {
-      return new Unreadable("has a \"servers\" that is not an object");
-    }
     for (Map.Entry<String, JsonNode> e : servers.properties()) {
       if (e.getKey().isEmpty()) {
         continue;

@@ -13,6 +13,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
+import java.util.function.LongFunction;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.core.JacksonException;
@@ -84,6 +87,55 @@ final class RecordsJson {
     } catch (JacksonException e) {
       return new Unreadable("is not valid JSON: " + e.getOriginalMessage());
     }
+  }
+
+  /**
+   * Reads a records file of {@code schema} that keeps its entries in a {@code "servers"} object,
+   * naming what it found with the caller's own results: {@code missing} when there is no file,
+   * {@code unreadable} when it cannot be read as JSON, otherwise as {@link #decodeServers}.
+   */
+  static <R> R readServers(Path file, long schema, Supplier<R> missing, Function<String, R> unreadable,
+      LongFunction<R> future, Function<JsonNode, R> servers) {
+    Read r = read(file);
+    if (r instanceof Missing) {
+      return missing.get();
+    }
+    if (r instanceof Unreadable) {
+      return unreadable.apply(((Unreadable) r).why());
+    }
+    return decodeServers(((Parsed) r).root(), schema, unreadable, future, servers);
+  }
+
+  /**
+   * The {@code "servers"} object of a parsed records file of {@code schema}: {@code future} for a
+   * newer schema; {@code unreadable} when the root is not an object, has no integer schema or an
+   * older one, or holds a {@code "servers"} that is not an object; otherwise {@code servers} with
+   * that object (an empty one when it is absent or null).
+   */
+  static <R> R decodeServers(JsonNode root, long schema, Function<String, R> unreadable, LongFunction<R> future,
+      Function<JsonNode, R> servers) {
+    if (!root.isObject()) {
+      return unreadable.apply("is not a JSON object");
+    }
+    JsonNode found = root.get("schema");
+    if (found == null || !found.isIntegralNumber() || !found.canConvertToLong()) {
+      return unreadable.apply("has no integer \"schema\"");
+    }
+    long s = found.longValue();
+    if (s > schema) {
+      return future.apply(s);
+    }
+    if (s < schema) {
+      return unreadable.apply("has schema " + s + ", which no writer uses");
+    }
+    JsonNode entries = root.get("servers");
+    if (entries == null || entries.isNull()) {
+      return servers.apply(NODES.objectNode());
+    }
+    if (!entries.isObject()) {
+      return unreadable.apply("has a \"servers\" that is not an object");
+    }
+    return servers.apply(entries);
   }
 
   /** Logs that {@code file} was unreadable and what it reads as. */
