@@ -1,9 +1,7 @@
 package dev.cotenant.providers.preflight;
 
 import dev.cotenant.api.HandshakeComparator;
-import dev.cotenant.api.LogSafe;
 import dev.cotenant.api.ServerDescription;
-import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -20,6 +18,9 @@ import tools.jackson.databind.json.JsonMapper;
  * {@link #abort} may be called from any thread.
  */
 final class CallerHandshake {
+  /** The error a server's {@code sampling/createMessage} or {@code elicitation/create} is answered with. */
+  private static final String DECLINED = "declined: a pre-flight has no user to ask";
+
   private final ServerDescription server;
   private final Caller caller;
   private final PreflightSettings settings;
@@ -79,15 +80,12 @@ final class CallerHandshake {
         return modern(p, discover(p, deadline));
       case AUTO:
       default:
-        long discoverDeadline = Math.min(deadline, System.nanoTime() + settings.discoverTimeout().toNanos());
+        long discoverDeadline = JsonRpc.discoverDeadline(settings, deadline);
         long discoverId = nextId;
         try {
           return modern(p, discover(p, discoverDeadline));
         } catch (HandshakeFailure f) {
-          boolean fallBack = f.kind() == HandshakeFailure.Kind.ANSWER
-              || f.kind() == HandshakeFailure.Kind.EXITED
-              || (f.kind() == HandshakeFailure.Kind.TIMEOUT && System.nanoTime() < deadline);
-          if (!fallBack || abortReason != null) {
+          if (!JsonRpc.fallsBackAfterDiscover(f.kind(), deadline) || abortReason != null) {
             throw f;
           }
           if (f.kind() == HandshakeFailure.Kind.EXITED || !p.alive()) {
@@ -124,19 +122,8 @@ final class CallerHandshake {
 
   /** {@code server/discover}; the answer when it offers {@value StdioPreflightTransport#MODERN_VERSION}. */
   private Map<String, Object> discover(ServerProcess p, long until) throws HandshakeFailure, InterruptedException {
-    Map<String, Object> params = new LinkedHashMap<>();
-    params.put("_meta", meta());
-    return offersModern(requireResult(request(p, "server/discover", params, until), "server/discover"));
-  }
-
-  /** The {@code server/discover} result, when it offers {@value StdioPreflightTransport#MODERN_VERSION}. */
-  private static Map<String, Object> offersModern(Map<String, Object> result) throws HandshakeFailure {
-    Object supported = result.get(HandshakeComparator.SUPPORTED_VERSIONS);
-    if (!(supported instanceof List<?>) || !((List<?>) supported).contains(StdioPreflightTransport.MODERN_VERSION)) {
-      throw new HandshakeFailure(HandshakeFailure.Kind.ANSWER, "server/discover did not offer "
-          + StdioPreflightTransport.MODERN_VERSION + " (offered " + LogSafe.escape(String.valueOf(supported), 80) + ")");
-    }
-    return result;
+    Map<String, Object> params = JsonRpc.discoverParams(caller.clientInfo(), caller.capabilities());
+    return JsonRpc.offersModern(JsonRpc.result(request(p, "server/discover", params, until), "server/discover"));
   }
 
   /**
@@ -153,10 +140,9 @@ final class CallerHandshake {
     try {
       Map<String, Object> response = lateDiscover;
       if (response == null) {
-        long until = Math.min(deadline, System.nanoTime() + settings.discoverTimeout().toNanos());
-        response = await(p, lateDiscoverId, "server/discover", until);
+        response = await(p, lateDiscoverId, "server/discover", JsonRpc.discoverDeadline(settings, deadline));
       }
-      return Optional.of(offersModern(requireResult(response, "server/discover")));
+      return Optional.of(JsonRpc.offersModern(JsonRpc.result(response, "server/discover")));
     } catch (HandshakeFailure f) {
       return Optional.empty();
     }
@@ -174,15 +160,9 @@ final class CallerHandshake {
   }
 
   private Map<String, Object> initialize(ServerProcess p) throws HandshakeFailure, InterruptedException {
-    Map<String, Object> params = new LinkedHashMap<>();
-    params.put("protocolVersion", StdioPreflightTransport.LEGACY_VERSION);
-    params.put("capabilities", caller.capabilities());
-    params.put("clientInfo", caller.clientInfo());
-    Map<String, Object> result = requireResult(request(p, "initialize", params, deadline), "initialize");
-    Map<String, Object> note = new LinkedHashMap<>();
-    note.put("jsonrpc", "2.0");
-    note.put("method", "notifications/initialized");
-    p.send(note, "after answering initialize");
+    Map<String, Object> params = JsonRpc.initializeParams(caller.clientInfo(), caller.capabilities());
+    Map<String, Object> result = JsonRpc.result(request(p, "initialize", params, deadline), "initialize");
+    p.send(JsonRpc.initialized(), "after answering initialize");
     Map<String, Object> snapshot = new LinkedHashMap<>();
     copy(result, snapshot, HandshakeComparator.PROTOCOL_VERSION);
     copy(result, snapshot, HandshakeComparator.CAPABILITIES);
@@ -229,11 +209,11 @@ final class CallerHandshake {
       Map<String, Object> params = new LinkedHashMap<>();
       cursor.ifPresent(c -> params.put("cursor", c));
       if (modern) {
-        params.put("_meta", meta());
+        params.put("_meta", JsonRpc.modernMeta(caller.clientInfo(), caller.capabilities()));
       }
       Map<String, Object> response = request(p, method, params, deadline);
       if (response.containsKey("error")) {
-        return "failed: " + errorCode(response);
+        return "failed: " + JsonRpc.errorCode(response);
       }
       Object result = response.get("result");
       if (!(result instanceof Map<?, ?>)) {
@@ -260,37 +240,6 @@ final class CallerHandshake {
     }
   }
 
-  private Map<String, Object> meta() {
-    Map<String, Object> meta = new LinkedHashMap<>();
-    meta.put("io.modelcontextprotocol/protocolVersion", StdioPreflightTransport.MODERN_VERSION);
-    meta.put("io.modelcontextprotocol/clientCapabilities", caller.capabilities());
-    meta.put("io.modelcontextprotocol/clientInfo", caller.clientInfo());
-    return meta;
-  }
-
-  private static Map<String, Object> requireResult(Map<String, Object> response, String method) throws HandshakeFailure {
-    if (response.containsKey("error")) {
-      Object err = response.get("error");
-      String msg = err instanceof Map<?, ?> && ((Map<?, ?>) err).get("message") instanceof String
-          ? ": " + LogSafe.escape((String) ((Map<?, ?>) err).get("message"), 80) : "";
-      throw new HandshakeFailure(HandshakeFailure.Kind.ANSWER,
-          method + " answered error " + errorCode(response) + msg);
-    }
-    Object result = response.get("result");
-    if (!(result instanceof Map<?, ?>)) {
-      throw new HandshakeFailure(HandshakeFailure.Kind.ANSWER, method + " answered without a result object");
-    }
-    @SuppressWarnings("unchecked")
-    Map<String, Object> map = (Map<String, Object>) result;
-    return map;
-  }
-
-  private static String errorCode(Map<String, Object> response) {
-    Object err = response.get("error");
-    Object code = err instanceof Map<?, ?> ? ((Map<?, ?>) err).get("code") : null;
-    return code instanceof Number ? String.valueOf(code) : "?";
-  }
-
   /**
    * Sends one request and waits for the response with its id, answering what the server asks in
    * the meantime and skipping notifications and responses to other ids.
@@ -298,12 +247,7 @@ final class CallerHandshake {
   private Map<String, Object> request(ServerProcess p, String method, Map<String, Object> params, long until)
       throws HandshakeFailure, InterruptedException {
     long id = nextId++;
-    Map<String, Object> message = new LinkedHashMap<>();
-    message.put("jsonrpc", "2.0");
-    message.put("id", id);
-    message.put("method", method);
-    message.put("params", params);
-    p.send(message, "before answering " + method);
+    p.send(JsonRpc.request(id, method, params), "before answering " + method);
     return await(p, id, method, until);
   }
 
@@ -332,51 +276,17 @@ final class CallerHandshake {
         throw p.exited("before answering " + method);
       }
       Map<String, Object> json = ((ServerProcess.Message) e).json();
-      Object m = json.get("method");
-      if (m instanceof String) {
-        if (json.containsKey("id")) {
-          answer(p, json.get("id"), (String) m);
-        }
+      if (JsonRpc.answerIfFromServer(p, json, DECLINED, "during the handshake")) {
         continue;
       }
-      if (sameId(json.get("id"), id) && (json.containsKey("result") || json.containsKey("error"))) {
+      Optional<Long> answered = JsonRpc.responseId(json);
+      if (answered.isPresent() && answered.get() == id) {
         return json;
       }
-      if (lateDiscoverId >= 0 && sameId(json.get("id"), lateDiscoverId) && json.containsKey("result")) {
+      if (lateDiscoverId >= 0 && answered.isPresent() && answered.get() == lateDiscoverId
+          && json.containsKey("result")) {
         lateDiscover = json;
       }
     }
-  }
-
-  private static boolean sameId(Object value, long id) {
-    if (value instanceof Integer || value instanceof Long || value instanceof Short) {
-      return ((Number) value).longValue() == id;
-    }
-    if (value instanceof BigInteger) {
-      return value.equals(BigInteger.valueOf(id));
-    }
-    return false;
-  }
-
-  /** Answers a request the server sent during the handshake. */
-  private void answer(ServerProcess p, Object requestId, String method) throws HandshakeFailure {
-    Map<String, Object> reply = new LinkedHashMap<>();
-    reply.put("jsonrpc", "2.0");
-    reply.put("id", requestId);
-    switch (method) {
-      case "roots/list":
-        reply.put("result", Map.of("roots", List.of()));
-        break;
-      case "ping":
-        reply.put("result", Map.of());
-        break;
-      case "sampling/createMessage":
-      case "elicitation/create":
-        reply.put("error", Map.of("code", -1, "message", "declined: a pre-flight has no user to ask"));
-        break;
-      default:
-        reply.put("error", Map.of("code", -32601, "message", "Method not found"));
-    }
-    p.send(reply, "during the handshake");
   }
 }

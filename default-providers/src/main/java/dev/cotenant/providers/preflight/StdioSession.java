@@ -1,10 +1,7 @@
 package dev.cotenant.providers.preflight;
 
-import dev.cotenant.api.HandshakeComparator;
 import dev.cotenant.api.Json;
-import dev.cotenant.api.LogSafe;
 import dev.cotenant.api.ServerDescription;
-import java.math.BigInteger;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -39,6 +36,9 @@ import tools.jackson.databind.json.JsonMapper;
  * thread. Thread-safe.
  */
 public final class StdioSession implements AutoCloseable {
+  /** The error a server's {@code sampling/createMessage} or {@code elicitation/create} is answered with. */
+  private static final String DECLINED = "declined: this client has no user to ask";
+
   /** The handshake the session completed. */
   public enum Handshake {
     /** {@code initialize} + {@code notifications/initialized}. */
@@ -131,14 +131,11 @@ public final class StdioSession implements AutoCloseable {
         return discover(clientInfo, capabilities, deadline);
       case AUTO:
       default:
-        long discoverDeadline = Math.min(deadline, System.nanoTime() + settings.discoverTimeout().toNanos());
+        long discoverDeadline = JsonRpc.discoverDeadline(settings, deadline);
         try {
           return discover(clientInfo, capabilities, discoverDeadline);
         } catch (StdioSessionException f) {
-          boolean fallBack = f.kind() == StdioSessionException.Kind.ANSWER
-              || f.kind() == StdioSessionException.Kind.EXITED
-              || (f.kind() == StdioSessionException.Kind.TIMEOUT && System.nanoTime() < deadline);
-          if (!fallBack || closed) {
+          if (!JsonRpc.fallsBackAfterDiscover(HandshakeFailure.Kind.valueOf(f.kind().name()), deadline) || closed) {
             throw f;
           }
           CompletableFuture<Map<String, Object>> late = null;
@@ -156,7 +153,7 @@ public final class StdioSession implements AutoCloseable {
               throw refused;
             }
             try {
-              long until = Math.min(deadline, System.nanoTime() + settings.discoverTimeout().toNanos());
+              long until = JsonRpc.discoverDeadline(settings, deadline);
               return discovered(result(await(late, until, "server/discover"), "server/discover"));
             } catch (StdioSessionException stillNot) {
               throw refused;
@@ -168,19 +165,18 @@ public final class StdioSession implements AutoCloseable {
 
   private Map<String, Object> discover(Map<String, Object> clientInfo, Map<String, Object> capabilities, long deadline)
       throws StdioSessionException, InterruptedException {
-    Map<String, Object> params = new LinkedHashMap<>();
-    params.put("_meta", modernMeta(clientInfo, capabilities));
-    CompletableFuture<Map<String, Object>> answer = request("server/discover", params);
+    CompletableFuture<Map<String, Object>> answer =
+        request("server/discover", JsonRpc.discoverParams(clientInfo, capabilities));
     pendingDiscover = answer;
     return discovered(result(await(answer, deadline, "server/discover"), "server/discover"));
   }
 
   /** Completes the discover handshake with {@code result}, when it offers {@value StdioPreflightTransport#MODERN_VERSION}. */
   private Map<String, Object> discovered(Map<String, Object> result) throws StdioSessionException {
-    Object supported = result.get(HandshakeComparator.SUPPORTED_VERSIONS);
-    if (!(supported instanceof List<?>) || !((List<?>) supported).contains(StdioPreflightTransport.MODERN_VERSION)) {
-      throw new StdioSessionException(StdioSessionException.Kind.ANSWER, "server/discover did not offer "
-          + StdioPreflightTransport.MODERN_VERSION + " (offered " + LogSafe.escape(String.valueOf(supported), 80) + ")");
+    try {
+      JsonRpc.offersModern(result);
+    } catch (HandshakeFailure f) {
+      throw StdioSessionException.of(f);
     }
     handshake = Handshake.DISCOVER;
     serverAnswer = result;
@@ -189,15 +185,9 @@ public final class StdioSession implements AutoCloseable {
 
   private Map<String, Object> initialize(Map<String, Object> clientInfo, Map<String, Object> capabilities, long deadline)
       throws StdioSessionException, InterruptedException {
-    Map<String, Object> params = new LinkedHashMap<>();
-    params.put("protocolVersion", StdioPreflightTransport.LEGACY_VERSION);
-    params.put("capabilities", capabilities);
-    params.put("clientInfo", clientInfo);
+    Map<String, Object> params = JsonRpc.initializeParams(clientInfo, capabilities);
     Map<String, Object> result = result(await(request("initialize", params), deadline, "initialize"), "initialize");
-    Map<String, Object> note = new LinkedHashMap<>();
-    note.put("jsonrpc", "2.0");
-    note.put("method", "notifications/initialized");
-    send(note, "after answering initialize");
+    send(JsonRpc.initialized(), "after answering initialize");
     handshake = Handshake.INITIALIZE;
     serverAnswer = result;
     return result;
@@ -219,15 +209,7 @@ public final class StdioSession implements AutoCloseable {
    * request may name a different caller); nothing for {@link Handshake#INITIALIZE}.
    */
   public Map<String, Object> eraMeta(Map<String, Object> clientInfo, Map<String, Object> capabilities) {
-    return handshake == Handshake.DISCOVER ? modernMeta(clientInfo, capabilities) : Map.of();
-  }
-
-  private static Map<String, Object> modernMeta(Map<String, Object> clientInfo, Map<String, Object> capabilities) {
-    Map<String, Object> meta = new LinkedHashMap<>();
-    meta.put("io.modelcontextprotocol/protocolVersion", StdioPreflightTransport.MODERN_VERSION);
-    meta.put("io.modelcontextprotocol/clientCapabilities", capabilities);
-    meta.put("io.modelcontextprotocol/clientInfo", clientInfo);
-    return meta;
+    return handshake == Handshake.DISCOVER ? JsonRpc.modernMeta(clientInfo, capabilities) : Map.of();
   }
 
   /**
@@ -247,13 +229,8 @@ public final class StdioSession implements AutoCloseable {
       pending.remove(id);
       throw over != null ? over : new StdioSessionException(StdioSessionException.Kind.EXITED, "the session is closed");
     }
-    Map<String, Object> message = new LinkedHashMap<>();
-    message.put("jsonrpc", "2.0");
-    message.put("id", id);
-    message.put("method", method);
-    message.put("params", params);
     try {
-      send(message, "before answering " + method);
+      send(JsonRpc.request(id, method, params), "before answering " + method);
     } catch (StdioSessionException e) {
       pending.remove(id);
       throw e;
@@ -288,21 +265,11 @@ public final class StdioSession implements AutoCloseable {
    * @throws StdioSessionException of kind {@code ANSWER} for an error or a result that is not an object
    */
   public static Map<String, Object> result(Map<String, Object> response, String method) throws StdioSessionException {
-    if (response.containsKey("error")) {
-      Object err = response.get("error");
-      Object code = err instanceof Map<?, ?> ? ((Map<?, ?>) err).get("code") : null;
-      String msg = err instanceof Map<?, ?> && ((Map<?, ?>) err).get("message") instanceof String
-          ? ": " + LogSafe.escape((String) ((Map<?, ?>) err).get("message"), 80) : "";
-      throw new StdioSessionException(StdioSessionException.Kind.ANSWER,
-          method + " answered error " + (code instanceof Number ? code : "?") + msg);
+    try {
+      return JsonRpc.result(response, method);
+    } catch (HandshakeFailure f) {
+      throw StdioSessionException.of(f);
     }
-    Object result = response.get("result");
-    if (!(result instanceof Map<?, ?>)) {
-      throw new StdioSessionException(StdioSessionException.Kind.ANSWER, method + " answered without a result object");
-    }
-    @SuppressWarnings("unchecked")
-    Map<String, Object> map = (Map<String, Object>) result;
-    return map;
   }
 
   /** JSON text of a plain JSON value (as answers hold them: {@link Json#NULL} for null), with the session's mapper. */
@@ -383,20 +350,14 @@ public final class StdioSession implements AutoCloseable {
           return;
         }
         Map<String, Object> json = ((ServerProcess.Message) e).json();
-        Object m = json.get("method");
-        if (m instanceof String) {
-          if (json.containsKey("id")) {
-            answerServer(p, json.get("id"), (String) m);
-          }
+        if (fromServer(p, json)) {
           continue;
         }
-        if (json.containsKey("result") || json.containsKey("error")) {
-          Optional<Long> id = idOf(json.get("id"));
-          if (id.isPresent()) {
-            CompletableFuture<Map<String, Object>> f = pending.remove(id.get());
-            if (f != null) {
-              f.complete(json);
-            }
+        Optional<Long> id = JsonRpc.responseId(json);
+        if (id.isPresent()) {
+          CompletableFuture<Map<String, Object>> f = pending.remove(id.get());
+          if (f != null) {
+            f.complete(json);
           }
         }
       }
@@ -414,38 +375,13 @@ public final class StdioSession implements AutoCloseable {
     fail(e);
   }
 
-  private static Optional<Long> idOf(Object value) {
-    if (value instanceof Integer || value instanceof Long || value instanceof Short) {
-      return Optional.of(((Number) value).longValue());
-    }
-    if (value instanceof BigInteger && ((BigInteger) value).bitLength() < 64) {
-      return Optional.of(((BigInteger) value).longValue());
-    }
-    return Optional.empty();
-  }
-
-  private void answerServer(ServerProcess p, Object requestId, String method) {
-    Map<String, Object> reply = new LinkedHashMap<>();
-    reply.put("jsonrpc", "2.0");
-    reply.put("id", requestId);
-    switch (method) {
-      case "roots/list":
-        reply.put("result", Map.of("roots", List.of()));
-        break;
-      case "ping":
-        reply.put("result", Map.of());
-        break;
-      case "sampling/createMessage":
-      case "elicitation/create":
-        reply.put("error", Map.of("code", -1, "message", "declined: this client has no user to ask"));
-        break;
-      default:
-        reply.put("error", Map.of("code", -32601, "message", "Method not found"));
-    }
+  /** Answers the server's own request, if {@code json} is one; true when it came from the server. */
+  private static boolean fromServer(ServerProcess p, Map<String, Object> json) {
     try {
-      p.send(reply, "while a request was pending");
+      return JsonRpc.answerIfFromServer(p, json, DECLINED, "while a request was pending");
     } catch (HandshakeFailure f) {
       // The server went away; the reader reports it.
+      return true;
     }
   }
 }
