@@ -89,18 +89,23 @@ public final class PreflightBenchmark {
     List<Double> raw = new ArrayList<>();
     List<Double> pfAuto = new ArrayList<>();
     List<Double> pfInit = new ArrayList<>();
+    List<Double> twoRaw = new ArrayList<>();
     for (int i = 0; i < warmup + iterations; i++) {
       // The order rotates so that no variant always follows the same one.
       double r = 0;
       double a = 0;
       double n = 0;
-      for (int k = 0; k < 3; k++) {
-        switch ((i + k) % 3) {
+      double t = 0;
+      for (int k = 0; k < 4; k++) {
+        switch ((i + k) % 4) {
           case 0:
             r = rawHandshake(server);
             break;
           case 1:
             a = timed(auto, server);
+            break;
+          case 2:
+            t = twoRawHandshakesAtOnce(server);
             break;
           default:
             n = timed(initialize, server);
@@ -110,11 +115,14 @@ public final class PreflightBenchmark {
         raw.add(r);
         pfAuto.add(a);
         pfInit.add(n);
+        twoRaw.add(t);
       }
     }
     double rawMedian = median(raw);
     System.out.printf(Locale.ROOT, "%n%s (median / p90 over %d, ms)%n", label, iterations);
     System.out.printf(Locale.ROOT, "  raw handshake            %8.1f / %8.1f%n", rawMedian, p90(raw));
+    System.out.printf(Locale.ROOT, "  two raw handshakes at once %6.1f / %8.1f   ratio %.2f (the floor for two concurrent spawns)%n",
+        median(twoRaw), p90(twoRaw), median(twoRaw) / rawMedian);
     System.out.printf(Locale.ROOT, "  pre-flight, auto era     %8.1f / %8.1f   ratio %.2f%n", median(pfAuto), p90(pfAuto),
         median(pfAuto) / rawMedian);
     System.out.printf(Locale.ROOT, "  pre-flight, initialize   %8.1f / %8.1f   ratio %.2f%n", median(pfInit), p90(pfInit),
@@ -129,6 +137,24 @@ public final class PreflightBenchmark {
       throw new IllegalStateException("the benchmark server did not pre-flight cleanly: " + r);
     }
     return ms;
+  }
+
+  /**
+   * Two raw handshakes of the same server started together, timed until both end: what any
+   * pre-flight that spawns its two callers concurrently costs at the least on this machine.
+   */
+  static double twoRawHandshakesAtOnce(ServerDescription server) throws Exception {
+    long start = System.nanoTime();
+    java.util.concurrent.ExecutorService two = java.util.concurrent.Executors.newFixedThreadPool(2);
+    try {
+      java.util.concurrent.Future<Double> first = two.submit(() -> rawHandshake(server));
+      java.util.concurrent.Future<Double> second = two.submit(() -> rawHandshake(server));
+      first.get();
+      second.get();
+    } finally {
+      two.shutdownNow();
+    }
+    return (System.nanoTime() - start) / 1e6;
   }
 
   /** One client's handshake, written by hand: spawn, initialize, initialized, tools/list, close, exit. */
