@@ -10,10 +10,7 @@ package dev.cotenant.spi;
  * <b>Thread-safety:</b> the limiter is shared by every call. <b>Construction</b> must stay
  * trivial: a public no-arg constructor, no IO.
  */
-public interface ConcurrencyLimiterProvider {
-  /** A stable, lowercase name, unique among limiters. */
-  String name();
-
+public interface ConcurrencyLimiterProvider extends NamedProvider {
   /** Creates the limiter. */
   ConcurrencyLimiter create(ProviderContext context);
 }

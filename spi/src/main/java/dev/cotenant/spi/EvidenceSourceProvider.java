@@ -11,15 +11,7 @@ package dev.cotenant.spi;
  * <b>Construction</b> must stay trivial: a public no-arg constructor that does no IO; work
  * belongs in {@link #create}.
  */
-public interface EvidenceSourceProvider {
-  /** A stable, lowercase name, unique among evidence sources. */
-  String name();
-
+public interface EvidenceSourceProvider extends NamedProvider {
   /** Creates the source. Called once per runtime. */
   EvidenceSource create(ProviderContext context);
-
-  /** Position in the chain; lower runs first, ties broken by name. */
-  default int order() {
-    return 0;
-  }
 }

@@ -37,15 +37,23 @@ public interface HazardLedger {
 
   /**
    * Hazards recorded for {@code serverName} under {@code identity}; empty for an identity with no
-   * record of its own, and always empty for the empty identity.
+   * record of its own, and always empty for the empty identity. The default reads
+   * {@link #snapshot()}, so it can never disagree with it; a ledger may answer faster, never
+   * differently.
    */
-  Set<HazardCode> codesFor(String serverName, String identity);
+  default Set<HazardCode> codesFor(String serverName, String identity) {
+    return snapshot().codesFor(serverName, identity);
+  }
 
-  /** Hazards recorded for {@code serverName} under any identity (the name-only read). */
-  Set<HazardCode> codesForName(String serverName);
+  /** Hazards recorded for {@code serverName} under any identity (the name-only read); from {@link #snapshot()} by default. */
+  default Set<HazardCode> codesForName(String serverName) {
+    return snapshot().codesForName(serverName);
+  }
 
-  /** Every server name with at least one record. */
-  Set<String> serverNames();
+  /** Every server name with at least one record; from {@link #snapshot()} by default. */
+  default Set<String> serverNames() {
+    return snapshot().servers().keySet();
+  }
 
   /** Forgets every record of {@code serverName}; returns true when there was one. Takes effect on disk at the next flush. */
   boolean clear(String serverName);
@@ -60,26 +68,21 @@ public interface HazardLedger {
    */
   default void reload() {}
 
-  /** True when something recorded or cleared has not reached the durable copy yet. */
+  /**
+   * True when something recorded or cleared may not have reached the durable copy yet. The
+   * default says "maybe" (true), so a caller that flushes only when needed never skips a flush.
+   */
   default boolean hasUnflushed() {
-    return false;
+    return true;
   }
 
   /**
-   * An immutable copy of every record, for listing. The default, for ledgers that keep no
-   * per-identity detail, lists each server's name-only codes under the empty identity with a
-   * count of 0 and a {@code lastSeen} of 0.
+   * An immutable copy of every record, per server and per identity: the read every other read of
+   * this ledger agrees with. There is no default: a ledger that cannot list its records per
+   * identity cannot show a hazard under the identity that observed it, and an observation must
+   * never be hidden.
    */
-  default Snapshot snapshot() {
-    Map<String, Map<String, Observations>> servers = new TreeMap<>();
-    for (String name : serverNames()) {
-      Set<HazardCode> codes = codesForName(name);
-      if (!codes.isEmpty()) {
-        servers.put(name, Map.of("", new Observations(codes, 0, 0.0)));
-      }
-    }
-    return new Snapshot(servers);
-  }
+  Snapshot snapshot();
 
   /**
    * What was observed under one identity.

@@ -10,15 +10,7 @@ package dev.cotenant.spi;
  * runs ships with Cotenant. <b>Thread-safety:</b> classifiers are called concurrently.
  * <b>Construction</b> must stay trivial: a public no-arg constructor, no IO.
  */
-public interface ManagedServerClassifierProvider {
-  /** A stable, lowercase name, unique among classifiers. */
-  String name();
-
+public interface ManagedServerClassifierProvider extends NamedProvider {
   /** Creates the classifier. Called once per runtime. */
   ManagedServerClassifier create(ProviderContext context);
-
-  /** Position in the chain; lower runs first, ties broken by name. */
-  default int order() {
-    return 0;
-  }
 }

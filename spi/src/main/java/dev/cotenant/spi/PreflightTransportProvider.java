@@ -9,10 +9,7 @@ package dev.cotenant.spi;
  * else the default {@code stdio}. <b>Thread-safety:</b> the transport is called concurrently.
  * <b>Construction</b> must stay trivial: a public no-arg constructor, no IO.
  */
-public interface PreflightTransportProvider {
-  /** A stable, lowercase name, unique among transports. */
-  String name();
-
+public interface PreflightTransportProvider extends NamedProvider {
   /** Creates the transport. */
   PreflightTransport create(ProviderContext context);
 }

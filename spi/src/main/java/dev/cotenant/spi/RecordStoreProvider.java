@@ -1,7 +1,7 @@
 package dev.cotenant.spi;
 
 /**
- * Where the hazard ledger and the pre-flight cache live.
+ * Where the hazard ledger, the pre-flight cache and the concurrency records live.
  *
  * <p><b>Discovery:</b> {@code META-INF/services/dev.cotenant.spi.RecordStoreProvider}, or an
  * instance passed to the builder or module. <b>Selection:</b> exactly one is used: explicit
@@ -10,10 +10,7 @@ package dev.cotenant.spi;
  * and must be thread-safe. <b>Construction</b> must stay trivial: a public no-arg constructor,
  * no IO; open files in {@link #create}.
  */
-public interface RecordStoreProvider {
-  /** A stable, lowercase name, unique among record store providers. */
-  String name();
-
+public interface RecordStoreProvider extends NamedProvider {
   /** Opens the stores under {@code context.recordsDirectory()}. */
   RecordStores create(ProviderContext context);
 }

@@ -9,10 +9,7 @@ package dev.cotenant.spi;
  * else the default. <b>Thread-safety:</b> the policy must be thread-safe and {@code plan} pure.
  * <b>Construction</b> must stay trivial: a public no-arg constructor, no IO.
  */
-public interface SeedingPolicyProvider {
-  /** A stable, lowercase name, unique among seeding policies. */
-  String name();
-
+public interface SeedingPolicyProvider extends NamedProvider {
   /** Creates the policy. */
   SeedingPolicy create(ProviderContext context);
 }

@@ -3,19 +3,19 @@ package dev.cotenant.providers.evidence;
 import dev.cotenant.api.Finding;
 import dev.cotenant.api.HandshakeFacts;
 import dev.cotenant.api.ReasonCode;
+import dev.cotenant.spi.CoreSettings;
 import dev.cotenant.spi.EvidenceSource;
 import dev.cotenant.spi.EvidenceSourceProvider;
 import dev.cotenant.spi.ProviderContext;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.TreeSet;
 
 /**
  * {@code declares_caller_identity}: {@code capabilities.experimental} carries a recognised
  * caller-identity key, so the server was written for a pooled backend. Recognised keys are
- * {@value EvidenceKeys#DEFAULT_CALLER_IDENTITY_KEY} plus any listed under
- * {@value EvidenceKeys#CALLER_IDENTITY_KEYS}. One finding per recognised key present; detail:
+ * {@value CoreSettings#DEFAULT_CALLER_IDENTITY_KEY} plus any listed under
+ * {@value CoreSettings#CALLER_IDENTITY_KEYS}. One finding per recognised key present; detail:
  * the key. Silent without a handshake.
  */
 public final class CallerIdentityProvider implements EvidenceSourceProvider {
@@ -29,10 +29,7 @@ public final class CallerIdentityProvider implements EvidenceSourceProvider {
 
   @Override
   public EvidenceSource create(ProviderContext context) {
-    Set<String> keys = new TreeSet<>();
-    keys.add(EvidenceKeys.DEFAULT_CALLER_IDENTITY_KEY);
-    keys.addAll(context.config().getList(EvidenceKeys.CALLER_IDENTITY_KEYS, List.of()));
-    Set<String> recognised = Set.copyOf(keys);
+    Set<String> recognised = CoreSettings.callerIdentityKeys(context.config());
     return input -> {
       if (input.handshake().isEmpty()) {
         return List.of();

@@ -5,6 +5,7 @@ import dev.cotenant.api.ReasonCode;
 import dev.cotenant.api.SecretPatterns;
 import dev.cotenant.spi.EvidenceSource;
 import dev.cotenant.spi.EvidenceSourceProvider;
+import dev.cotenant.spi.CoreSettings;
 import dev.cotenant.spi.ProviderConfig;
 import dev.cotenant.spi.ProviderContext;
 import java.util.ArrayList;
@@ -15,8 +16,8 @@ import java.util.Set;
  * {@code rotating_secret_env}: the server declares an env name that matches a secret pattern
  * and is therefore left out of the pool key and never forwarded into a shared backend. One
  * finding per such name, in name order; detail: the name. Silent for a name listed under
- * {@value EvidenceKeys#POOL_IDENTITY_ENV}: that name IS in the pool key and is forwarded, so
- * there is nothing to note. Patterns come from {@value EvidenceKeys#SECRET_PATTERNS}
+ * {@value CoreSettings#POOL_IDENTITY_ENV}: that name IS in the pool key and is forwarded, so
+ * there is nothing to note. Patterns come from {@value CoreSettings#SECRET_PATTERNS}
  * (defaults: {@link SecretPatterns#DEFAULT_GLOBS}). A note: it gates nothing. Needs no
  * handshake.
  */
@@ -32,9 +33,8 @@ public final class RotatingSecretEnvProvider implements EvidenceSourceProvider {
   @Override
   public EvidenceSource create(ProviderContext context) {
     ProviderConfig config = context.config();
-    SecretPatterns secrets =
-        SecretPatterns.of(config.getList(EvidenceKeys.SECRET_PATTERNS, SecretPatterns.DEFAULT_GLOBS));
-    Set<String> poolIdentity = Set.copyOf(config.getList(EvidenceKeys.POOL_IDENTITY_ENV, List.of()));
+    SecretPatterns secrets = CoreSettings.secretPatterns(config);
+    Set<String> poolIdentity = Set.copyOf(CoreSettings.poolIdentityEnv(config));
     return input -> {
       List<Finding> out = new ArrayList<>();
       // ServerDescription keeps env sorted by key, so findings come out in name order.

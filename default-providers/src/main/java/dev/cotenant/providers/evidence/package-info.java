@@ -4,8 +4,8 @@
  * contributes. They are registered in
  * {@code META-INF/services/dev.cotenant.spi.EvidenceSourceProvider}.
  *
- * <p>Configuration keys read here: {@value EvidenceKeys#CALLER_IDENTITY_KEYS},
- * {@value EvidenceKeys#SECRET_PATTERNS} and {@value EvidenceKeys#POOL_IDENTITY_ENV}.
+ * <p>Configuration keys read here: {@value dev.cotenant.spi.CoreSettings#CALLER_IDENTITY_KEYS},
+ * {@value dev.cotenant.spi.CoreSettings#SECRET_PATTERNS} and {@value dev.cotenant.spi.CoreSettings#POOL_IDENTITY_ENV}.
  */
 @NullMarked
 package dev.cotenant.providers.evidence;

@@ -2,13 +2,12 @@ package dev.cotenant.providers.records;
 
 import dev.cotenant.api.ConcurrencyRecord;
 import dev.cotenant.api.LogSafe;
+import dev.cotenant.spi.ConcurrencyRecords;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.Collections;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,7 +29,7 @@ import tools.jackson.databind.JsonNode;
  * future-schema file is never overwritten; an unreadable one is moved to
  * {@code concurrency-records.json.corrupt} first. Thread-safe; holds no state but the path.
  */
-public final class FileConcurrencyRecords {
+public final class FileConcurrencyRecords implements ConcurrencyRecords {
   /** The file name inside the records directory. */
   public static final String FILE_NAME = "concurrency-records.json";
 
@@ -52,25 +51,8 @@ public final class FileConcurrencyRecords {
     return file;
   }
 
-  /**
-   * Every record at one moment.
-   *
-   * @param records the entries that hold, by name
-   * @param rejected the entries the schema refuses, by name, with the reason
-   */
-  public record Snapshot(Map<String, ConcurrencyRecord> records, Map<String, String> rejected) {
-    public Snapshot {
-      records = Collections.unmodifiableMap(new TreeMap<>(records));
-      rejected = Collections.unmodifiableMap(new TreeMap<>(rejected));
-    }
-
-    /** The record of {@code serverName}, if one is stored and holds. */
-    public Optional<ConcurrencyRecord> get(String serverName) {
-      return Optional.ofNullable(records.get(serverName));
-    }
-  }
-
   /** Reads the file; never throws. */
+  @Override
   public Snapshot load() {
     ConcurrencyRecordsCodec.Result r = ConcurrencyRecordsCodec.read(file);
     if (r instanceof ConcurrencyRecordsCodec.Loaded) {
@@ -89,17 +71,6 @@ public final class FileConcurrencyRecords {
     return new Snapshot(Map.of(), Map.of());
   }
 
-  /** The record of {@code serverName}, if one is stored and holds. */
-  public Optional<ConcurrencyRecord> get(String serverName) {
-    return load().get(serverName);
-  }
-
-  /** Stores {@code record}, replacing the entry of its server. */
-  public void put(ConcurrencyRecord record) throws IOException {
-    Objects.requireNonNull(record, "record");
-    update(record.serverName(), current -> Optional.of(record));
-  }
-
   /**
    * Changes the entry of {@code serverName} under the file lock: {@code change} receives the
    * stored record (empty when there is none or the stored one is refused) and returns the new one,
@@ -108,6 +79,7 @@ public final class FileConcurrencyRecords {
    * @return what is stored now
    * @throws IOException when the file cannot be written, or holds a newer schema
    */
+  @Override
   public Optional<ConcurrencyRecord> update(
       String serverName, Function<Optional<ConcurrencyRecord>, Optional<ConcurrencyRecord>> change) throws IOException {
     Objects.requireNonNull(serverName, "serverName");

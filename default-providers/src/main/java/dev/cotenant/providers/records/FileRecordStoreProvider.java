@@ -6,7 +6,8 @@ import dev.cotenant.spi.RecordStores;
 
 /**
  * The default record store, named {@value #NAME}: JSON files in the records directory
- * ({@code observed-hazards.json}, {@code shareability-verdicts.json}), written atomically and
+ * ({@code observed-hazards.json}, {@code shareability-verdicts.json},
+ * {@code concurrency-records.json}), written atomically and
  * merged under a file lock. Registered in
  * {@code META-INF/services/dev.cotenant.spi.RecordStoreProvider}; construction does nothing.
  */

@@ -4,17 +4,21 @@ import dev.cotenant.spi.RecordStores;
 import java.nio.file.Path;
 
 /**
- * The two file-backed records in one records directory.
+ * The three file-backed records in one records directory.
  *
  * @param directory the records directory
  * @param hazardLedger {@code observed-hazards.json}
  * @param preflightCache {@code shareability-verdicts.json}
+ * @param concurrencyRecords {@code concurrency-records.json}
  */
-public record FileRecordStores(Path directory, FileHazardLedger hazardLedger, FilePreflightCache preflightCache)
+public record FileRecordStores(
+    Path directory, FileHazardLedger hazardLedger, FilePreflightCache preflightCache,
+    FileConcurrencyRecords concurrencyRecords)
     implements RecordStores {
 
-  /** Opens both records in {@code directory}. Reads only; nothing is created until a flush. */
+  /** Opens the records in {@code directory}. Reads only; nothing is created until a write. */
   public static FileRecordStores open(Path directory) {
-    return new FileRecordStores(directory, FileHazardLedger.open(directory), FilePreflightCache.open(directory));
+    return new FileRecordStores(
+        directory, FileHazardLedger.open(directory), FilePreflightCache.open(directory), FileConcurrencyRecords.open(directory));
   }
 }

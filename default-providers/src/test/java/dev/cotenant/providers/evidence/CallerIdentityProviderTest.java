@@ -3,6 +3,7 @@ package dev.cotenant.providers.evidence;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.cotenant.api.Finding;
+import dev.cotenant.spi.CoreSettings;
 import dev.cotenant.spi.ProviderConfig;
 import java.util.List;
 import java.util.Map;
@@ -42,7 +43,7 @@ class CallerIdentityProviderTest {
 
   @Test
   void configuredKeysAreAddedToTheDefault() {
-    ProviderConfig config = ProviderConfig.of(Map.of(EvidenceKeys.CALLER_IDENTITY_KEYS, " acme.caller , x.who"));
+    ProviderConfig config = ProviderConfig.of(Map.of(CoreSettings.CALLER_IDENTITY_KEYS, " acme.caller , x.who"));
     List<Finding> found =
         Handshakes.run(
             provider, config, Handshakes.STDIO,

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.cotenant.api.Finding;
 import dev.cotenant.api.ServerDescription;
+import dev.cotenant.spi.CoreSettings;
 import dev.cotenant.spi.ProviderConfig;
 import java.util.List;
 import java.util.Map;
@@ -36,13 +37,13 @@ class RotatingSecretEnvProviderTest {
 
   @Test
   void silentForNamesInThePoolIdentityList() {
-    ProviderConfig config = ProviderConfig.of(Map.of(EvidenceKeys.POOL_IDENTITY_ENV, "GITHUB_TOKEN, API_KEY"));
+    ProviderConfig config = ProviderConfig.of(Map.of(CoreSettings.POOL_IDENTITY_ENV, "GITHUB_TOKEN, API_KEY"));
     assertEquals(List.of("DB_PASSWORD_FILE"), names(config, SERVER));
   }
 
   @Test
   void configuredPatternsReplaceTheDefaults() {
-    ProviderConfig config = ProviderConfig.of(Map.of(EvidenceKeys.SECRET_PATTERNS, "LOG_*"));
+    ProviderConfig config = ProviderConfig.of(Map.of(CoreSettings.SECRET_PATTERNS, "LOG_*"));
     assertEquals(List.of("LOG_LEVEL"), names(config, SERVER));
   }
 

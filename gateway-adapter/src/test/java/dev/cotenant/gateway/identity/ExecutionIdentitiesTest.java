@@ -1,4 +1,4 @@
-package dev.cotenant.providers.records;
+package dev.cotenant.gateway.identity;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.cotenant.api.ExecutionIdentity;
 import dev.cotenant.api.ServerDescription;
 import dev.cotenant.api.Transport;
+import dev.cotenant.spi.CoreSettings;
 import dev.cotenant.spi.ProviderConfig;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -98,7 +99,7 @@ class ExecutionIdentitiesTest {
     ExecutionIdentities ids =
         ExecutionIdentities.fromConfig(
             ProviderConfig.of(
-                Map.of(ExecutionIdentities.SECRET_PATTERNS_KEY, "*_PIN, SESSION*", ExecutionIdentities.POOL_IDENTITY_ENV_KEY, "TENANT_PIN")),
+                Map.of(CoreSettings.SECRET_PATTERNS, "*_PIN, SESSION*", CoreSettings.POOL_IDENTITY_ENV, "TENANT_PIN")),
             Map.of());
     assertEquals(List.of("*_PIN", "SESSION*"), ids.secrets().globs());
     assertEquals(List.of("TENANT_PIN"), ids.poolIdentityEnv());
@@ -119,8 +120,8 @@ class ExecutionIdentitiesTest {
     IllegalArgumentException e =
         assertThrows(
             IllegalArgumentException.class,
-            () -> ExecutionIdentities.fromConfig(ProviderConfig.of(Map.of(ExecutionIdentities.SECRET_PATTERNS_KEY, "*_KEY,,")), Map.of()));
-    assertTrue(e.getMessage().contains(ExecutionIdentities.SECRET_PATTERNS_KEY), e.getMessage());
+            () -> ExecutionIdentities.fromConfig(ProviderConfig.of(Map.of(CoreSettings.SECRET_PATTERNS, "*_KEY,,")), Map.of()));
+    assertTrue(e.getMessage().contains(CoreSettings.SECRET_PATTERNS), e.getMessage());
   }
 
   @Test

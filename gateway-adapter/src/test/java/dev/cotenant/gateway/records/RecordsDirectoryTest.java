@@ -1,4 +1,4 @@
-package dev.cotenant.providers.records;
+package dev.cotenant.gateway.records;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -1,9 +1,10 @@
-package dev.cotenant.providers.records;
+package dev.cotenant.gateway.identity;
 
 import dev.cotenant.api.ExecutionIdentity;
 import dev.cotenant.api.SecretPatterns;
 import dev.cotenant.api.ServerDescription;
 import dev.cotenant.api.Transport;
+import dev.cotenant.spi.CoreSettings;
 import dev.cotenant.spi.ProviderConfig;
 import java.io.File;
 import java.io.IOException;
@@ -26,17 +27,11 @@ import java.util.Optional;
  * is {@code <real path>|<size>|<mtime>}, or {@link ExecutionIdentity#UNKNOWN_BINARY} when it
  * cannot be found or read (and always for a transport without a command).
  *
- * <p>Configuration: {@value #SECRET_PATTERNS_KEY} (comma-separated globs, default
- * {@link SecretPatterns#DEFAULT_GLOBS}) and {@value #POOL_IDENTITY_ENV_KEY} (comma-separated env
+ * <p>Configuration: {@value CoreSettings#SECRET_PATTERNS} (comma-separated globs, default
+ * {@link SecretPatterns#DEFAULT_GLOBS}) and {@value CoreSettings#POOL_IDENTITY_ENV} (comma-separated env
  * names that count in the env hash even when they look secret). Immutable and thread-safe.
  */
 public final class ExecutionIdentities {
-  /** Configuration key of the secret env name globs. */
-  public static final String SECRET_PATTERNS_KEY = "cotenant.secret-patterns";
-
-  /** Configuration key of the pool-identity env list. */
-  public static final String POOL_IDENTITY_ENV_KEY = "cotenant.pool-identity-env";
-
   private final SecretPatterns secrets;
   private final List<String> poolIdentityEnv;
   private final Map<String, String> hostEnv;
@@ -54,25 +49,12 @@ public final class ExecutionIdentities {
   }
 
   /**
-   * Reads {@value #SECRET_PATTERNS_KEY} and {@value #POOL_IDENTITY_ENV_KEY}.
+   * Reads {@value CoreSettings#SECRET_PATTERNS} and {@value CoreSettings#POOL_IDENTITY_ENV}.
    *
    * @throws IllegalArgumentException naming the key when a secret pattern is blank
    */
   public static ExecutionIdentities fromConfig(ProviderConfig config, Map<String, String> hostEnv) {
-    SecretPatterns secrets;
-    if (config.get(SECRET_PATTERNS_KEY).isPresent()) {
-      String raw = config.get(SECRET_PATTERNS_KEY).get();
-      for (String part : raw.split(",", -1)) {
-        if (part.isBlank()) {
-          throw new IllegalArgumentException(
-              "configuration key " + SECRET_PATTERNS_KEY + " has a blank pattern in '" + raw + "'");
-        }
-      }
-      secrets = SecretPatterns.of(config.getList(SECRET_PATTERNS_KEY, List.of()));
-    } else {
-      secrets = SecretPatterns.defaults();
-    }
-    return new ExecutionIdentities(secrets, config.getList(POOL_IDENTITY_ENV_KEY, List.of()), hostEnv);
+    return new ExecutionIdentities(CoreSettings.secretPatterns(config), CoreSettings.poolIdentityEnv(config), hostEnv);
   }
 
   /** The secret patterns in use. */

@@ -1,4 +1,4 @@
-package dev.cotenant.providers.records;
+package dev.cotenant.gateway.records;
 
 import dev.cotenant.spi.ProviderConfig;
 import java.nio.file.Path;
