@@ -2,6 +2,7 @@ package dev.cotenant.gateway;
 
 import dev.cotenant.api.Assessor;
 import dev.cotenant.api.Evidence;
+import dev.cotenant.api.ExecutionIdentity;
 import dev.cotenant.api.Finding;
 import dev.cotenant.api.HandshakeFacts;
 import dev.cotenant.api.HazardCode;
@@ -10,11 +11,25 @@ import dev.cotenant.api.PreflightOutcome;
 import dev.cotenant.api.ReasonCode;
 import dev.cotenant.api.ServerDescription;
 import dev.cotenant.api.Verdict;
-import dev.cotenant.providers.records.RecordsDirectory;
+import dev.cotenant.gateway.config.ConfigException;
+import dev.cotenant.gateway.config.ConfiguredServer;
+import dev.cotenant.gateway.config.LockedJsonFile;
+import dev.cotenant.gateway.evaluation.Evaluator;
+import dev.cotenant.gateway.identity.ExecutionIdentities;
+import dev.cotenant.gateway.probe.ConcurrencyLimits;
+import dev.cotenant.gateway.probe.Statelessness;
+import dev.cotenant.gateway.probe.StatelessnessProbe;
 import dev.cotenant.gateway.providers.ProviderDiscovery;
 import dev.cotenant.gateway.providers.ProviderSelection;
 import dev.cotenant.gateway.providers.ProviderSelection.Selected;
 import dev.cotenant.gateway.providers.Spi;
+import dev.cotenant.gateway.records.RecordsDirectory;
+import dev.cotenant.gateway.rows.LoadedState;
+import dev.cotenant.gateway.rows.Row;
+import dev.cotenant.gateway.rows.RowBuilder;
+import dev.cotenant.gateway.rows.RowLoader;
+import dev.cotenant.gateway.seeding.Seeder;
+import dev.cotenant.gateway.stub.BulkStub;
 import dev.cotenant.spi.ConcurrencyLimiter;
 import dev.cotenant.spi.ConcurrencyLimiterProvider;
 import dev.cotenant.spi.EvidenceInput;
@@ -22,6 +37,7 @@ import dev.cotenant.spi.EvidenceSource;
 import dev.cotenant.spi.EvidenceSourceProvider;
 import dev.cotenant.spi.ManagedServerClassifier;
 import dev.cotenant.spi.ManagedServerClassifierProvider;
+import dev.cotenant.spi.NamedProvider;
 import dev.cotenant.spi.PreflightTransport;
 import dev.cotenant.spi.PreflightTransportProvider;
 import dev.cotenant.spi.ProviderConfig;
@@ -30,31 +46,38 @@ import dev.cotenant.spi.RecordStoreProvider;
 import dev.cotenant.spi.RecordStores;
 import dev.cotenant.spi.SeedingPolicy;
 import dev.cotenant.spi.SeedingPolicyProvider;
+import dev.cotenant.spi.SessionTransport;
+import dev.cotenant.spi.SessionTransportProvider;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The runtime a host embeds: its providers, selected once, and the assessment of a server from
- * them.
+ * The runtime a host embeds, and its ONE assembly point: the providers, selected once, and
+ * everything a host (or the CLI, or the daemon) needs from them — verdicts, rows for a list of
+ * servers, measure passes, the statelessness probe and registration, seeding, the bulk stub
+ * action and the current launch identity of a server. Every surface goes through this class, so
+ * the same records give the same rows everywhere.
  *
  * <p>The evidence chain and the classifiers are selected and created when the runtime is built,
- * so a broken or ambiguous one fails at start. The record stores, the pre-flight transport and
- * the seeding policy are selected on first use of their accessor: a runtime that only assesses
- * never needs them. A selection error is thrown from that accessor, each time it is called,
- * until it succeeds.
+ * so a broken or ambiguous one fails at start. Every single-provider SPI ({@link Spi#ALL}: record
+ * stores, session transport, pre-flight transport, seeding policy, limiter) is selected on first
+ * use: a runtime that only assesses never needs them. A selection error is thrown from that
+ * accessor, each time it is called, until it succeeds.
  *
  * <pre>{@code
  * Cotenant cotenant = Cotenant.builder()
  *     .config(Map.of("cotenant.evidence.caller-identity-keys", "acme.caller"))
  *     .build();
- * Verdict v = cotenant.assess(server, Optional.of(handshake), PreflightOutcome.passed(), List.of());
+ * List<Row> rows = cotenant.rows(servers);            // one read of the records, then no IO
  * }</pre>
  *
  * <p>Thread-safe: immutable after {@link Builder#build()}, apart from the lazily selected
@@ -64,37 +87,53 @@ public final class Cotenant {
   private final ProviderConfig config;
   private final Path recordsDirectory;
   private final ProviderContext context;
+  private final ExecutionIdentities identities;
   private final List<Selected<ManagedServerClassifier>> classifiers;
   private final List<Selected<EvidenceSource>> sources;
-  private final Lazy<RecordStores> recordStores;
-  private final Lazy<PreflightTransport> preflightTransport;
-  private final Lazy<SeedingPolicy> seedingPolicy;
-  private final Lazy<ConcurrencyLimiter> limiter;
+  private final Map<Spi<?, ?>, Lazy<?>> singles = new LinkedHashMap<>();
 
   private Cotenant(Builder b) {
     this.config = b.config;
     this.recordsDirectory =
-        b.recordsDirectory != null
-            ? b.recordsDirectory
-            : RecordsDirectory.resolveForThisProcess(config);
-    this.context = new ProviderContext(config, recordsDirectory);
+        b.recordsDirectory != null ? b.recordsDirectory : RecordsDirectory.resolve(config, b.environment, userHome());
+    this.identities = ExecutionIdentities.fromConfig(config, b.environment);
+    this.context = new ProviderContext(config, recordsDirectory, this::sessionTransport);
     ProviderDiscovery discovery = b.discovery;
+    this.classifiers = chain(Spi.CLASSIFIERS, b, discovery);
+    this.sources = chain(Spi.EVIDENCE_SOURCES, b, discovery);
+    ProviderContext bare = new ProviderContext(config, recordsDirectory);
+    for (Spi<?, ?> spi : Spi.ALL) {
+      if (!spi.isChain()) {
+        singles.put(spi, lazy(spi, b, discovery, spi == Spi.SESSION_TRANSPORT ? bare : context));
+      }
+    }
+  }
 
-    this.classifiers =
-        created(
-            Spi.CLASSIFIERS,
-            ProviderSelection.chain(Spi.CLASSIFIERS, b.classifiers, discovery.discover(ManagedServerClassifierProvider.class), config),
-            p -> p.create(context));
-    this.sources =
-        created(
-            Spi.EVIDENCE_SOURCES,
-            ProviderSelection.chain(Spi.EVIDENCE_SOURCES, b.sources, discovery.discover(EvidenceSourceProvider.class), config),
-            p -> p.create(context));
-    this.recordStores = new Lazy<>(Spi.RECORD_STORES, b.recordStores, discovery, config, p -> p.create(context));
-    this.preflightTransport =
-        new Lazy<>(Spi.PREFLIGHT_TRANSPORT, b.preflightTransport, discovery, config, p -> p.create(context));
-    this.seedingPolicy = new Lazy<>(Spi.SEEDING_POLICY, b.seedingPolicy, discovery, config, p -> p.create(context));
-    this.limiter = new Lazy<>(Spi.LIMITER, b.limiter, discovery, config, p -> p.create(context));
+  private static Path userHome() {
+    return Path.of(System.getProperty("user.home"));
+  }
+
+  private <T extends NamedProvider, R> List<Selected<R>> chain(Spi<T, R> spi, Builder b, ProviderDiscovery discovery) {
+    List<T> explicit = b.explicit(spi);
+    List<Selected<T>> chain = ProviderSelection.chain(spi, explicit, discovery.discover(spi.type()), config);
+    List<Selected<R>> out = new ArrayList<>();
+    for (Selected<T> s : chain) {
+      R created = ProviderSelection.create(spi, s, p -> spi.create(p, context));
+      out.add(new Selected<>(created, s.name(), s.className(), s.origin()));
+    }
+    return List.copyOf(out);
+  }
+
+  private static <T extends NamedProvider, R> Lazy<R> lazy(
+      Spi<T, R> spi, Builder b, ProviderDiscovery discovery, ProviderContext context) {
+    List<T> explicit = b.explicit(spi);
+    return new Lazy<>(() -> {
+      Selected<T> s =
+          explicit.isEmpty()
+              ? ProviderSelection.selectOne(spi, discovery.discover(spi.type()), context.config())
+              : Selected.explicit(spi, explicit.get(explicit.size() - 1));
+      return ProviderSelection.create(spi, s, p -> spi.create(p, context));
+    });
   }
 
   /** A builder: classpath discovery, empty configuration, the default records directory. */
@@ -207,41 +246,139 @@ public final class Cotenant {
   }
 
   /**
-   * The record stores, selected and opened on first call.
+   * What the provider of a single-provider SPI created, selected and created on first call.
    *
+   * @throws IllegalArgumentException for a chain SPI (see {@link #evidenceSourceNames()})
    * @throws dev.cotenant.gateway.providers.ProviderLoadingException when none can be selected or
-   *     the provider fails in {@code create()}
+   *     the provider fails in its factory method
    */
+  public <R> R provider(Spi<?, R> spi) {
+    Lazy<?> l = singles.get(Objects.requireNonNull(spi, "spi"));
+    if (l == null) {
+      throw new IllegalArgumentException(spi + " is a chain; every member runs");
+    }
+    @SuppressWarnings("unchecked")
+    R r = (R) l.get();
+    return r;
+  }
+
+  /** The record stores ({@link Spi#RECORD_STORES}), selected and opened on first call. */
   public RecordStores recordStores() {
-    return recordStores.get();
+    return provider(Spi.RECORD_STORES);
   }
 
-  /**
-   * The pre-flight transport, selected on first call.
-   *
-   * @throws dev.cotenant.gateway.providers.ProviderLoadingException as {@link #recordStores()}
-   */
+  /** The session transport ({@link Spi#SESSION_TRANSPORT}): how every server is started. */
+  public SessionTransport sessionTransport() {
+    return provider(Spi.SESSION_TRANSPORT);
+  }
+
+  /** The pre-flight transport ({@link Spi#PREFLIGHT_TRANSPORT}), selected on first call. */
   public PreflightTransport preflightTransport() {
-    return preflightTransport.get();
+    return provider(Spi.PREFLIGHT_TRANSPORT);
   }
 
-  /**
-   * The seeding policy, selected on first call.
-   *
-   * @throws dev.cotenant.gateway.providers.ProviderLoadingException as {@link #recordStores()}
-   */
+  /** The seeding policy ({@link Spi#SEEDING_POLICY}), selected on first call. */
   public SeedingPolicy seedingPolicy() {
-    return seedingPolicy.get();
+    return provider(Spi.SEEDING_POLICY);
   }
 
   /**
    * The concurrency limiter that enforces {@code maxConcurrent} (DESIGN §7), selected on first
    * call ({@value Spi#LIMITER_KEY}; default {@code semaphore}, in-process).
-   *
-   * @throws dev.cotenant.gateway.providers.ProviderLoadingException as {@link #recordStores()}
    */
   public ConcurrencyLimiter limiter() {
-    return limiter.get();
+    return provider(Spi.LIMITER);
+  }
+
+  // ---- the assembly point -------------------------------------------------------------------
+
+  /** How current launch identities are computed (configuration and this runtime's environment). */
+  public ExecutionIdentities identities() {
+    return identities;
+  }
+
+  /** The current launch identity of {@code server}; stats its executable. */
+  public ExecutionIdentity identityOf(ServerDescription server) {
+    return identities.identify(server);
+  }
+
+  /**
+   * Loads every record ONCE (the pre-flight cache, the hazard ledger as its owner holds it, the
+   * concurrency records) and the identity of each server: the only IO of building rows.
+   */
+  public LoadedState load(Collection<ConfiguredServer> servers) {
+    return load(servers, Map.of());
+  }
+
+  /**
+   * As {@link #load(Collection)}, with handshakes the host observed itself (see
+   * {@link RowLoader#load(Collection, Map)}).
+   */
+  public LoadedState load(Collection<ConfiguredServer> servers, Map<String, HandshakeFacts> hostHandshakes) {
+    return new RowLoader(recordStores(), identities::identify).load(servers, hostHandshakes);
+  }
+
+  /** Every row of {@code servers}, in order: one {@link #load}, then rows built without IO. */
+  public List<Row> rows(Collection<ConfiguredServer> servers) {
+    return new RowBuilder(this).build(load(servers));
+  }
+
+  /** Every row of a loaded state, each row's {@code source} labelled by {@code sourceLabel}; no IO. */
+  public List<Row> rows(LoadedState state, Function<ConfiguredServer, String> sourceLabel) {
+    return new RowBuilder(this, sourceLabel).build(state);
+  }
+
+  /**
+   * An evaluator over the pre-flight transport and cache, for budgeted passes and uncapped
+   * measure jobs (DESIGN §6).
+   *
+   * @param parallelism servers measured at once within a pass (each pre-flight spawns two processes)
+   */
+  public Evaluator evaluator(int parallelism) {
+    return new Evaluator(
+        preflightTransport(), recordStores().preflightCache(), identities::identify,
+        () -> System.currentTimeMillis() / 1000.0, parallelism);
+  }
+
+  /**
+   * The statelessness probe and registration (DESIGN §7), over the hazard ledger, the concurrency
+   * records and the session transport of this runtime.
+   *
+   * @throws IllegalArgumentException naming a malformed configuration key
+   */
+  public Statelessness statelessness() {
+    RecordStores stores = recordStores();
+    return new Statelessness(
+        stores.hazardLedger(), stores.concurrencyRecords(), identities::identify,
+        StatelessnessProbe.fromConfig(sessionTransport(), config), System::currentTimeMillis);
+  }
+
+  /** Admission under each server's {@code maxConcurrent}, through the limiter. */
+  public ConcurrencyLimits concurrencyLimits() {
+    return new ConcurrencyLimits(limiter());
+  }
+
+  /** Seeding with the seeding policy, keeping its markers in the pre-flight cache. */
+  public Seeder seeder() {
+    return new Seeder(seedingPolicy(), recordStores().preflightCache());
+  }
+
+  /**
+   * The bulk stub action (DESIGN §6): eligibility of each candidate decided inside the lock hold
+   * that writes {@code config}, from the sharing switch as read there.
+   *
+   * @param verdicts the current verdict of each name (from {@link #rows})
+   */
+  public BulkStub.Result bulkStub(LockedJsonFile config, Collection<String> candidates, Map<String, Verdict> verdicts)
+      throws ConfigException {
+    return BulkStub.stub(config, candidates, verdicts::get);
+  }
+
+  /** The verdicts of {@code rows} by name, in row order, for seeding and bulk stubbing. */
+  public static Map<String, Verdict> verdicts(List<Row> rows) {
+    Map<String, Verdict> out = new LinkedHashMap<>();
+    rows.forEach(r -> out.put(r.name(), r.verdict()));
+    return out;
   }
 
   private static IllegalStateException failed(String what, String name, ServerDescription server, @Nullable RuntimeException e) {
@@ -251,29 +388,14 @@ public final class Cotenant {
     return e == null ? new IllegalStateException(msg) : new IllegalStateException(msg, e);
   }
 
-  private static <P, R> List<Selected<R>> created(Spi<P> spi, List<Selected<P>> chain, Function<P, R> factory) {
-    List<Selected<R>> out = new ArrayList<>();
-    for (Selected<P> s : chain) {
-      out.add(new Selected<>(ProviderSelection.create(spi, s, factory), s.name(), s.className(), s.origin()));
-    }
-    return List.copyOf(out);
-  }
-
   /** Selects and creates a single provider on first use. */
   private static final class Lazy<R> {
     private final Object lock = new Object();
-    private final java.util.function.Supplier<R> make;
+    private final Supplier<R> make;
     private @Nullable R value;
 
-    <P> Lazy(Spi<P> spi, @Nullable P explicit, ProviderDiscovery discovery, ProviderConfig config, Function<P, R> factory) {
-      this.make =
-          () -> {
-            Selected<P> s =
-                explicit != null
-                    ? Selected.explicit(spi, explicit)
-                    : ProviderSelection.selectOne(spi, discovery.discover(spi.type()), config);
-            return ProviderSelection.create(spi, s, factory);
-          };
+    Lazy(Supplier<R> make) {
+      this.make = make;
     }
 
     R get() {
@@ -287,20 +409,16 @@ public final class Cotenant {
   }
 
   /**
-   * Builds a {@link Cotenant}. Every SPI accepts explicit instances, so a host's test can replace
-   * any provider with a fake without touching the classpath. Not thread-safe; {@link #build()}
-   * may be called more than once.
+   * Builds a {@link Cotenant}. Every SPI accepts explicit instances ({@link #provider}), so a
+   * host's test can replace any provider with a fake without touching the classpath. Not
+   * thread-safe; {@link #build()} may be called more than once.
    */
   public static final class Builder {
     private ProviderConfig config = ProviderConfig.empty();
     private @Nullable Path recordsDirectory;
+    private Map<String, String> environment = System.getenv();
     private ProviderDiscovery discovery = ProviderDiscovery.classpath();
-    private final List<EvidenceSourceProvider> sources = new ArrayList<>();
-    private final List<ManagedServerClassifierProvider> classifiers = new ArrayList<>();
-    private @Nullable RecordStoreProvider recordStores;
-    private @Nullable PreflightTransportProvider preflightTransport;
-    private @Nullable SeedingPolicyProvider seedingPolicy;
-    private @Nullable ConcurrencyLimiterProvider limiter;
+    private final Map<Spi<?, ?>, List<NamedProvider>> explicit = new LinkedHashMap<>();
 
     private Builder() {}
 
@@ -321,40 +439,59 @@ public final class Cotenant {
       return this;
     }
 
+    /**
+     * The environment servers are launched from and the records directory is resolved against
+     * ({@code COTENANT_HOME}); this process's environment by default.
+     */
+    public Builder environment(Map<String, String> environment) {
+      this.environment = Map.copyOf(environment);
+      return this;
+    }
+
+    /**
+     * Uses {@code provider} for {@code spi}: for a chain it joins the discovered members
+     * (replacing one of the same name); for a single-provider SPI it is used and configuration and
+     * discovery are not consulted (the last one given wins).
+     */
+    public <T extends NamedProvider> Builder provider(Spi<T, ?> spi, T provider) {
+      Objects.requireNonNull(spi, "spi");
+      explicit.computeIfAbsent(spi, k -> new ArrayList<>()).add(spi.cast(Objects.requireNonNull(provider, "provider")));
+      return this;
+    }
+
     /** Adds an evidence source; it replaces a discovered one of the same name. */
     public Builder evidenceSource(EvidenceSourceProvider provider) {
-      sources.add(Objects.requireNonNull(provider, "provider"));
-      return this;
+      return provider(Spi.EVIDENCE_SOURCES, provider);
     }
 
     /** Adds a managed-server classifier; it replaces a discovered one of the same name. */
     public Builder classifier(ManagedServerClassifierProvider provider) {
-      classifiers.add(Objects.requireNonNull(provider, "provider"));
-      return this;
+      return provider(Spi.CLASSIFIERS, provider);
     }
 
-    /** Uses this record store provider; configuration and discovery are not consulted for it. */
+    /** Uses this record store provider. */
     public Builder recordStores(RecordStoreProvider provider) {
-      this.recordStores = Objects.requireNonNull(provider, "provider");
-      return this;
+      return provider(Spi.RECORD_STORES, provider);
     }
 
-    /** Uses this pre-flight transport provider; configuration and discovery are not consulted for it. */
+    /** Uses this session transport provider (for the pre-flight, the probe and the pool). */
+    public Builder sessionTransport(SessionTransportProvider provider) {
+      return provider(Spi.SESSION_TRANSPORT, provider);
+    }
+
+    /** Uses this pre-flight transport provider. */
     public Builder preflightTransport(PreflightTransportProvider provider) {
-      this.preflightTransport = Objects.requireNonNull(provider, "provider");
-      return this;
+      return provider(Spi.PREFLIGHT_TRANSPORT, provider);
     }
 
-    /** Uses this seeding policy provider; configuration and discovery are not consulted for it. */
+    /** Uses this seeding policy provider. */
     public Builder seedingPolicy(SeedingPolicyProvider provider) {
-      this.seedingPolicy = Objects.requireNonNull(provider, "provider");
-      return this;
+      return provider(Spi.SEEDING_POLICY, provider);
     }
 
-    /** Uses this concurrency limiter provider; configuration and discovery are not consulted for it. */
+    /** Uses this concurrency limiter provider. */
     public Builder limiter(ConcurrencyLimiterProvider provider) {
-      this.limiter = Objects.requireNonNull(provider, "provider");
-      return this;
+      return provider(Spi.LIMITER, provider);
     }
 
     /** Skips classpath discovery: only the providers passed to this builder are used. */
@@ -374,67 +511,33 @@ public final class Cotenant {
      *
      * @throws dev.cotenant.gateway.providers.ProviderLoadingException when a chain member cannot
      *     be loaded, a name is taken twice, or a provider fails in {@code create()}
+     * @throws IllegalArgumentException naming a malformed configuration key of the runtime
+     *     ({@code cotenant.secret-patterns}, the records directory)
      */
     public Cotenant build() {
       return new Cotenant(this);
+    }
+
+    /** The explicit providers of {@code spi}, in the order given. */
+    <T extends NamedProvider> List<T> explicit(Spi<T, ?> spi) {
+      List<T> out = new ArrayList<>();
+      explicit.getOrDefault(spi, List.of()).forEach(p -> out.add(spi.cast(p)));
+      return out;
     }
 
     Builder copy() {
       Builder b = new Builder();
       b.config = config;
       b.recordsDirectory = recordsDirectory;
+      b.environment = environment;
       b.discovery = discovery;
-      b.sources.addAll(sources);
-      b.classifiers.addAll(classifiers);
-      b.recordStores = recordStores;
-      b.preflightTransport = preflightTransport;
-      b.seedingPolicy = seedingPolicy;
-      b.limiter = limiter;
+      explicit.forEach((k, v) -> b.explicit.put(k, new ArrayList<>(v)));
       return b;
     }
 
-    List<EvidenceSourceProvider> sources() {
-      return List.copyOf(sources);
-    }
-
-    List<ManagedServerClassifierProvider> classifiers() {
-      return List.copyOf(classifiers);
-    }
-
-    Optional<RecordStoreProvider> recordStoresProvider() {
-      return Optional.ofNullable(recordStores);
-    }
-
-    Optional<PreflightTransportProvider> preflightTransportProvider() {
-      return Optional.ofNullable(preflightTransport);
-    }
-
-    Optional<SeedingPolicyProvider> seedingPolicyProvider() {
-      return Optional.ofNullable(seedingPolicy);
-    }
-
-    Optional<ConcurrencyLimiterProvider> limiterProvider() {
-      return Optional.ofNullable(limiter);
-    }
-
-    Builder replaceLimiter(Optional<ConcurrencyLimiterProvider> provider) {
-      limiter = provider.orElse(null);
-      return this;
-    }
-
-    Builder replaceProviders(
-        Collection<EvidenceSourceProvider> newSources,
-        Collection<ManagedServerClassifierProvider> newClassifiers,
-        Optional<RecordStoreProvider> records,
-        Optional<PreflightTransportProvider> transport,
-        Optional<SeedingPolicyProvider> seeding) {
-      sources.clear();
-      sources.addAll(newSources);
-      classifiers.clear();
-      classifiers.addAll(newClassifiers);
-      recordStores = records.orElse(null);
-      preflightTransport = transport.orElse(null);
-      seedingPolicy = seeding.orElse(null);
+    /** Replaces the explicit providers of {@code spi} with {@code providers}. */
+    Builder replace(Spi<?, ?> spi, Collection<? extends NamedProvider> providers) {
+      explicit.put(spi, new ArrayList<>(providers));
       return this;
     }
   }

@@ -1,27 +1,28 @@
 package dev.cotenant.gateway;
 
 import com.google.inject.AbstractModule;
+import com.google.inject.Injector;
+import com.google.inject.Key;
 import com.google.inject.Provides;
 import com.google.inject.multibindings.Multibinder;
 import com.google.inject.multibindings.OptionalBinder;
-import dev.cotenant.spi.ConcurrencyLimiterProvider;
-import dev.cotenant.spi.EvidenceSourceProvider;
-import dev.cotenant.spi.ManagedServerClassifierProvider;
-import dev.cotenant.spi.PreflightTransportProvider;
+import com.google.inject.util.Types;
+import dev.cotenant.gateway.providers.Spi;
+import dev.cotenant.spi.NamedProvider;
 import dev.cotenant.spi.ProviderConfig;
-import dev.cotenant.spi.RecordStoreProvider;
-import dev.cotenant.spi.SeedingPolicyProvider;
 import jakarta.inject.Singleton;
+import java.util.Collection;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * Binds a singleton {@link Cotenant} for Guice hosts.
  *
  * <p>The module takes the same settings and explicit provider instances as
- * {@link Cotenant#builder()}. It also exposes the provider bindings, so another module may
- * contribute providers the Guice way:
+ * {@link Cotenant#builder()}. For every SPI of {@link Spi#ALL} it also exposes a binding, so
+ * another module may contribute providers the Guice way: a {@link Multibinder} set for a chain
+ * (evidence sources, classifiers), an {@link OptionalBinder} for a single-provider SPI:
  *
  * <pre>{@code
  * Injector injector = Guice.createInjector(
@@ -56,33 +57,42 @@ public final class CotenantModule extends AbstractModule {
 
   @Override
   protected void configure() {
-    Multibinder<EvidenceSourceProvider> sources = Multibinder.newSetBinder(binder(), EvidenceSourceProvider.class);
-    template.sources().forEach(p -> sources.addBinding().toInstance(p));
-    Multibinder<ManagedServerClassifierProvider> classifiers =
-        Multibinder.newSetBinder(binder(), ManagedServerClassifierProvider.class);
-    template.classifiers().forEach(p -> classifiers.addBinding().toInstance(p));
-    OptionalBinder<RecordStoreProvider> records = OptionalBinder.newOptionalBinder(binder(), RecordStoreProvider.class);
-    template.recordStoresProvider().ifPresent(p -> records.setBinding().toInstance(p));
-    OptionalBinder<PreflightTransportProvider> transport =
-        OptionalBinder.newOptionalBinder(binder(), PreflightTransportProvider.class);
-    template.preflightTransportProvider().ifPresent(p -> transport.setBinding().toInstance(p));
-    OptionalBinder<SeedingPolicyProvider> seeding = OptionalBinder.newOptionalBinder(binder(), SeedingPolicyProvider.class);
-    template.seedingPolicyProvider().ifPresent(p -> seeding.setBinding().toInstance(p));
-    OptionalBinder<ConcurrencyLimiterProvider> limiter =
-        OptionalBinder.newOptionalBinder(binder(), ConcurrencyLimiterProvider.class);
-    template.limiterProvider().ifPresent(p -> limiter.setBinding().toInstance(p));
+    for (Spi<?, ?> spi : Spi.ALL) {
+      bind(spi);
+    }
+  }
+
+  private <T extends NamedProvider> void bind(Spi<T, ?> spi) {
+    List<T> given = template.explicit(spi);
+    if (spi.isChain()) {
+      Multibinder<T> set = Multibinder.newSetBinder(binder(), spi.type());
+      given.forEach(p -> set.addBinding().toInstance(p));
+    } else {
+      OptionalBinder<T> one = OptionalBinder.newOptionalBinder(binder(), spi.type());
+      if (!given.isEmpty()) {
+        one.setBinding().toInstance(given.get(given.size() - 1));
+      }
+    }
   }
 
   @Provides
   @Singleton
-  Cotenant cotenant(
-      Set<EvidenceSourceProvider> sources,
-      Set<ManagedServerClassifierProvider> classifiers,
-      Optional<RecordStoreProvider> records,
-      Optional<PreflightTransportProvider> transport,
-      Optional<SeedingPolicyProvider> seeding,
-      Optional<ConcurrencyLimiterProvider> limiter) {
-    return template.copy().replaceProviders(sources, classifiers, records, transport, seeding).replaceLimiter(limiter).build();
+  Cotenant cotenant(Injector injector) {
+    Cotenant.Builder b = template.copy();
+    for (Spi<?, ?> spi : Spi.ALL) {
+      b.replace(spi, bound(injector, spi));
+    }
+    return b.build();
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Collection<? extends NamedProvider> bound(Injector injector, Spi<?, ?> spi) {
+    if (spi.isChain()) {
+      return (Collection<? extends NamedProvider>) injector.getInstance(Key.get(Types.setOf(spi.type())));
+    }
+    Optional<? extends NamedProvider> one =
+        (Optional<? extends NamedProvider>) injector.getInstance(Key.get(Types.newParameterizedType(Optional.class, spi.type())));
+    return one.map(List::of).orElse(List.of());
   }
 
   @Provides

@@ -11,7 +11,10 @@ import dev.cotenant.gateway.providers.ProviderLoader;
 import java.util.ServiceLoader;
 import org.junit.jupiter.api.Test;
 
-/** Exactly one class calls {@link ServiceLoader}: {@link ProviderLoader}. */
+/**
+ * Exactly one class calls {@link ServiceLoader}: {@link ProviderLoader}; the runtime imports no
+ * provider implementation; only the CLI uses picocli.
+ */
 class ArchitectureTest {
   private static final JavaClasses MAIN =
       new ClassFileImporter()
@@ -28,6 +31,16 @@ class ArchitectureTest {
         .belongToAnyOf(ServiceLoader.class)
         .because("provider discovery has exactly one entry point (DESIGN §1)")
         .check(MAIN);
+  }
+
+  @Test
+  void theRuntimeSeesProvidersOnlyThroughTheSpi() {
+    GatewayRules.NO_PROVIDER_IMPLEMENTATIONS.check(MAIN);
+  }
+
+  @Test
+  void onlyTheCliPackageUsesACliFramework() {
+    GatewayRules.NO_CLI_FRAMEWORK_OUTSIDE_THE_CLI.check(MAIN);
   }
 
   @Test

@@ -20,6 +20,9 @@ import java.util.TreeSet;
  *   <tr><td>{@value #CALLER_IDENTITY_KEYS}</td><td>none</td>
  *       <td>extra {@code capabilities.experimental} keys recognised as a caller-identity
  *       declaration, beside {@value #DEFAULT_CALLER_IDENTITY_KEY}</td></tr>
+ *   <tr><td>{@value #TIMEOUT_MS}</td><td>15000</td>
+ *       <td>the whole conversation with one server, in milliseconds: the pre-flight's handshake and
+ *       listings, each batch of the statelessness probe's calls</td></tr>
  *   <tr><td>{@value #ERA}</td><td>{@code auto}</td>
  *       <td>the protocol era spoken to a server: {@code auto}, {@code initialize} or
  *       {@code discover}</td></tr>
@@ -41,7 +44,36 @@ public final class CoreSettings {
   /** The protocol era spoken to servers by the pre-flight and the statelessness probe. */
   public static final String ERA = "cotenant.preflight.era";
 
+  /** The per-conversation time limit of the pre-flight and the probe, in milliseconds. */
+  public static final String TIMEOUT_MS = "cotenant.preflight.timeout-ms";
+
+  /** The default of {@value #TIMEOUT_MS}. */
+  public static final long DEFAULT_TIMEOUT_MS = 15_000;
+
   private CoreSettings() {}
+
+  /**
+   * The duration of {@value #TIMEOUT_MS}, or 15 s when unset.
+   *
+   * @throws IllegalArgumentException naming the key when it is not a positive integer
+   */
+  public static java.time.Duration timeout(ProviderConfig config) {
+    long ms;
+    String v = config.get(TIMEOUT_MS).orElse(null);
+    if (v == null) {
+      ms = DEFAULT_TIMEOUT_MS;
+    } else {
+      try {
+        ms = Long.parseLong(v.strip());
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("configuration key " + TIMEOUT_MS + " must be an integer, got '" + v + "'", e);
+      }
+    }
+    if (ms <= 0) {
+      throw new IllegalArgumentException("configuration key " + TIMEOUT_MS + " must be positive, got " + ms);
+    }
+    return java.time.Duration.ofMillis(ms);
+  }
 
   /**
    * The secret patterns of {@value #SECRET_PATTERNS}, or the defaults when unset.

@@ -107,41 +107,56 @@ class RecordStoreDefaultsTest {
     assertEquals(Set.of(), s.codesForName("other"));
   }
 
+  /** A ledger implementing only what it must: every read derives from its snapshot. */
+  static final class MinimalLedger implements HazardLedger {
+    final Map<String, Map<String, Observations>> held = new HashMap<>();
+
+    @Override
+    public boolean record(String serverName, String identity, HazardCode code, int attachedSessions) {
+      if (attachedSessions <= 1) {
+        return false;
+      }
+      held.computeIfAbsent(serverName, k -> new HashMap<>()).merge(identity, new Observations(Set.of(code), 1, 1.0),
+          (a, b) -> {
+            Set<HazardCode> all = new HashSet<>(a.codes());
+            all.addAll(b.codes());
+            return new Observations(all, a.count() + 1, 1.0);
+          });
+      return true;
+    }
+
+    @Override
+    public Snapshot snapshot() {
+      return new Snapshot(held);
+    }
+
+    @Override
+    public boolean clear(String serverName) {
+      return held.remove(serverName) != null;
+    }
+
+    @Override
+    public void flush() {}
+  }
+
   @Test
-  void theDefaultLedgerSnapshotListsNameOnlyCodes() {
-    HazardLedger minimal =
-        new HazardLedger() {
-          @Override
-          public boolean record(String serverName, String identity, HazardCode code, int attachedSessions) {
-            return false;
-          }
+  void aMinimalLedgerAnswersEveryReadFromItsSnapshotSoItCannotHideAHazard() {
+    MinimalLedger ledger = new MinimalLedger();
+    assertTrue(ledger.record("srv", "id-1", HazardCode.CROSS_SESSION_LEAK, 2));
+    assertTrue(ledger.record("srv", "id-2", HazardCode.UNROUTABLE_SERVER_REQUEST, 3));
+    assertEquals(Set.of(HazardCode.CROSS_SESSION_LEAK), ledger.codesFor("srv", "id-1"));
+    assertEquals(Set.of(HazardCode.UNROUTABLE_SERVER_REQUEST), ledger.codesFor("srv", "id-2"));
+    assertEquals(Set.of(), ledger.codesFor("srv", "id-3"));
+    assertEquals(Set.of(HazardCode.CROSS_SESSION_LEAK, HazardCode.UNROUTABLE_SERVER_REQUEST), ledger.codesForName("srv"));
+    assertEquals(Set.of("srv"), ledger.serverNames());
+    for (String id : List.of("id-1", "id-2", "id-3", "")) {
+      assertEquals(ledger.snapshot().codesFor("srv", id), ledger.codesFor("srv", id), id);
+    }
+  }
 
-          @Override
-          public Set<HazardCode> codesFor(String serverName, String identity) {
-            return Set.of();
-          }
-
-          @Override
-          public Set<HazardCode> codesForName(String serverName) {
-            return Set.of(HazardCode.CROSS_SESSION_LEAK);
-          }
-
-          @Override
-          public Set<String> serverNames() {
-            return Set.of("srv");
-          }
-
-          @Override
-          public boolean clear(String serverName) {
-            return false;
-          }
-
-          @Override
-          public void flush() {}
-        };
-    assertEquals(
-        Map.of("srv", Map.of("", new HazardLedger.Observations(Set.of(HazardCode.CROSS_SESSION_LEAK), 0, 0.0))),
-        minimal.snapshot().servers());
-    assertFalse(minimal.hasUnflushed());
+  @Test
+  void aLedgerThatCannotSayWhetherItFlushedSaysItMayNotHave() {
+    // Conservative, never permissive: a caller that flushes only when needed must not skip one.
+    assertTrue(new MinimalLedger().hasUnflushed());
   }
 }

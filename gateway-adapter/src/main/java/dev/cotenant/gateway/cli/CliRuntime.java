@@ -7,14 +7,9 @@ import dev.cotenant.gateway.config.DefaultConfigLocations;
 import dev.cotenant.gateway.config.McpConfigReader;
 import dev.cotenant.gateway.config.ServerConfigs;
 import dev.cotenant.gateway.evaluation.Evaluator;
-import dev.cotenant.gateway.rows.LoadedState;
+import dev.cotenant.gateway.records.RecordsDirectory;
 import dev.cotenant.gateway.rows.Row;
-import dev.cotenant.gateway.rows.RowBuilder;
-import dev.cotenant.gateway.rows.RowLoader;
 import dev.cotenant.gateway.seeding.Seeder;
-import dev.cotenant.providers.records.ExecutionIdentities;
-import dev.cotenant.providers.records.FileConcurrencyRecords;
-import dev.cotenant.providers.records.RecordsDirectory;
 import dev.cotenant.spi.ProviderConfig;
 import dev.cotenant.spi.RecordStores;
 import java.nio.file.Files;
@@ -23,13 +18,15 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 /**
- * The one way every {@code cotenant} command builds what it runs on: the records directory from
- * the common options, the {@link Cotenant} runtime (its record stores, pre-flight transport and
- * seeding policy selected on first use), launch identities, configuration files, rows, the
- * evaluator and the seeder. A new command asks this class rather than building its own.
+ * The one way every {@code cotenant} command builds what it runs on: the records directory and
+ * the configuration ({@code --set}) from the common options, and the {@link Cotenant} runtime,
+ * the assembly point every host uses too; this class adds only what is the CLI's own (reading
+ * configuration files, choosing servers by name, labelling rows with the file they came from).
+ * A new command asks this class rather than building its own.
  */
 public final class CliRuntime {
   /** Servers measured at once in a pass (each pre-flight spawns two processes). */
@@ -38,13 +35,11 @@ public final class CliRuntime {
   private final CliContext context;
   private final Path recordsDirectory;
   private final Cotenant cotenant;
-  private final ExecutionIdentities identities;
 
-  private CliRuntime(CliContext context, Path recordsDirectory, Cotenant cotenant, ExecutionIdentities identities) {
+  private CliRuntime(CliContext context, Path recordsDirectory, Cotenant cotenant) {
     this.context = context;
     this.recordsDirectory = recordsDirectory;
     this.cotenant = cotenant;
-    this.identities = identities;
   }
 
   /**
@@ -56,7 +51,19 @@ public final class CliRuntime {
     if (options.recordsDir().isPresent() && options.socketPath().isPresent()) {
       throw new UsageException("--records-dir and --socket-path exclude each other; give one");
     }
-    ProviderConfig config = ProviderConfig.empty();
+    Map<String, String> settings = new TreeMap<>();
+    for (String pair : options.settings()) {
+      int eq = pair.indexOf('=');
+      if (eq <= 0) {
+        throw new UsageException("--set needs KEY=VALUE, got '" + pair + "'");
+      }
+      String key = pair.substring(0, eq).strip();
+      if (!key.startsWith("cotenant.")) {
+        throw new UsageException("--set " + key + ": Cotenant's configuration keys start with \"cotenant.\" (see docs/providers.md)");
+      }
+      settings.put(key, pair.substring(eq + 1));
+    }
+    ProviderConfig config = ProviderConfig.of(settings);
     if (options.socketPath().isPresent()) {
       String raw = options.socketPath().get();
       boolean unset = raw.isBlank() || raw.strip().equals(".") || raw.strip().equals("./");
@@ -71,15 +78,14 @@ public final class CliRuntime {
     } catch (IllegalArgumentException e) {
       throw new UsageException(e.getMessage());
     }
-    ExecutionIdentities ids;
+    Cotenant.Builder builder = Cotenant.builder().config(config).recordsDirectory(records).environment(context.env());
+    Cotenant cotenant;
     try {
-      ids = ExecutionIdentities.fromConfig(config, context.env());
+      cotenant = context.runtime().apply(builder).build();
     } catch (IllegalArgumentException e) {
       throw new UsageException(e.getMessage());
     }
-    Cotenant.Builder builder = Cotenant.builder().config(config).recordsDirectory(records);
-    Cotenant cotenant = context.runtime().apply(builder).build();
-    return new CliRuntime(context, records, cotenant, ids);
+    return new CliRuntime(context, records, cotenant);
   }
 
   /** The context this runtime writes to. */
@@ -95,11 +101,6 @@ public final class CliRuntime {
   /** The runtime. */
   public Cotenant cotenant() {
     return cotenant;
-  }
-
-  /** Computes current launch identities. */
-  public ExecutionIdentities identities() {
-    return identities;
   }
 
   /** The record stores (opened on first call). */
@@ -154,40 +155,18 @@ public final class CliRuntime {
     return configs.list().stream().filter(s -> names.contains(s.name())).toList();
   }
 
-  /** The concurrency records in the records directory ({@code concurrency-records.json}). */
-  public FileConcurrencyRecords concurrencyRecords() {
-    return FileConcurrencyRecords.open(recordsDirectory);
-  }
-
-  /** Loads both records once and every identity (the IO phase). */
-  public LoadedState load(Collection<ConfiguredServer> servers) {
-    return new RowLoader(stores(), identities::identify, () -> concurrencyRecords().load().records()).load(servers);
-  }
-
-  /** Every row of {@code servers}: one load, then rows built without IO. */
+  /** Every row of {@code servers}: one load, then rows built without IO, labelled with their file as shown. */
   public List<Row> rows(Collection<ConfiguredServer> servers) {
-    return new RowBuilder(cotenant, s -> context.display(s.source())).build(load(servers));
+    return cotenant.rows(cotenant.load(servers), s -> context.display(s.source()));
   }
 
   /** An evaluator over the record stores and the pre-flight transport. */
   public Evaluator evaluator() {
-    return new Evaluator(
-        cotenant.preflightTransport(),
-        stores().preflightCache(),
-        identities::identify,
-        () -> System.currentTimeMillis() / 1000.0,
-        PARALLELISM);
+    return cotenant.evaluator(PARALLELISM);
   }
 
   /** A seeder using the seeding policy, keeping its markers in the pre-flight cache. */
   public Seeder seeder() {
-    return new Seeder(cotenant.seedingPolicy(), stores().preflightCache());
-  }
-
-  /** The verdicts of {@code rows} by name, for seeding and bulk stubbing. */
-  public static Map<String, dev.cotenant.api.Verdict> verdicts(List<Row> rows) {
-    Map<String, dev.cotenant.api.Verdict> out = new java.util.LinkedHashMap<>();
-    rows.forEach(r -> out.put(r.name(), r.verdict()));
-    return out;
+    return cotenant.seeder();
   }
 }

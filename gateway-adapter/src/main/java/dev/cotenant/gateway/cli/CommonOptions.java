@@ -20,6 +20,12 @@ public final class CommonOptions {
       description = "The gateway socket path; the records live in its parent directory.")
   String socketPath;
 
+  @Option(
+      names = "--set",
+      paramLabel = "KEY=VALUE",
+      description = "Sets a configuration key (repeatable), e.g. --set cotenant.preflight.era=initialize; every key is listed in docs/providers.md.")
+  java.util.List<String> settings = new java.util.ArrayList<>();
+
   @Option(names = "--json", description = "Print JSON on standard output instead of a table.")
   boolean json;
 
@@ -34,6 +40,11 @@ public final class CommonOptions {
   /** The {@code --socket-path} value, if given. */
   public Optional<String> socketPath() {
     return Optional.ofNullable(socketPath);
+  }
+
+  /** The {@code --set KEY=VALUE} pairs, in order given (a later one wins). */
+  public java.util.List<String> settings() {
+    return java.util.List.copyOf(settings);
   }
 
   /** True with {@code --json}. */

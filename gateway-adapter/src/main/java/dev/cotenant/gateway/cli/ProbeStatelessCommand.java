@@ -10,7 +10,6 @@ import dev.cotenant.gateway.probe.ProbeReport.Assertion;
 import dev.cotenant.gateway.probe.ProbeReport.Round;
 import dev.cotenant.gateway.probe.ProbeSpec;
 import dev.cotenant.gateway.probe.Statelessness;
-import dev.cotenant.gateway.probe.StatelessnessProbe;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
@@ -79,9 +78,7 @@ public final class ProbeStatelessCommand extends CliCommand {
       throw new UsageException(name + " is disabled in " + context().display(server.source())
           + "; a disabled server is never probed (enable it first)");
     }
-    Statelessness statelessness = new Statelessness(
-        rt.stores().hazardLedger(), rt.concurrencyRecords(), rt.identities()::identify,
-        StatelessnessProbe.fromConfig(rt.cotenant().config()), System::currentTimeMillis);
+    Statelessness statelessness = rt.cotenant().statelessness();
     context().err().println("cotenant: probing " + Output.cell(name) + " with " + Output.cell(tool) + ", "
         + spec.rounds() + " rounds, two callers on one backend process");
     ProbeReport report = statelessness.probe(server.description(), spec);

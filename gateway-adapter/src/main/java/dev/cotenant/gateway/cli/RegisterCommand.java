@@ -7,7 +7,6 @@ import dev.cotenant.gateway.config.ConfiguredServer;
 import dev.cotenant.gateway.config.ServerConfigs;
 import dev.cotenant.gateway.probe.RegistrationRefusedException;
 import dev.cotenant.gateway.probe.Statelessness;
-import dev.cotenant.gateway.probe.StatelessnessProbe;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -65,9 +64,7 @@ public final class RegisterCommand extends CliCommand {
     CliRuntime rt = runtime();
     ServerConfigs configured = rt.readConfigs(configs);
     ConfiguredServer server = rt.select(configured, List.of(name)).get(0);
-    Statelessness statelessness = new Statelessness(
-        rt.stores().hazardLedger(), rt.concurrencyRecords(), rt.identities()::identify,
-        StatelessnessProbe.fromConfig(rt.cotenant().config()), System::currentTimeMillis);
+    Statelessness statelessness = rt.cotenant().statelessness();
     ConcurrencyRecord stored;
     try {
       stored = statelessness.register(server.description(), m, s,

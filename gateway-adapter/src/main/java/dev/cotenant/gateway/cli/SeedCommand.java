@@ -1,5 +1,6 @@
 package dev.cotenant.gateway.cli;
 
+import dev.cotenant.gateway.Cotenant;
 import dev.cotenant.api.Verdict;
 import dev.cotenant.gateway.config.LockedJsonFile;
 import dev.cotenant.gateway.config.ServerConfigs;
@@ -43,7 +44,7 @@ public final class SeedCommand extends CliCommand {
     CliRuntime rt = runtime();
     ServerConfigs servers = rt.readConfigs(List.of(config));
     Path file = context().resolve(config);
-    Map<String, Verdict> verdicts = CliRuntime.verdicts(rt.rows(servers.list()));
+    Map<String, Verdict> verdicts = Cotenant.verdicts(rt.rows(servers.list()));
     Seeder seeder = rt.seeder();
     SeedPlan plan = apply ? seeder.apply(new LockedJsonFile(file), verdicts) : seeder.plan(verdicts);
     String shown = context().display(file);

@@ -1,6 +1,5 @@
 package dev.cotenant.gateway.config;
 
-import dev.cotenant.providers.records.AtomicFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,10 +11,10 @@ import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * A JSON configuration file read, modified and written under one lock hold, with the same
- * locking and atomic-write rules as the records ({@link AtomicFiles}): an in-process lock plus an
- * OS file lock on a sibling {@code <name>.lock} file, so two writers in one process or in two
- * processes never interleave, and a crash leaves either the old or the new file.
+ * A JSON configuration file read, modified and written under one lock hold: an in-process lock
+ * plus an OS file lock on a sibling {@code <name>.lock} file, so two writers in one process or in
+ * two processes never interleave, and an atomic replacement, so a crash leaves either the old or
+ * the new file (see {@code ConfigFileLock}).
  */
 public final class LockedJsonFile {
   private static final JsonMapper MAPPER =
@@ -48,12 +47,12 @@ public final class LockedJsonFile {
    * {@code createIfMissing}.
    */
   public <T> T update(boolean createIfMissing, Transaction<T> tx) throws ConfigException {
-    try (AtomicFiles.Lock held = AtomicFiles.lock(file)) {
+    try (ConfigFileLock held = ConfigFileLock.hold(file)) {
       ObjectNode root = read(createIfMissing);
       ObjectNode before = root.deepCopy();
       T result = tx.apply(root);
       if (!root.equals(before)) {
-        AtomicFiles.write(file, serialise(root));
+        held.replace(file, serialise(root));
       }
       return result;
     } catch (IOException e) {

@@ -9,10 +9,8 @@ import dev.cotenant.api.LogSafe;
 import dev.cotenant.api.ProbePass;
 import dev.cotenant.api.ServerDescription;
 import dev.cotenant.api.ShareScope;
-import dev.cotenant.gateway.Cotenant;
 import dev.cotenant.gateway.evaluation.IdentityResolver;
-import dev.cotenant.providers.records.ExecutionIdentities;
-import dev.cotenant.providers.records.FileConcurrencyRecords;
+import dev.cotenant.spi.ConcurrencyRecords;
 import dev.cotenant.spi.EvidenceInput;
 import dev.cotenant.spi.HazardLedger;
 import java.io.IOException;
@@ -39,7 +37,9 @@ import org.slf4j.LoggerFactory;
  *       identity and the ledger holds nothing against that identity.
  * </ul>
  *
- * <p>Thread-safe: the records are written under their file lock.
+ * <p>Built by {@code Cotenant#statelessness()} over the runtime's stores and session transport.
+ * Thread-safe when the stores are: the records are changed through
+ * {@link ConcurrencyRecords#update}.
  */
 public final class Statelessness {
   private static final Logger LOG = LoggerFactory.getLogger(Statelessness.class);
@@ -48,7 +48,7 @@ public final class Statelessness {
   static final int PROBE_SESSIONS = 2;
 
   private final HazardLedger ledger;
-  private final FileConcurrencyRecords records;
+  private final ConcurrencyRecords records;
   private final IdentityResolver identities;
   private final StatelessnessProbe probe;
   private final LongSupplier clockMillis;
@@ -61,7 +61,7 @@ public final class Statelessness {
    * @param clockMillis the clock for {@code passedAt}
    */
   public Statelessness(
-      HazardLedger ledger, FileConcurrencyRecords records, IdentityResolver identities,
+      HazardLedger ledger, ConcurrencyRecords records, IdentityResolver identities,
       StatelessnessProbe probe, LongSupplier clockMillis) {
     this.ledger = Objects.requireNonNull(ledger, "ledger");
     this.records = Objects.requireNonNull(records, "records");
@@ -70,25 +70,8 @@ public final class Statelessness {
     this.clockMillis = Objects.requireNonNull(clockMillis, "clockMillis");
   }
 
-  /**
-   * Everything from one runtime: its hazard ledger, {@code concurrency-records.json} in its
-   * records directory, identities computed with its configuration against this process's
-   * environment, and a probe configured like its pre-flight.
-   *
-   * @throws IllegalArgumentException naming a malformed configuration key
-   */
-  public static Statelessness of(Cotenant cotenant) {
-    ExecutionIdentities ids = ExecutionIdentities.fromConfig(cotenant.config(), System.getenv());
-    return new Statelessness(
-        cotenant.recordStores().hazardLedger(),
-        FileConcurrencyRecords.open(cotenant.recordsDirectory()),
-        ids::identify,
-        StatelessnessProbe.fromConfig(cotenant.config()),
-        System::currentTimeMillis);
-  }
-
   /** The concurrency records. */
-  public FileConcurrencyRecords records() {
+  public ConcurrencyRecords records() {
     return records;
   }
 

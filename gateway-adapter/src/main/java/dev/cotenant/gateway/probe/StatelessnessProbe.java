@@ -6,16 +6,21 @@ import dev.cotenant.api.Transport;
 import dev.cotenant.gateway.probe.ProbeReport.Assertion;
 import dev.cotenant.gateway.probe.ProbeReport.Outcome;
 import dev.cotenant.gateway.probe.ProbeReport.Round;
-import dev.cotenant.providers.evidence.EvidenceKeys;
-import dev.cotenant.providers.preflight.PreflightSettings;
-import dev.cotenant.providers.preflight.StdioSession;
-import dev.cotenant.providers.preflight.StdioSessionException;
+import dev.cotenant.spi.CoreSettings;
+import dev.cotenant.spi.HandshakeEra;
 import dev.cotenant.spi.ProviderConfig;
+import dev.cotenant.spi.ServerMessageHandler;
+import dev.cotenant.spi.ServerSession;
+import dev.cotenant.spi.SessionException;
+import dev.cotenant.spi.SessionTransport;
+import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
+import tools.jackson.databind.json.JsonMapper;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -38,9 +43,10 @@ import org.jspecify.annotations.Nullable;
  * caller gets its own marker back (in a non-error answer of its last call).
  *
  * <p>This class only runs the probe and reports; {@link Statelessness} records what it saw.
- * Every bound and the protocol era come from the pre-flight's settings
- * ({@code cotenant.preflight.*}): the handshake and each batch of calls must complete within
- * {@code timeout-ms}. Any failure to run resolves to {@link Outcome#NOT_RUN} with a reason, never
+ * The backend is started through the runtime's {@link SessionTransport}, so a host's transport
+ * applies here as it does to the pre-flight; its bounds are that transport's. The protocol era
+ * ({@value CoreSettings#ERA}) and the time limit ({@value CoreSettings#TIMEOUT_MS}) are shared with
+ * the pre-flight: the handshake and each batch of calls must complete within it. Any failure to run resolves to {@link Outcome#NOT_RUN} with a reason, never
  * to a pass; the process and its descendants are always torn down. A disabled server is never
  * spawned (probing is the act consent gates). Thread-safe.
  */
@@ -54,30 +60,40 @@ public final class StatelessnessProbe {
   private static final Map<String, Object> NO_CAPABILITIES = Map.of();
   private static final SecureRandom RANDOM = new SecureRandom();
 
-  private final PreflightSettings settings;
+  /** The error a server's sampling or elicitation request is answered with. */
+  private static final String DECLINED = "declined: this client has no user to ask";
+
+  private static final JsonMapper MAPPER = JsonMapper.builder().build();
+
+  private final SessionTransport sessions;
+  private final HandshakeEra era;
+  private final Duration timeout;
   private final Set<String> callerIdentityKeys;
 
   /**
-   * @param settings the bounds, era and timeouts
+   * @param sessions starts the backend
+   * @param era the protocol era to speak
+   * @param timeout the handshake's and each batch of calls' time limit
    * @param callerIdentityKeys the {@code capabilities.experimental} keys that declare the
    *     caller-identity extension
    */
-  public StatelessnessProbe(PreflightSettings settings, Set<String> callerIdentityKeys) {
-    this.settings = Objects.requireNonNull(settings, "settings");
+  public StatelessnessProbe(SessionTransport sessions, HandshakeEra era, Duration timeout, Set<String> callerIdentityKeys) {
+    this.sessions = Objects.requireNonNull(sessions, "sessions");
+    this.era = Objects.requireNonNull(era, "era");
+    this.timeout = Objects.requireNonNull(timeout, "timeout");
     this.callerIdentityKeys = Set.copyOf(callerIdentityKeys);
   }
 
   /**
-   * A probe configured like the pre-flight ({@code cotenant.preflight.*}) that recognises the
-   * caller-identity keys the evidence sources recognise ({@value EvidenceKeys#CALLER_IDENTITY_KEYS}).
+   * A probe over {@code sessions} speaking the configured era ({@value CoreSettings#ERA}) within
+   * the configured time limit ({@value CoreSettings#TIMEOUT_MS}), recognising the caller-identity
+   * keys the evidence sources recognise ({@value CoreSettings#CALLER_IDENTITY_KEYS}).
    *
    * @throws IllegalArgumentException naming the key whose value is malformed
    */
-  public static StatelessnessProbe fromConfig(ProviderConfig config) {
-    Set<String> keys = new LinkedHashSet<>();
-    keys.add(EvidenceKeys.DEFAULT_CALLER_IDENTITY_KEY);
-    keys.addAll(config.getList(EvidenceKeys.CALLER_IDENTITY_KEYS, List.of()));
-    return new StatelessnessProbe(PreflightSettings.from(config), keys);
+  public static StatelessnessProbe fromConfig(SessionTransport sessions, ProviderConfig config) {
+    return new StatelessnessProbe(
+        sessions, CoreSettings.era(config), CoreSettings.timeout(config), CoreSettings.callerIdentityKeys(config));
   }
 
   /**
@@ -106,20 +122,21 @@ public final class StatelessnessProbe {
       t.setDaemon(true);
       return t;
     });
-    StdioSession session = null;
+    ServerSession session = null;
     try {
-      session = StdioSession.start(server, settings, "probe");
-      StdioSession s = session;
+      session = sessions.open(server, "probe", ServerMessageHandler.noUser(DECLINED));
+      ServerSession s = session;
       // A write that blocks (a server that stops reading stdin) is ended by killing the process.
-      long budget = settings.timeout().toMillis() * (1 + 2L * spec.rounds()) + 1_000;
+      long budget = timeout.toMillis() * (1 + 2L * spec.rounds()) + 1_000;
       watchdog.schedule(() -> s.abort("the probe took longer than " + budget + " ms"), budget, TimeUnit.MILLISECONDS);
-      Map<String, Object> answer = s.handshake(Map.of("name", "cotenant-statelessness-probe", "version", "1"), NO_CAPABILITIES);
+      Map<String, Object> answer =
+          s.handshake(era, Map.of("name", "cotenant-statelessness-probe", "version", "1"), NO_CAPABILITIES, timeout);
       Optional<String> metaKey = callerMetaKey(answer);
       blocks = metaKey.isPresent();
       for (int n = 1; n <= spec.rounds(); n++) {
         rounds.add(round(s, spec, metaKey, n, a, b));
       }
-    } catch (StdioSessionException e) {
+    } catch (SessionException e) {
       return notRun(server, identity, spec, blocks, rounds, e.getMessage());
     } finally {
       watchdog.shutdownNow();
@@ -164,8 +181,8 @@ public final class StatelessnessProbe {
     return Optional.empty();
   }
 
-  private Round round(StdioSession s, ProbeSpec spec, Optional<String> metaKey, int n, Caller a, Caller b)
-      throws StdioSessionException, InterruptedException {
+  private Round round(ServerSession s, ProbeSpec spec, Optional<String> metaKey, int n, Caller a, Caller b)
+      throws SessionException, InterruptedException {
     String suffix = HexFormat.of().formatHex(bytes(4));
     String markerA = a.prefix + "-" + n + "-" + suffix;
     String markerB = b.prefix + "-" + n + "-" + suffix;
@@ -197,19 +214,19 @@ public final class StatelessnessProbe {
   }
 
   private void batch(
-      StdioSession s, String tool, ArgumentTemplate args, Optional<String> metaKey,
+      ServerSession s, String tool, ArgumentTemplate args, Optional<String> metaKey,
       Caller a, String markerA, String wsA, Caller b, String markerB, String wsB,
       List<Map<String, Object>> answersA, List<Map<String, Object>> answersB)
-      throws StdioSessionException, InterruptedException {
+      throws SessionException, InterruptedException {
     CompletableFuture<Map<String, Object>> fa = s.request("tools/call", params(s, tool, args, metaKey, a, markerA, wsA));
     CompletableFuture<Map<String, Object>> fb = s.request("tools/call", params(s, tool, args, metaKey, b, markerB, wsB));
-    long deadline = System.nanoTime() + settings.timeout().toNanos();
-    answersA.add(s.await(fa, deadline, "caller A's " + tool));
-    answersB.add(s.await(fb, deadline, "caller B's " + tool));
+    long deadline = System.nanoTime() + timeout.toNanos();
+    answersA.add(await(fa, deadline, "caller A's " + tool));
+    answersB.add(await(fb, deadline, "caller B's " + tool));
   }
 
   private static Map<String, Object> params(
-      StdioSession s, String tool, ArgumentTemplate args, Optional<String> metaKey, Caller c, String marker, String ws) {
+      ServerSession s, String tool, ArgumentTemplate args, Optional<String> metaKey, Caller c, String marker, String ws) {
     Map<String, Object> params = new LinkedHashMap<>();
     params.put("name", tool);
     params.put("arguments", args.render(marker, ws));
@@ -223,11 +240,11 @@ public final class StatelessnessProbe {
   }
 
   private static Assertion never(
-      StdioSession s, String name, String other, String otherMarker, String self,
+      ServerSession s, String name, String other, String otherMarker, String self,
       List<Map<String, Object>> answers, List<String> calls) {
     List<String> where = new ArrayList<>();
     for (int i = 0; i < answers.size(); i++) {
-      if (s.toJson(answers.get(i)).contains(otherMarker)) {
+      if (toJson(answers.get(i)).contains(otherMarker)) {
         where.add(calls.get(i));
       }
     }
@@ -239,16 +256,16 @@ public final class StatelessnessProbe {
   }
 
   /** Why {@code caller} did not get its marker back from {@code answer}; empty when it did. */
-  private static Optional<String> own(StdioSession s, String caller, String marker, Map<String, Object> answer, String call) {
+  private static Optional<String> own(ServerSession s, String caller, String marker, Map<String, Object> answer, String call) {
     if (answer.containsKey("error")) {
       return Optional.of(caller + "'s " + call + " answered a JSON-RPC error, not " + marker + ": "
-          + LogSafe.escape(s.toJson(answer.get("error")), 160));
+          + LogSafe.escape(toJson(answer.get("error")), 160));
     }
     @Nullable Object result = answer.get("result");
     if (!(result instanceof Map<?, ?>)) {
       return Optional.of(caller + "'s " + call + " answered without a result object");
     }
-    String text = s.toJson(result);
+    String text = toJson(result);
     if (Boolean.TRUE.equals(((Map<?, ?>) result).get("isError"))) {
       return Optional.of(caller + "'s " + call + " answered isError: " + LogSafe.escape(text, 160));
     }
@@ -257,6 +274,43 @@ public final class StatelessnessProbe {
           + " (it answered " + LogSafe.escape(text, 160) + ")");
     }
     return Optional.empty();
+  }
+
+  /** Waits for {@code answer} until {@code deadlineNanos}; the session's failure, or a timeout, as a {@link SessionException}. */
+  private static Map<String, Object> await(CompletableFuture<Map<String, Object>> answer, long deadlineNanos, String what)
+      throws SessionException, InterruptedException {
+    try {
+      return answer.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      throw new SessionException(SessionException.Kind.TIMEOUT, "no answer to " + what + " in time");
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof SessionException) {
+        throw (SessionException) e.getCause();
+      }
+      throw new SessionException(SessionException.Kind.GARBAGE, String.valueOf(e.getCause()));
+    }
+  }
+
+  /** JSON text of a plain JSON value ({@link dev.cotenant.api.Json#NULL} for null). */
+  static String toJson(@Nullable Object value) {
+    return MAPPER.writeValueAsString(thaw(value));
+  }
+
+  private static @Nullable Object thaw(@Nullable Object v) {
+    if (v == dev.cotenant.api.Json.NULL) {
+      return null;
+    }
+    if (v instanceof Map<?, ?>) {
+      Map<String, Object> out = new LinkedHashMap<>();
+      ((Map<?, ?>) v).forEach((k, x) -> out.put(String.valueOf(k), thaw(x)));
+      return out;
+    }
+    if (v instanceof List<?>) {
+      List<Object> out = new ArrayList<>();
+      ((List<?>) v).forEach(x -> out.add(thaw(x)));
+      return out;
+    }
+    return v;
   }
 
   private static byte[] bytes(int n) {

@@ -1,6 +1,7 @@
 package dev.cotenant.gateway.providers;
 
 import dev.cotenant.api.LogSafe;
+import dev.cotenant.spi.NamedProvider;
 import dev.cotenant.spi.ProviderConfig;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -80,7 +81,7 @@ public final class ProviderSelection {
     }
 
     /** An explicitly passed provider. */
-    public static <T> Selected<T> explicit(Spi<T> spi, T provider) {
+    public static <T extends NamedProvider> Selected<T> explicit(Spi<T, ?> spi, T provider) {
       return new Selected<>(provider, nameOf(spi, provider, Origin.EXPLICIT), provider.getClass().getName(), Origin.EXPLICIT);
     }
   }
@@ -91,7 +92,7 @@ public final class ProviderSelection {
    * @throws ProviderLoadingException when no provider can be chosen; the message says why and
    *     what to add, remove or configure
    */
-  public static <T> Selected<T> selectOne(Spi<T> spi, Discovered<T> discovered, ProviderConfig config) {
+  public static <T extends NamedProvider> Selected<T> selectOne(Spi<T, ?> spi, Discovered<T> discovered, ProviderConfig config) {
     if (spi.isChain()) {
       throw new IllegalArgumentException(spi + " is a chain, not a single-provider SPI");
     }
@@ -158,7 +159,7 @@ public final class ProviderSelection {
    *
    * @throws ProviderLoadingException when a registration failed to load or a name is taken twice
    */
-  public static <T> List<Selected<T>> chain(Spi<T> spi, List<T> explicit, Discovered<T> discovered, ProviderConfig config) {
+  public static <T extends NamedProvider> List<Selected<T>> chain(Spi<T, ?> spi, List<T> explicit, Discovered<T> discovered, ProviderConfig config) {
     if (!spi.isChain()) {
       throw new IllegalArgumentException(spi + " selects one provider, it is not a chain");
     }
@@ -205,7 +206,7 @@ public final class ProviderSelection {
    *
    * @throws ProviderLoadingException when the factory throws or returns null
    */
-  public static <T, R> R create(Spi<T> spi, Selected<T> selected, Function<T, R> factory) {
+  public static <T extends NamedProvider, R> R create(Spi<T, ?> spi, Selected<T> selected, Function<T, R> factory) {
     R made;
     try {
       made = factory.apply(selected.provider());
@@ -234,13 +235,13 @@ public final class ProviderSelection {
     return t.getClass().getSimpleName() + (m == null ? "" : ": " + LogSafe.escape(m, 300));
   }
 
-  private static String whereFrom(Spi<?> spi, Selected<?> s) {
+  private static String whereFrom(Spi<?, ?> spi, Selected<?> s) {
     return s.origin() == Origin.DISCOVERED
         ? "It is registered in " + servicesFile(spi.type())
         : "It was passed to Cotenant.builder()." + spi.builderMethod() + "(...)";
   }
 
-  private static <T> Selected<T> chosen(Spi<T> spi, List<Selected<T>> matches, List<ProviderFailure> failures, String why) {
+  private static <T extends NamedProvider> Selected<T> chosen(Spi<T, ?> spi, List<Selected<T>> matches, List<ProviderFailure> failures, String why) {
     if (matches.size() > 1) {
       throw duplicate(spi, matches, "in " + servicesFile(spi.type()));
     }
@@ -254,7 +255,7 @@ public final class ProviderSelection {
     return s;
   }
 
-  private static <T> List<Selected<T>> resolveNames(Spi<T> spi, Discovered<T> discovered, List<ProviderFailure> failures) {
+  private static <T extends NamedProvider> List<Selected<T>> resolveNames(Spi<T, ?> spi, Discovered<T> discovered, List<ProviderFailure> failures) {
     List<Selected<T>> out = new ArrayList<>();
     for (T p : discovered.providers()) {
       String className = p.getClass().getName();
@@ -274,7 +275,7 @@ public final class ProviderSelection {
     return out;
   }
 
-  private static <T> String nameOf(Spi<T> spi, T provider, Origin origin) {
+  private static <T extends NamedProvider> String nameOf(Spi<T, ?> spi, T provider, Origin origin) {
     String name;
     try {
       name = spi.nameOf(provider);
@@ -290,7 +291,7 @@ public final class ProviderSelection {
     return name;
   }
 
-  private static <T> Map<String, Selected<T>> uniqueByName(Spi<T> spi, List<Selected<T>> all, String where) {
+  private static <T extends NamedProvider> Map<String, Selected<T>> uniqueByName(Spi<T, ?> spi, List<Selected<T>> all, String where) {
     Map<String, List<Selected<T>>> groups = new LinkedHashMap<>();
     for (Selected<T> s : all) {
       groups.computeIfAbsent(s.name(), k -> new ArrayList<>()).add(s);
@@ -305,7 +306,7 @@ public final class ProviderSelection {
     return out;
   }
 
-  private static ProviderLoadingException duplicate(Spi<?> spi, List<? extends Selected<?>> same, String where) {
+  private static ProviderLoadingException duplicate(Spi<?, ?> spi, List<? extends Selected<?>> same, String where) {
     return new ProviderLoadingException(
         same.size() + " " + spi + "s " + where + " are named \"" + LogSafe.escape(same.get(0).name()) + "\": "
             + same.stream().map(Selected::className).collect(Collectors.joining(", "))

@@ -6,56 +6,66 @@ import dev.cotenant.spi.ManagedServerClassifierProvider;
 import dev.cotenant.spi.PreflightTransportProvider;
 import dev.cotenant.spi.RecordStoreProvider;
 import dev.cotenant.spi.SeedingPolicyProvider;
+import dev.cotenant.spi.NamedProvider;
+import dev.cotenant.spi.SessionTransportProvider;
+import dev.cotenant.spi.ConcurrencyLimiter;
+import dev.cotenant.spi.EvidenceSource;
+import dev.cotenant.spi.ManagedServerClassifier;
+import dev.cotenant.spi.PreflightTransport;
+import dev.cotenant.spi.ProviderContext;
+import dev.cotenant.spi.RecordStores;
+import dev.cotenant.spi.SeedingPolicy;
+import dev.cotenant.spi.SessionTransport;
+import java.util.List;
+import java.util.function.BiFunction;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.function.Function;
-import java.util.function.ToIntFunction;
 
 /**
- * One extension point as the loader sees it: its interface, how a provider is named and
- * ordered, and the configuration that selects or removes providers. The six constants are
- * Cotenant's SPIs; the SPI interfaces share no supertype, so this descriptor supplies
- * {@code name()} and {@code order()} generically.
+ * One extension point as the loader sees it: its interface, whether it is a chain, and the
+ * configuration that selects or removes providers. The constants are Cotenant's SPIs and
+ * {@link #ALL} lists them: adding an SPI is adding a constant here (and its interface in
+ * {@code spi}); the builder ({@code Cotenant.Builder#provider}), the Guice module and the runtime's
+ * accessor ({@code Cotenant#provider}) are generic over this list.
  *
  * @param <T> the provider interface
+ * @param <R> what a provider creates
  */
-public final class Spi<T> {
+public final class Spi<T extends NamedProvider, R> {
   /** Evidence sources: a chain; {@value #EVIDENCE_DISABLED_KEY} removes members by name. */
-  public static final Spi<EvidenceSourceProvider> EVIDENCE_SOURCES =
-      new Spi<>(
-          EvidenceSourceProvider.class, true, Optional.empty(), Optional.empty(),
-          Optional.of(Spi.EVIDENCE_DISABLED_KEY), "evidenceSource",
-          EvidenceSourceProvider::name, EvidenceSourceProvider::order);
+  public static final Spi<EvidenceSourceProvider, EvidenceSource> EVIDENCE_SOURCES =
+      chain(EvidenceSourceProvider.class, EvidenceSourceProvider::create, Optional.of(Spi.EVIDENCE_DISABLED_KEY), "evidenceSource");
 
   /** Managed-server classifiers: a chain; none can be disabled by configuration. */
-  public static final Spi<ManagedServerClassifierProvider> CLASSIFIERS =
-      new Spi<>(
-          ManagedServerClassifierProvider.class, true, Optional.empty(), Optional.empty(), Optional.empty(),
-          "classifier", ManagedServerClassifierProvider::name, ManagedServerClassifierProvider::order);
+  public static final Spi<ManagedServerClassifierProvider, ManagedServerClassifier> CLASSIFIERS =
+      chain(ManagedServerClassifierProvider.class, ManagedServerClassifierProvider::create, Optional.empty(), "classifier");
 
   /** Record stores: exactly one, chosen by {@value #RECORDS_KEY}; the default is {@code file}. */
-  public static final Spi<RecordStoreProvider> RECORD_STORES =
-      new Spi<>(
-          RecordStoreProvider.class, false, Optional.of(Spi.RECORDS_KEY), Optional.of("file"), Optional.empty(),
-          "recordStores", RecordStoreProvider::name, p -> 0);
+  public static final Spi<RecordStoreProvider, RecordStores> RECORD_STORES =
+      single(RecordStoreProvider.class, RecordStoreProvider::create, Spi.RECORDS_KEY, "file", "recordStores");
+
+  /** The session transport: exactly one, chosen by {@value #SESSIONS_KEY}; the default is {@code stdio}. */
+  public static final Spi<SessionTransportProvider, SessionTransport> SESSION_TRANSPORT =
+      single(SessionTransportProvider.class, SessionTransportProvider::create, Spi.SESSIONS_KEY, "stdio", "sessionTransport");
 
   /** The pre-flight transport: exactly one, chosen by {@value #PREFLIGHT_KEY}; the default is {@code stdio}. */
-  public static final Spi<PreflightTransportProvider> PREFLIGHT_TRANSPORT =
-      new Spi<>(
-          PreflightTransportProvider.class, false, Optional.of(Spi.PREFLIGHT_KEY), Optional.of("stdio"),
-          Optional.empty(), "preflightTransport", PreflightTransportProvider::name, p -> 0);
+  public static final Spi<PreflightTransportProvider, PreflightTransport> PREFLIGHT_TRANSPORT =
+      single(PreflightTransportProvider.class, PreflightTransportProvider::create, Spi.PREFLIGHT_KEY, "stdio", "preflightTransport");
 
   /** The seeding policy: exactly one, chosen by {@value #SEEDING_KEY}; the default is {@code default}. */
-  public static final Spi<SeedingPolicyProvider> SEEDING_POLICY =
-      new Spi<>(
-          SeedingPolicyProvider.class, false, Optional.of(Spi.SEEDING_KEY), Optional.of("default"), Optional.empty(),
-          "seedingPolicy", SeedingPolicyProvider::name, p -> 0);
+  public static final Spi<SeedingPolicyProvider, SeedingPolicy> SEEDING_POLICY =
+      single(SeedingPolicyProvider.class, SeedingPolicyProvider::create, Spi.SEEDING_KEY, "default", "seedingPolicy");
 
   /** The concurrency limiter: exactly one, chosen by {@value #LIMITER_KEY}; the default is {@code semaphore}. */
-  public static final Spi<ConcurrencyLimiterProvider> LIMITER =
-      new Spi<>(
-          ConcurrencyLimiterProvider.class, false, Optional.of(Spi.LIMITER_KEY), Optional.of("semaphore"),
-          Optional.empty(), "limiter", ConcurrencyLimiterProvider::name, p -> 0);
+  public static final Spi<ConcurrencyLimiterProvider, ConcurrencyLimiter> LIMITER =
+      single(ConcurrencyLimiterProvider.class, ConcurrencyLimiterProvider::create, Spi.LIMITER_KEY, "semaphore", "limiter");
+
+  /** Every SPI, chains first. */
+  public static final List<Spi<?, ?>> ALL =
+      List.of(EVIDENCE_SOURCES, CLASSIFIERS, RECORD_STORES, SESSION_TRANSPORT, PREFLIGHT_TRANSPORT, SEEDING_POLICY, LIMITER);
+
+  /** Names the session transport provider to use. */
+  public static final String SESSIONS_KEY = "cotenant.sessions.provider";
 
   /** Names the concurrency limiter provider to use. */
   public static final String LIMITER_KEY = "cotenant.limiter.provider";
@@ -78,8 +88,7 @@ public final class Spi<T> {
   private final Optional<String> defaultName;
   private final Optional<String> disabledKey;
   private final String builderMethod;
-  private final Function<T, String> name;
-  private final ToIntFunction<T> order;
+  private final BiFunction<T, ProviderContext, R> factory;
 
   private Spi(
       Class<T> type,
@@ -88,16 +97,24 @@ public final class Spi<T> {
       Optional<String> defaultName,
       Optional<String> disabledKey,
       String builderMethod,
-      Function<T, String> name,
-      ToIntFunction<T> order) {
+      BiFunction<T, ProviderContext, R> factory) {
     this.type = type;
     this.chain = chain;
     this.selectionKey = selectionKey;
     this.defaultName = defaultName;
     this.disabledKey = disabledKey;
     this.builderMethod = builderMethod;
-    this.name = name;
-    this.order = order;
+    this.factory = factory;
+  }
+
+  private static <T extends NamedProvider, R> Spi<T, R> chain(
+      Class<T> type, BiFunction<T, ProviderContext, R> factory, Optional<String> disabledKey, String builderMethod) {
+    return new Spi<>(type, true, Optional.empty(), Optional.empty(), disabledKey, builderMethod, factory);
+  }
+
+  private static <T extends NamedProvider, R> Spi<T, R> single(
+      Class<T> type, BiFunction<T, ProviderContext, R> factory, String key, String defaultName, String builderMethod) {
+    return new Spi<>(type, false, Optional.of(key), Optional.of(defaultName), Optional.empty(), builderMethod, factory);
   }
 
   /** The provider interface. */
@@ -137,12 +154,22 @@ public final class Spi<T> {
 
   /** {@code provider.name()}. */
   public String nameOf(T provider) {
-    return Objects.requireNonNull(name.apply(provider), "name()");
+    return Objects.requireNonNull(provider.name(), "name()");
   }
 
-  /** {@code provider.order()}, or 0 for a single-provider SPI. */
+  /** {@code provider.order()} for a chain, 0 for a single-provider SPI. */
   public int orderOf(T provider) {
-    return order.applyAsInt(provider);
+    return chain ? provider.order() : 0;
+  }
+
+  /** Calls the provider's factory method. */
+  public R create(T provider, ProviderContext context) {
+    return factory.apply(provider, context);
+  }
+
+  /** {@code provider} as this SPI's type. */
+  public T cast(Object provider) {
+    return type.cast(provider);
   }
 
   @Override

@@ -1,6 +1,5 @@
 package dev.cotenant.gateway.rows;
 
-import dev.cotenant.api.ConcurrencyRecord;
 import dev.cotenant.api.ExecutionIdentity;
 import dev.cotenant.api.HandshakeFacts;
 import dev.cotenant.gateway.config.ConfiguredServer;
@@ -14,11 +13,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.function.Supplier;
 
 /**
  * The IO half of building rows (DESIGN §6): reads each record ONCE — the pre-flight cache with
- * {@link PreflightCache#load()}, the hazard ledger with {@link HazardLedger#snapshot()} — and
+ * {@link PreflightCache#load()}, the hazard ledger with {@link HazardLedger#snapshot()}, the
+ * concurrency records with {@link dev.cotenant.spi.ConcurrencyRecords#load()} — and
  * computes every server's current launch identity (which stats the executable), before any row
  * exists. {@link RowBuilder} then builds every row from the result without IO.
  *
@@ -29,27 +28,15 @@ import java.util.function.Supplier;
 public final class RowLoader {
   private final RecordStores stores;
   private final IdentityResolver identities;
-  private final Supplier<Map<String, ConcurrencyRecord>> concurrency;
 
   /**
-   * @param stores the records
-   * @param identities computes current launch identities (for the file store, {@code
-   *     ExecutionIdentities::identify})
+   * @param stores the records (all three are read: the cache, the ledger and the concurrency
+   *     records)
+   * @param identities computes current launch identities ({@code Cotenant#identities()})
    */
   public RowLoader(RecordStores stores, IdentityResolver identities) {
-    this(stores, identities, Map::of);
-  }
-
-  /**
-   * @param stores the records
-   * @param identities computes current launch identities
-   * @param concurrency reads the concurrency records once per load (for the file records, {@code
-   *     () -> FileConcurrencyRecords.open(dir).load().records()})
-   */
-  public RowLoader(RecordStores stores, IdentityResolver identities, Supplier<Map<String, ConcurrencyRecord>> concurrency) {
     this.stores = Objects.requireNonNull(stores, "stores");
     this.identities = Objects.requireNonNull(identities, "identities");
-    this.concurrency = Objects.requireNonNull(concurrency, "concurrency");
   }
 
   /** Loads the records and the identities of {@code servers}. */
@@ -84,6 +71,6 @@ public final class RowLoader {
       loaded = cache.snapshot();
     }
     HazardLedger.Snapshot ledger = stores.hazardLedger().snapshot();
-    return new LoadedState(list, ids, loaded, ledger, hostHandshakes, concurrency.get());
+    return new LoadedState(list, ids, loaded, ledger, hostHandshakes, stores.concurrencyRecords().load().records());
   }
 }

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import dev.cotenant.api.ExecutionIdentity;
 import dev.cotenant.gateway.config.ConfiguredServer;
 import dev.cotenant.gateway.config.McpConfigReader;
-import dev.cotenant.providers.records.ExecutionIdentities;
+import dev.cotenant.gateway.identity.ExecutionIdentities;
 import dev.cotenant.providers.records.FileHazardLedger;
 import dev.cotenant.providers.records.FilePreflightCache;
 import dev.cotenant.spi.ProviderConfig;

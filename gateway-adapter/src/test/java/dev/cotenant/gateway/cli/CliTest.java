@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.cotenant.api.ExecutionIdentity;
 import dev.cotenant.api.HazardCode;
 import dev.cotenant.api.ServerDescription;
-import dev.cotenant.providers.records.ExecutionIdentities;
+import dev.cotenant.gateway.identity.ExecutionIdentities;
 import dev.cotenant.providers.records.FileHazardLedger;
 import dev.cotenant.providers.records.FilePreflightCache;
 import dev.cotenant.spi.PreflightResult;

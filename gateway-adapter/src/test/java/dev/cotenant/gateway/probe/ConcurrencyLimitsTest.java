@@ -12,7 +12,9 @@ import dev.cotenant.gateway.Cotenant;
 import dev.cotenant.gateway.CotenantModule;
 import dev.cotenant.gateway.providers.Spi;
 import dev.cotenant.providers.limiter.SemaphoreLimiter;
-import dev.cotenant.providers.preflight.StdioSession;
+import dev.cotenant.spi.HandshakeEra;
+import dev.cotenant.spi.ServerMessageHandler;
+import dev.cotenant.spi.ServerSession;
 import dev.cotenant.spi.ConcurrencyLimiter;
 import dev.cotenant.spi.ConcurrencyLimiter.Permit;
 import dev.cotenant.spi.ConcurrencyLimiterProvider;
@@ -121,9 +123,9 @@ class ConcurrencyLimitsTest {
   /** Runs THREADS x CALLS_PER_THREAD calls on one counting backend; returns the most it ever held at once. */
   private int mostInFlight(Optional<ConcurrencyLimits> limits, ConcurrencyRecord record) throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(THREADS);
-    try (StdioSession session = StdioSession.start(
-        ProbeHarness.server("counting", "counting", String.valueOf(MAX)), ProbeHarness.settings(), "counting")) {
-      session.handshake(Map.of("name", "limits-test", "version", "1"), Map.of());
+    try (ServerSession session = ProbeHarness.sessions().open(
+        ProbeHarness.server("counting", "counting", String.valueOf(MAX)), "counting", ServerMessageHandler.noUser("no user"))) {
+      session.handshake(HandshakeEra.AUTO, Map.of("name", "limits-test", "version", "1"), Map.of(), java.time.Duration.ofSeconds(60));
       CountDownLatch start = new CountDownLatch(1);
       List<Future<Integer>> done = new ArrayList<>();
       for (int t = 0; t < THREADS; t++) {
@@ -135,9 +137,9 @@ class ConcurrencyLimitsTest {
                 ? limits.get().admit(record, 60, TimeUnit.SECONDS)
                 : Optional.of(() -> {});
             try (Permit p = permit.orElseThrow(() -> new AssertionError("no slot within 60 s"))) {
-              Map<String, Object> answer = session.await(session.request("tools/call", Map.of("name", "work", "arguments", Map.of())),
-                  System.nanoTime() + TimeUnit.SECONDS.toNanos(60), "work");
-              StdioSession.result(answer, "tools/call");
+              Map<String, Object> answer =
+                  session.request("tools/call", Map.of("name", "work", "arguments", Map.of())).get(60, TimeUnit.SECONDS);
+              assertTrue(answer.containsKey("result"), answer::toString);
               answered++;
             }
           }
@@ -148,10 +150,9 @@ class ConcurrencyLimitsTest {
       for (Future<Integer> f : done) {
         assertEquals(CALLS_PER_THREAD, f.get(120, TimeUnit.SECONDS));
       }
-      Map<String, Object> stats = StdioSession.result(session.await(
-          session.request("tools/call", Map.of("name", "stats", "arguments", Map.of())),
-          System.nanoTime() + TimeUnit.SECONDS.toNanos(60), "stats"), "stats");
-      String text = session.toJson(stats);
+      Map<String, Object> stats =
+          session.request("tools/call", Map.of("name", "stats", "arguments", Map.of())).get(60, TimeUnit.SECONDS);
+      String text = StatelessnessProbe.toJson(stats.get("result"));
       int at = text.indexOf("max=");
       return Integer.parseInt(text.substring(at + 4, text.indexOf('"', at)));
     } finally {

@@ -4,7 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.cotenant.api.ServerDescription;
 import dev.cotenant.api.Transport;
-import dev.cotenant.providers.preflight.PreflightSettings;
+import dev.cotenant.gateway.Cotenant;
+import dev.cotenant.spi.CoreSettings;
+import dev.cotenant.spi.SessionTransport;
 import dev.cotenant.spi.ProviderConfig;
 import java.nio.file.Paths;
 import java.util.ArrayList;
@@ -33,23 +35,27 @@ public final class ProbeHarness {
   /** Pre-flight settings with shrunk teardown waits and the given overrides. */
   static Map<String, String> config(String... keyValues) {
     Map<String, String> m = new HashMap<>();
-    m.put(PreflightSettings.TIMEOUT_MS, "60000");
-    m.put(PreflightSettings.DISCOVER_TIMEOUT_MS, "30000");
-    m.put(PreflightSettings.STDIN_CLOSE_WAIT_MS, "2000");
-    m.put(PreflightSettings.TERM_WAIT_MS, "1000");
-    m.put(PreflightSettings.KILL_WAIT_MS, "3000");
+    m.put(CoreSettings.TIMEOUT_MS, "60000");
+    m.put(DISCOVER_TIMEOUT_MS, "30000");
+    m.put("cotenant.preflight.stdin-close-wait-ms", "2000");
+    m.put("cotenant.preflight.term-wait-ms", "1000");
+    m.put("cotenant.preflight.kill-wait-ms", "3000");
     for (int i = 0; i < keyValues.length; i += 2) {
       m.put(keyValues[i], keyValues[i + 1]);
     }
     return m;
   }
 
-  static PreflightSettings settings(String... keyValues) {
-    return PreflightSettings.from(ProviderConfig.of(config(keyValues)));
+  /** The session transport's key of the {@code server/discover} wait in the auto era. */
+  static final String DISCOVER_TIMEOUT_MS = "cotenant.preflight.discover-timeout-ms";
+
+  /** The session transport the runtime selects (the default one, found on the class path) with this configuration. */
+  static SessionTransport sessions(String... keyValues) {
+    return Cotenant.builder().config(config(keyValues)).build().sessionTransport();
   }
 
   static StatelessnessProbe probe(String... keyValues) {
-    return StatelessnessProbe.fromConfig(ProviderConfig.of(config(keyValues)));
+    return StatelessnessProbe.fromConfig(sessions(keyValues), ProviderConfig.of(config(keyValues)));
   }
 
   /** The JVM arguments that run {@link ProbeTestServer} with {@code serverArgs}. */

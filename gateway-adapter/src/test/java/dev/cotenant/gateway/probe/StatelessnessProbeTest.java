@@ -8,7 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.cotenant.api.ServerDescription;
 import dev.cotenant.gateway.probe.ProbeReport.Outcome;
 import dev.cotenant.gateway.probe.ProbeReport.Round;
-import dev.cotenant.providers.preflight.PreflightSettings;
+import dev.cotenant.spi.CoreSettings;
+import dev.cotenant.spi.HandshakeEra;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -110,7 +111,7 @@ class StatelessnessProbeTest {
     assertEquals(Outcome.PASSED, r.outcome(), r.toString());
 
     // The same server probed by a runtime that does not recognise the declaration: no blocks, every call refused.
-    ProbeReport blind = new StatelessnessProbe(ProbeHarness.settings(), Set.of()).run(
+    ProbeReport blind = new StatelessnessProbe(ProbeHarness.sessions(), HandshakeEra.AUTO, java.time.Duration.ofSeconds(60), Set.of()).run(
         ProbeHarness.server("caller", "caller"), ID, withReadBack);
     assertFalse(blind.callerBlocks());
     assertEquals(Outcome.NO_OWN_MARKER, blind.outcome());
@@ -137,7 +138,7 @@ class StatelessnessProbeTest {
 
   @Test
   void theModernEraIsSpokenThroughServerDiscoverWithPerRequestMeta() throws Exception {
-    ProbeReport r = ProbeHarness.probe(PreflightSettings.ERA, "discover").run(
+    ProbeReport r = ProbeHarness.probe(CoreSettings.ERA, "discover").run(
         ProbeHarness.server("modern", "modern"), ID, spec("{\"target\": \"{marker}\"}"));
     assertEquals(Outcome.PASSED, r.outcome(), r.toString());
     ProbeReport auto = ProbeHarness.probe().run(ProbeHarness.server("modern", "modern"), ID, spec("{\"target\": \"{marker}\"}"));
@@ -146,7 +147,7 @@ class StatelessnessProbeTest {
 
   @Test
   void aLateServerDiscoverAnswerIsTakenWhenTheFallbackInitializeIsRefused() throws Exception {
-    ProbeReport r = ProbeHarness.probe(PreflightSettings.DISCOVER_TIMEOUT_MS, "200").run(
+    ProbeReport r = ProbeHarness.probe(ProbeHarness.DISCOVER_TIMEOUT_MS, "200").run(
         ProbeHarness.server("late", "modern-late"), ID, spec("{\"target\": \"{marker}\"}"));
     assertEquals(Outcome.PASSED, r.outcome(), r.toString());
   }

@@ -41,7 +41,7 @@ class StatelessnessTest {
   void setUp() {
     harness = new ProbeHarness();
     cotenant = Cotenant.builder().config(ProbeHarness.config()).recordsDirectory(records).build();
-    statelessness = Statelessness.of(cotenant);
+    statelessness = cotenant.statelessness();
   }
 
   @AfterEach
@@ -172,6 +172,6 @@ class StatelessnessTest {
   }
 
   private dev.cotenant.api.ExecutionIdentity statelessnessIdentity(ServerDescription s) {
-    return dev.cotenant.providers.records.ExecutionIdentities.fromConfig(cotenant.config(), System.getenv()).identify(s);
+    return cotenant.identityOf(s);
   }
 }

@@ -16,7 +16,7 @@ import dev.cotenant.api.Strength;
 import dev.cotenant.gateway.Cotenant;
 import dev.cotenant.gateway.config.ConfiguredServer;
 import dev.cotenant.gateway.evaluation.IdentityResolver;
-import dev.cotenant.providers.records.ExecutionIdentities;
+import dev.cotenant.gateway.identity.ExecutionIdentities;
 import dev.cotenant.providers.records.FileHazardLedger;
 import dev.cotenant.providers.records.FilePreflightCache;
 import dev.cotenant.spi.HazardLedger;

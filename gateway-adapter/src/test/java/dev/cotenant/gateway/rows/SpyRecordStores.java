@@ -1,6 +1,7 @@
 package dev.cotenant.gateway.rows;
 
 import dev.cotenant.api.HazardCode;
+import dev.cotenant.providers.records.FileConcurrencyRecords;
 import dev.cotenant.providers.records.FileHazardLedger;
 import dev.cotenant.providers.records.FilePreflightCache;
 import dev.cotenant.spi.HazardLedger;
@@ -22,12 +23,36 @@ final class SpyRecordStores implements RecordStores {
   final AtomicInteger cacheReads = new AtomicInteger();
   final AtomicInteger ledgerReads = new AtomicInteger();
   final AtomicInteger perServerQueries = new AtomicInteger();
+  final AtomicInteger concurrencyReads = new AtomicInteger();
   private final HazardLedger ledger;
   private final PreflightCache cache;
+  private final dev.cotenant.spi.ConcurrencyRecords concurrency;
 
   SpyRecordStores(Path directory) {
     this.ledger = new Ledger(FileHazardLedger.open(directory));
     this.cache = new Cache(FilePreflightCache.open(directory));
+    FileConcurrencyRecords files = FileConcurrencyRecords.open(directory);
+    this.concurrency = new dev.cotenant.spi.ConcurrencyRecords() {
+      @Override
+      public Snapshot load() {
+        concurrencyReads.incrementAndGet();
+        return files.load();
+      }
+
+      @Override
+      public Optional<dev.cotenant.api.ConcurrencyRecord> get(String serverName) {
+        perServerQueries.incrementAndGet();
+        return files.get(serverName);
+      }
+
+      @Override
+      public Optional<dev.cotenant.api.ConcurrencyRecord> update(
+          String serverName,
+          java.util.function.Function<Optional<dev.cotenant.api.ConcurrencyRecord>, Optional<dev.cotenant.api.ConcurrencyRecord>> change)
+          throws IOException {
+        return files.update(serverName, change);
+      }
+    };
   }
 
   @Override
@@ -40,7 +65,13 @@ final class SpyRecordStores implements RecordStores {
     return cache;
   }
 
+  @Override
+  public dev.cotenant.spi.ConcurrencyRecords concurrencyRecords() {
+    return concurrency;
+  }
+
   void resetCounts() {
+    concurrencyReads.set(0);
     cacheReads.set(0);
     ledgerReads.set(0);
     perServerQueries.set(0);
