@@ -350,7 +350,9 @@ public final class Cotenant {
     RecordStores stores = recordStores();
     return new Statelessness(
         stores.hazardLedger(), stores.concurrencyRecords(), identities::identify,
-        StatelessnessProbe.fromConfig(sessionTransport(), config), System::currentTimeMillis);
+        // The transport is selected when the probe first starts a server: registration needs none.
+        StatelessnessProbe.fromConfig((server, label, handler) -> sessionTransport().open(server, label, handler), config),
+        System::currentTimeMillis);
   }
 
   /** Admission under each server's {@code maxConcurrent}, through the limiter. */

@@ -32,6 +32,10 @@ final class CliHarness {
   final Path records;
   final Map<String, String> env = new HashMap<>(Map.of("PATH", ""));
   final FakeTransport transport = new FakeTransport();
+  /** Further adjustments to the runtime, after the fake pre-flight transport is installed. */
+  java.util.function.UnaryOperator<dev.cotenant.gateway.Cotenant.Builder> runtime = java.util.function.UnaryOperator.identity();
+  /** False to use the pre-flight transport the runtime selects instead of the fake. */
+  boolean fakePreflight = true;
 
   CliHarness(Path tmp) throws IOException {
     this.cwd = Files.createDirectories(tmp.resolve("work"));
@@ -61,7 +65,7 @@ final class CliHarness {
     StringWriter err = new StringWriter();
     CliContext context =
         CliContext.of(new PrintWriter(out, true), new PrintWriter(err, true), env, cwd, home)
-            .withRuntime(b -> b.preflightTransport(transport));
+            .withRuntime(b -> runtime.apply(fakePreflight ? b.preflightTransport(transport) : b));
     int code = new Cli(context).run(args);
     return new Result(code, out.toString(), err.toString());
   }
