@@ -10,9 +10,6 @@ import dev.cotenant.gateway.evaluation.MeasureJob;
 import dev.cotenant.gateway.evaluation.PassResult;
 import dev.cotenant.gateway.evaluation.Progress;
 import dev.cotenant.gateway.rows.Row;
-import dev.cotenant.gateway.rows.RowBuilder;
-import dev.cotenant.gateway.rows.RowLoader;
-import dev.cotenant.providers.records.ExecutionIdentities;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -38,17 +35,11 @@ public final class BuilderPasses {
   public static Outcome run(Path mcpConfig, Path recordsDir, Consumer<Progress> progress)
       throws ConfigException, IOException, InterruptedException, MeasureJob.JobFailedException {
     Cotenant cotenant = Cotenant.builder().recordsDirectory(recordsDir).build();
-    ExecutionIdentities identities = ExecutionIdentities.fromConfig(cotenant.config(), System.getenv());
     List<ConfiguredServer> servers = new McpConfigReader().read(List.of(mcpConfig)).list();
     List<ServerDescription> descriptions = servers.stream().map(ConfiguredServer::description).toList();
 
-    Evaluator evaluator =
-        new Evaluator(
-            cotenant.preflightTransport(),
-            cotenant.recordStores().preflightCache(),
-            identities::identify,
-            () -> System.currentTimeMillis() / 1000.0,
-            2);
+    // Two servers measured at once: each pre-flight spawns two processes.
+    Evaluator evaluator = cotenant.evaluator(2);
 
     // From a request: at most Evaluator.BUDGET servers, and only if no other pass is running
     // (empty means "serve the stored rows").
@@ -62,9 +53,7 @@ public final class BuilderPasses {
     }
     progress.accept(finished.get().progress());
 
-    List<Row> rows =
-        new RowBuilder(cotenant)
-            .build(new RowLoader(cotenant.recordStores(), identities::identify).load(servers));
+    List<Row> rows = cotenant.rows(servers);
     return new Outcome(budgeted, finished.get(), rows);
   }
 

@@ -1,19 +1,13 @@
 package dev.cotenant.examples.integration;
 
-import dev.cotenant.api.Verdict;
 import dev.cotenant.gateway.Cotenant;
 import dev.cotenant.gateway.config.ConfigException;
 import dev.cotenant.gateway.config.LockedJsonFile;
 import dev.cotenant.gateway.config.McpConfigReader;
 import dev.cotenant.gateway.rows.Row;
-import dev.cotenant.gateway.rows.RowBuilder;
-import dev.cotenant.gateway.rows.RowLoader;
 import dev.cotenant.gateway.stub.BulkStub;
-import dev.cotenant.providers.records.ExecutionIdentities;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * A dashboard's "stub these" action. The client sends candidate names; eligibility is decided
@@ -30,16 +24,9 @@ public final class BulkStubAction {
   /** Stubs the eligible {@code candidates} in {@code mcpConfig}. */
   public static BulkStub.Result stub(Path mcpConfig, Path recordsDir, List<String> candidates) throws ConfigException {
     Cotenant cotenant = Cotenant.builder().recordsDirectory(recordsDir).build();
-    ExecutionIdentities identities = ExecutionIdentities.fromConfig(cotenant.config(), System.getenv());
-    List<Row> rows =
-        new RowBuilder(cotenant)
-            .build(
-                new RowLoader(cotenant.recordStores(), identities::identify)
-                    .load(new McpConfigReader().read(List.of(mcpConfig)).list()));
-    Map<String, Verdict> verdicts = new HashMap<>();
-    rows.forEach(r -> verdicts.put(r.name(), r.verdict()));
+    List<Row> rows = cotenant.rows(new McpConfigReader().read(List.of(mcpConfig)).list());
 
-    return BulkStub.stub(new LockedJsonFile(mcpConfig), candidates, verdicts::get);
+    return cotenant.bulkStub(new LockedJsonFile(mcpConfig), candidates, Cotenant.verdicts(rows));
   }
 
   /** Stubs the names given after the two paths and prints the outcome. */

@@ -7,11 +7,7 @@ import dev.cotenant.gateway.CotenantModule;
 import dev.cotenant.gateway.config.ConfigException;
 import dev.cotenant.gateway.config.McpConfigReader;
 import dev.cotenant.gateway.config.ServerConfigs;
-import dev.cotenant.gateway.rows.LoadedState;
 import dev.cotenant.gateway.rows.Row;
-import dev.cotenant.gateway.rows.RowBuilder;
-import dev.cotenant.gateway.rows.RowLoader;
-import dev.cotenant.providers.records.ExecutionIdentities;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -32,12 +28,9 @@ public final class GuiceRows {
     Cotenant cotenant = injector.getInstance(Cotenant.class);
 
     ServerConfigs servers = new McpConfigReader().read(List.of(mcpConfig));
-    ExecutionIdentities identities = ExecutionIdentities.fromConfig(cotenant.config(), System.getenv());
 
-    // IO, once: the pre-flight cache, the hazard ledger, and each server's launch identity.
-    LoadedState state = new RowLoader(cotenant.recordStores(), identities::identify).load(servers.list());
-    // No IO: every row from the loaded state.
-    return new RowBuilder(cotenant).build(state);
+    // IO once (the three records and each server's launch identity), then every row without IO.
+    return cotenant.rows(servers.list());
   }
 
   /** Prints one line per server. */

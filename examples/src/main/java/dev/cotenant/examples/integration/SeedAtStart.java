@@ -1,21 +1,14 @@
 package dev.cotenant.examples.integration;
 
-import dev.cotenant.api.Verdict;
 import dev.cotenant.gateway.Cotenant;
 import dev.cotenant.gateway.config.ConfigException;
 import dev.cotenant.gateway.config.LockedJsonFile;
 import dev.cotenant.gateway.config.McpConfigReader;
 import dev.cotenant.gateway.rows.Row;
-import dev.cotenant.gateway.rows.RowBuilder;
-import dev.cotenant.gateway.rows.RowLoader;
-import dev.cotenant.gateway.seeding.Seeder;
-import dev.cotenant.providers.records.ExecutionIdentities;
 import dev.cotenant.spi.SeedPlan;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Seeding at start, never mid-run: the verdicts become {@code stubOverrides} in the MCP
@@ -32,17 +25,9 @@ public final class SeedAtStart {
   /** Seeds {@code mcpConfig} from the verdicts its servers have now; returns the plan applied. */
   public static SeedPlan seed(Path mcpConfig, Path recordsDir) throws ConfigException, IOException {
     Cotenant cotenant = Cotenant.builder().recordsDirectory(recordsDir).build();
-    ExecutionIdentities identities = ExecutionIdentities.fromConfig(cotenant.config(), System.getenv());
-    List<Row> rows =
-        new RowBuilder(cotenant)
-            .build(
-                new RowLoader(cotenant.recordStores(), identities::identify)
-                    .load(new McpConfigReader().read(List.of(mcpConfig)).list()));
-    Map<String, Verdict> verdicts = new LinkedHashMap<>();
-    rows.forEach(r -> verdicts.put(r.name(), r.verdict()));
+    List<Row> rows = cotenant.rows(new McpConfigReader().read(List.of(mcpConfig)).list());
 
-    Seeder seeder = new Seeder(cotenant.seedingPolicy(), cotenant.recordStores().preflightCache());
-    return seeder.apply(new LockedJsonFile(mcpConfig), verdicts);
+    return cotenant.seeder().apply(new LockedJsonFile(mcpConfig), Cotenant.verdicts(rows));
   }
 
   /** Seeds and says what happened. */

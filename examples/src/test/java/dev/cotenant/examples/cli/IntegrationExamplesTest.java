@@ -15,7 +15,7 @@ import dev.cotenant.examples.integration.SeedAtStart;
 import dev.cotenant.gateway.evaluation.Progress;
 import dev.cotenant.gateway.rows.Row;
 import dev.cotenant.gateway.stub.BulkStub;
-import dev.cotenant.providers.records.ExecutionIdentities;
+import dev.cotenant.gateway.identity.ExecutionIdentities;
 import dev.cotenant.providers.records.FilePreflightCache;
 import dev.cotenant.spi.PreflightRecord;
 import dev.cotenant.spi.ProviderConfig;
