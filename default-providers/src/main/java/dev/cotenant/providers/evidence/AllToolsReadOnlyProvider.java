@@ -1,12 +1,9 @@
 package dev.cotenant.providers.evidence;
 
-import dev.cotenant.api.Finding;
-import dev.cotenant.api.HandshakeFacts;
 import dev.cotenant.api.ReasonCode;
 import dev.cotenant.api.ToolFacts;
 import dev.cotenant.spi.EvidenceSource;
-import dev.cotenant.spi.EvidenceSourceProvider;
-import dev.cotenant.spi.ProviderContext;
+import dev.cotenant.spi.ProviderConfig;
 import java.util.List;
 
 /**
@@ -14,25 +11,20 @@ import java.util.List;
  * {@code readOnlyHint: true}. Positive evidence only: it supports, never grounds. Silent without
  * a handshake.
  */
-public final class AllToolsReadOnlyProvider implements EvidenceSourceProvider {
+public final class AllToolsReadOnlyProvider extends CodeSource {
   /** This source's name, which is also the code it contributes. */
   public static final String NAME = ReasonCode.ALL_TOOLS_READ_ONLY.wireName();
 
-  @Override
-  public String name() {
-    return NAME;
+  /** Does nothing; the source is built in {@link #create}. */
+  public AllToolsReadOnlyProvider() {
+    super(ReasonCode.ALL_TOOLS_READ_ONLY);
   }
 
   @Override
-  public EvidenceSource create(ProviderContext context) {
-    return input -> {
-      if (input.handshake().isEmpty()) {
-        return List.of();
-      }
-      HandshakeFacts h = input.handshake().get();
-      return !h.tools().isEmpty() && h.tools().stream().allMatch(ToolFacts::readOnly)
-          ? List.of(Finding.of(NAME, ReasonCode.ALL_TOOLS_READ_ONLY))
-          : List.of();
-    };
+  EvidenceSource source(ProviderConfig config) {
+    return input -> input.handshake()
+        .filter(h -> !h.tools().isEmpty() && h.tools().stream().allMatch(ToolFacts::readOnly))
+        .map(h -> only(""))
+        .orElse(List.of());
   }
 }

@@ -1,13 +1,9 @@
 package dev.cotenant.providers.evidence;
 
-import dev.cotenant.api.Finding;
-import dev.cotenant.api.HandshakeFacts;
 import dev.cotenant.api.ReasonCode;
 import dev.cotenant.spi.CoreSettings;
 import dev.cotenant.spi.EvidenceSource;
-import dev.cotenant.spi.EvidenceSourceProvider;
-import dev.cotenant.spi.ProviderContext;
-import java.util.ArrayList;
+import dev.cotenant.spi.ProviderConfig;
 import java.util.List;
 import java.util.Set;
 
@@ -18,30 +14,20 @@ import java.util.Set;
  * {@value CoreSettings#CALLER_IDENTITY_KEYS}. One finding per recognised key present; detail:
  * the key. Silent without a handshake.
  */
-public final class CallerIdentityProvider implements EvidenceSourceProvider {
+public final class CallerIdentityProvider extends CodeSource {
   /** This source's name, which is also the code it contributes. */
   public static final String NAME = ReasonCode.DECLARES_CALLER_IDENTITY.wireName();
 
-  @Override
-  public String name() {
-    return NAME;
+  /** Does nothing; the source is built in {@link #create}. */
+  public CallerIdentityProvider() {
+    super(ReasonCode.DECLARES_CALLER_IDENTITY);
   }
 
   @Override
-  public EvidenceSource create(ProviderContext context) {
-    Set<String> recognised = CoreSettings.callerIdentityKeys(context.config());
-    return input -> {
-      if (input.handshake().isEmpty()) {
-        return List.of();
-      }
-      HandshakeFacts h = input.handshake().get();
-      List<Finding> out = new ArrayList<>();
-      for (String key : h.experimentalKeys()) {
-        if (recognised.contains(key)) {
-          out.add(Finding.of(NAME, ReasonCode.DECLARES_CALLER_IDENTITY, key));
-        }
-      }
-      return List.copyOf(out);
-    };
+  EvidenceSource source(ProviderConfig config) {
+    Set<String> recognised = CoreSettings.callerIdentityKeys(config);
+    return input -> input.handshake()
+        .map(h -> h.experimentalKeys().stream().filter(recognised::contains).map(this::finding).toList())
+        .orElse(List.of());
   }
 }

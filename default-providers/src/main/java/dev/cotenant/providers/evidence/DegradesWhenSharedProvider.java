@@ -1,10 +1,8 @@
 package dev.cotenant.providers.evidence;
 
-import dev.cotenant.api.Finding;
 import dev.cotenant.api.ReasonCode;
 import dev.cotenant.spi.EvidenceSource;
-import dev.cotenant.spi.EvidenceSourceProvider;
-import dev.cotenant.spi.ProviderContext;
+import dev.cotenant.spi.ProviderConfig;
 import java.util.List;
 
 /**
@@ -14,7 +12,7 @@ import java.util.List;
  * sub-options and counts. A note: it gates nothing. Detail: {@value #DETAIL}. Silent without a
  * handshake.
  */
-public final class DegradesWhenSharedProvider implements EvidenceSourceProvider {
+public final class DegradesWhenSharedProvider extends CodeSource {
   /** This source's name, which is also the code it contributes. */
   public static final String NAME = ReasonCode.DEGRADES_WHEN_SHARED.wireName();
 
@@ -24,16 +22,13 @@ public final class DegradesWhenSharedProvider implements EvidenceSourceProvider 
   /** The finding's detail: what degrades. */
   public static final String DETAIL = "logging_level";
 
-  @Override
-  public String name() {
-    return NAME;
+  /** Does nothing; the source is built in {@link #create}. */
+  public DegradesWhenSharedProvider() {
+    super(ReasonCode.DEGRADES_WHEN_SHARED);
   }
 
   @Override
-  public EvidenceSource create(ProviderContext context) {
-    return input ->
-        input.handshake().filter(h -> h.hasCapability(CAPABILITY)).isPresent()
-            ? List.of(Finding.of(NAME, ReasonCode.DEGRADES_WHEN_SHARED, DETAIL))
-            : List.of();
+  EvidenceSource source(ProviderConfig config) {
+    return input -> input.handshake().filter(h -> h.hasCapability(CAPABILITY)).isPresent() ? only(DETAIL) : List.of();
   }
 }

@@ -1,11 +1,8 @@
 package dev.cotenant.providers.evidence;
 
-import dev.cotenant.api.Finding;
-import dev.cotenant.api.HandshakeFacts;
 import dev.cotenant.api.ReasonCode;
 import dev.cotenant.spi.EvidenceSource;
-import dev.cotenant.spi.EvidenceSourceProvider;
-import dev.cotenant.spi.ProviderContext;
+import dev.cotenant.spi.ProviderConfig;
 import java.util.List;
 
 /**
@@ -14,25 +11,20 @@ import java.util.List;
  * finding records why there is no annotation evidence. Detail: the negotiated protocol version
  * ({@code ""} when none was reported). Silent without a handshake.
  */
-public final class NoToolAnnotationsProvider implements EvidenceSourceProvider {
+public final class NoToolAnnotationsProvider extends CodeSource {
   /** This source's name, which is also the code it contributes. */
   public static final String NAME = ReasonCode.NO_TOOL_ANNOTATIONS.wireName();
 
-  @Override
-  public String name() {
-    return NAME;
+  /** Does nothing; the source is built in {@link #create}. */
+  public NoToolAnnotationsProvider() {
+    super(ReasonCode.NO_TOOL_ANNOTATIONS);
   }
 
   @Override
-  public EvidenceSource create(ProviderContext context) {
-    return input -> {
-      if (input.handshake().isEmpty()) {
-        return List.of();
-      }
-      HandshakeFacts h = input.handshake().get();
-      return !h.tools().isEmpty() && !h.anyToolAnnotated()
-          ? List.of(Finding.of(NAME, ReasonCode.NO_TOOL_ANNOTATIONS, h.protocolVersion()))
-          : List.of();
-    };
+  EvidenceSource source(ProviderConfig config) {
+    return input -> input.handshake()
+        .filter(h -> !h.tools().isEmpty() && !h.anyToolAnnotated())
+        .map(h -> only(h.protocolVersion()))
+        .orElse(List.of());
   }
 }

@@ -1,11 +1,9 @@
 package dev.cotenant.providers.evidence;
 
-import dev.cotenant.api.Finding;
 import dev.cotenant.api.ReasonCode;
 import dev.cotenant.api.Transport;
 import dev.cotenant.spi.EvidenceSource;
-import dev.cotenant.spi.EvidenceSourceProvider;
-import dev.cotenant.spi.ProviderContext;
+import dev.cotenant.spi.ProviderConfig;
 import java.util.List;
 
 /**
@@ -13,20 +11,20 @@ import java.util.List;
  * backend to share. Out of scope, not unsafe. Detail: the transport's wire name. Needs no
  * handshake.
  */
-public final class NotStdioProvider implements EvidenceSourceProvider {
+public final class NotStdioProvider extends CodeSource {
   /** This source's name, which is also the code it contributes. */
   public static final String NAME = ReasonCode.NOT_STDIO.wireName();
 
-  @Override
-  public String name() {
-    return NAME;
+  /** Does nothing; the source is built in {@link #create}. */
+  public NotStdioProvider() {
+    super(ReasonCode.NOT_STDIO);
   }
 
   @Override
-  public EvidenceSource create(ProviderContext context) {
+  EvidenceSource source(ProviderConfig config) {
     return input -> {
       Transport t = input.server().transport();
-      return t == Transport.STDIO ? List.of() : List.of(Finding.of(NAME, ReasonCode.NOT_STDIO, t.wireName()));
+      return t == Transport.STDIO ? List.of() : only(t.wireName());
     };
   }
 }

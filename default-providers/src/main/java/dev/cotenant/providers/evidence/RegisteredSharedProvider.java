@@ -1,14 +1,10 @@
 package dev.cotenant.providers.evidence;
 
 import dev.cotenant.api.ConcurrencyModel;
-import dev.cotenant.api.ConcurrencyRecord;
-import dev.cotenant.api.Finding;
 import dev.cotenant.api.ReasonCode;
 import dev.cotenant.spi.EvidenceSource;
-import dev.cotenant.spi.EvidenceSourceProvider;
-import dev.cotenant.spi.ProviderContext;
+import dev.cotenant.spi.ProviderConfig;
 import java.util.List;
-import java.util.Optional;
 
 /**
  * {@code registered_shared}: the server's concurrency record says {@code shared} and the
@@ -17,28 +13,20 @@ import java.util.Optional;
  * identity, or when the probe passed under another identity (a rebuilt or reconfigured server
  * has not earned the registration again).
  */
-public final class RegisteredSharedProvider implements EvidenceSourceProvider {
+public final class RegisteredSharedProvider extends CodeSource {
   /** This source's name, which is also the code it contributes. */
   public static final String NAME = ReasonCode.REGISTERED_SHARED.wireName();
 
-  @Override
-  public String name() {
-    return NAME;
+  /** Does nothing; the source is built in {@link #create}. */
+  public RegisteredSharedProvider() {
+    super(ReasonCode.REGISTERED_SHARED);
   }
 
   @Override
-  public EvidenceSource create(ProviderContext context) {
-    return input -> {
-      Optional<ConcurrencyRecord> record = input.concurrency();
-      Optional<String> identity = input.ledgerIdentity();
-      if (record.isEmpty() || identity.isEmpty()) {
-        return List.of();
-      }
-      ConcurrencyRecord r = record.get();
-      if (r.model() != ConcurrencyModel.SHARED || !r.probedUnder(identity.get())) {
-        return List.of();
-      }
-      return List.of(Finding.of(NAME, ReasonCode.REGISTERED_SHARED, r.scope().wireName()));
-    };
+  EvidenceSource source(ProviderConfig config) {
+    return input -> input.concurrency()
+        .filter(r -> r.model() == ConcurrencyModel.SHARED && input.ledgerIdentity().filter(r::probedUnder).isPresent())
+        .map(r -> only(r.scope().wireName()))
+        .orElse(List.of());
   }
 }

@@ -1,15 +1,10 @@
 package dev.cotenant.providers.evidence;
 
-import dev.cotenant.api.Finding;
 import dev.cotenant.api.ReasonCode;
 import dev.cotenant.api.SecretPatterns;
-import dev.cotenant.spi.EvidenceSource;
-import dev.cotenant.spi.EvidenceSourceProvider;
 import dev.cotenant.spi.CoreSettings;
+import dev.cotenant.spi.EvidenceSource;
 import dev.cotenant.spi.ProviderConfig;
-import dev.cotenant.spi.ProviderContext;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Set;
 
 /**
@@ -21,29 +16,23 @@ import java.util.Set;
  * (defaults: {@link SecretPatterns#DEFAULT_GLOBS}). A note: it gates nothing. Needs no
  * handshake.
  */
-public final class RotatingSecretEnvProvider implements EvidenceSourceProvider {
+public final class RotatingSecretEnvProvider extends CodeSource {
   /** This source's name, which is also the code it contributes. */
   public static final String NAME = ReasonCode.ROTATING_SECRET_ENV.wireName();
 
-  @Override
-  public String name() {
-    return NAME;
+  /** Does nothing; the source is built in {@link #create}. */
+  public RotatingSecretEnvProvider() {
+    super(ReasonCode.ROTATING_SECRET_ENV);
   }
 
   @Override
-  public EvidenceSource create(ProviderContext context) {
-    ProviderConfig config = context.config();
+  EvidenceSource source(ProviderConfig config) {
     SecretPatterns secrets = CoreSettings.secretPatterns(config);
     Set<String> poolIdentity = Set.copyOf(CoreSettings.poolIdentityEnv(config));
-    return input -> {
-      List<Finding> out = new ArrayList<>();
-      // ServerDescription keeps env sorted by key, so findings come out in name order.
-      for (String envName : input.server().env().keySet()) {
-        if (secrets.isSecret(envName) && !poolIdentity.contains(envName)) {
-          out.add(Finding.of(NAME, ReasonCode.ROTATING_SECRET_ENV, envName));
-        }
-      }
-      return List.copyOf(out);
-    };
+    // ServerDescription keeps env sorted by key, so findings come out in name order.
+    return input -> input.server().env().keySet().stream()
+        .filter(envName -> secrets.isSecret(envName) && !poolIdentity.contains(envName))
+        .map(this::finding)
+        .toList();
   }
 }
