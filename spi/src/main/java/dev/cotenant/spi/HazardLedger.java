@@ -64,9 +64,11 @@ public interface HazardLedger {
   /**
    * Re-reads the durable copy and takes in what other writers recorded since this ledger was
    * opened or last flushed. Blocking IO. A missing, unreadable or future-schema copy changes
-   * nothing. The default does nothing (a ledger with no durable copy).
+   * nothing. There is no default: doing nothing is right only for a ledger with no durable copy
+   * (say so by implementing it as nothing), and would hide another writer's observations from any
+   * other ledger.
    */
-  default void reload() {}
+  void reload();
 
   /**
    * True when something recorded or cleared may not have reached the durable copy yet. The

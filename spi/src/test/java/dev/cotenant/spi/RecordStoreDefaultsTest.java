@@ -137,6 +137,9 @@ class RecordStoreDefaultsTest {
 
     @Override
     public void flush() {}
+
+    @Override
+    public void reload() {}
   }
 
   @Test

@@ -25,7 +25,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * A third party's hazard ledger that implements only what the SPI requires (record, snapshot,
- * clear, flush) still refutes: the runtime reads it through its snapshot, and every other read
+ * clear, flush, reload) still refutes: the runtime reads it through its snapshot, and every other read
  * derives from that snapshot, so the observation cannot be hidden by a default.
  */
 class ThirdPartyLedgerTest {
@@ -62,6 +62,9 @@ class ThirdPartyLedgerTest {
 
     @Override
     public void flush() {}
+
+    @Override
+    public void reload() {}
   }
 
   @Test
