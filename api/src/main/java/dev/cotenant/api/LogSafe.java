@@ -17,7 +17,8 @@ public final class LogSafe {
 
   /**
    * Escapes control characters as {@code \n}, {@code \r}, {@code \t} or {@code \}{@code uXXXX},
-   * lone surrogates as {@code \}{@code uXXXX}, backslashes as {@code \\}, and cuts the result
+   * bidirectional controls and zero-width characters (which reorder or hide what a terminal
+   * shows) and lone surrogates as {@code \}{@code uXXXX}, backslashes as {@code \\}, and cuts the result
    * so that at most {@code max} characters come before the {@code …} appended when cut. An
    * escape sequence or a surrogate pair is never split by the cut.
    */
@@ -52,6 +53,7 @@ public final class LogSafe {
               || (c >= 0x80 && c < 0xa0)
               || c == '\u2028'
               || c == '\u2029'
+              || invisible(c)
               || Character.isSurrogate(c)) {
             sb.append(String.format("\\u%04x", (int) c));
           } else {
@@ -65,5 +67,17 @@ public final class LogSafe {
       i += consumed;
     }
     return sb.toString();
+  }
+
+  /**
+   * A bidirectional formatting character or a zero-width one: U+061C, U+200B to U+200F, U+202A to
+   * U+202E, U+2060 to U+2069, U+FEFF.
+   */
+  private static boolean invisible(char c) {
+    return c == '\u061c'
+        || (c >= '\u200b' && c <= '\u200f')
+        || (c >= '\u202a' && c <= '\u202e')
+        || (c >= '\u2060' && c <= '\u2069')
+        || c == '\ufeff';
   }
 }

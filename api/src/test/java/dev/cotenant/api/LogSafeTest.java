@@ -25,6 +25,13 @@ class LogSafeTest {
   }
 
   @Test
+  void bidiControlsAndZeroWidthCharactersAreEscapedSoANameCannotHideOrReorderText() {
+    assertEquals("evil\\u202egnp.exe", LogSafe.escape("evil\u202egnp.exe"));
+    assertEquals("a\\u200bb\\u200dc\\ufeffd\\u2066e\\u2069f\\u061cg", LogSafe.escape("a\u200bb\u200dc\ufeffd\u2066e\u2069f\u061cg"));
+    assertEquals("\u05e9\u05dc\u05d5\u05dd", LogSafe.escape("\u05e9\u05dc\u05d5\u05dd"), "right-to-left letters themselves are kept");
+  }
+
+  @Test
   void backslashesAreDoubledSoAnEscapeCannotBeForged() {
     assertEquals("\\\\n", LogSafe.escape("\\n"));
   }

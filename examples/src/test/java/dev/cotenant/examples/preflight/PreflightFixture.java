@@ -28,7 +28,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * How the pre-flight integration tests build what a host builds: server descriptions from
- * {@code examples/mcp.json} (commands relative to the repository root, as the CLI reads them),
+ * {@code examples/mcp.json} (commands relative to the file's own directory, as the CLI reads them),
  * the Cotenant runtime with the default providers found on the class path, its {@code stdio}
  * pre-flight transport, and the verdict of a pre-flight through the default evidence chain.
  */
@@ -125,7 +125,7 @@ final class PreflightFixture {
 
   /**
    * Every entry of {@code examples/mcp.json}, in file order, as the CLI describes it: a stdio
-   * entry's command resolved against the repository root, its args and env; an HTTP entry's url.
+   * entry's command resolved against the file's directory, its args and env; an HTTP entry's url.
    */
   static Map<String, ServerDescription> mcpJson() throws IOException {
     JsonNode root = JSON.readTree(Files.readString(REPOSITORY_ROOT.resolve("examples/mcp.json")));
@@ -143,7 +143,7 @@ final class PreflightFixture {
     Map<String, String> env = new LinkedHashMap<>();
     entry.path("env").properties().forEach(e -> env.put(e.getKey(), e.getValue().asString("")));
     return new ServerDescription(name, Transport.STDIO,
-        REPOSITORY_ROOT.resolve(entry.path("command").asString("")).toString(), args,
+        REPOSITORY_ROOT.resolve("examples").resolve(entry.path("command").asString("")).normalize().toString(), args,
         Optional.empty(), env, Optional.empty(), true);
   }
 

@@ -79,12 +79,10 @@ class SampleServersProbeIT {
     assertEquals(List.of(), alive, "processes left alive");
   }
 
-  /** The mcp.json entry, its launcher made absolute (the file's commands are relative to the repository root). */
+  /** The mcp.json entry as the CLI reads it: its launcher resolved against the file's directory. */
   private static ServerDescription sample(String name) throws Exception {
     ConfiguredServer c = new McpConfigReader().read(List.of(ROOT.resolve("examples/mcp.json"))).get(name).orElseThrow();
-    ServerDescription d = c.description();
-    return new ServerDescription(d.name(), d.transport(), ROOT.resolve(d.command()).toString(), d.args(), d.cwd(), d.env(),
-        d.url(), d.enabled());
+    return c.description();
   }
 
   private static ProbeSpec spec(String tool, String args) {

@@ -8,7 +8,7 @@ import java.util.Map;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-/** {@code examples/mcp.json}, read the way the CLI reads it: commands relative to the repository root. */
+/** {@code examples/mcp.json}, read the way the CLI reads it: commands relative to the file's own directory. */
 final class ExampleConfig {
 
   /** The repository root: the parent of the examples module the tests run in. */
@@ -26,6 +26,6 @@ final class ExampleConfig {
 
   /** The absolute path of an entry's command. */
   static Path command(JsonNode entry) {
-    return REPOSITORY_ROOT.resolve(entry.path("command").stringValue());
+    return REPOSITORY_ROOT.resolve("examples").resolve(entry.path("command").stringValue());
   }
 }

@@ -28,7 +28,7 @@ class ExampleConfigTest {
       if (entry.has("command")) {
         stdioEntries.add(name);
         String command = entry.path("command").stringValue();
-        assertEquals("examples/bin/" + name, command, "entry " + name + " runs its own launcher");
+        assertEquals("bin/" + name, command, "entry " + name + " runs its own launcher (relative to examples/)");
         assertTrue(Files.isExecutable(ExampleConfig.command(entry)), command + " is executable");
         assertTrue(!entry.has("env") || !entry.path("env").has(NeedsCredentialServer.TOKEN_ENV),
             name + " carries no credential");

@@ -94,10 +94,7 @@ public final class Cli {
 
   /** The message of {@code e} with the file shown as the operator named it. */
   private String describe(ConfigException e) {
-    String prefix = e.file() + ": ";
-    String msg = String.valueOf(e.getMessage());
-    String problem = msg.startsWith(prefix) ? msg.substring(prefix.length()) : msg;
-    return context.display(e.file()) + ": " + problem;
+    return context.display(e.file()) + ": " + e.problem();
   }
 
   private static String oneLine(String s) {

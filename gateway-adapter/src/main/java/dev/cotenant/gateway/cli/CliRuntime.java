@@ -110,17 +110,28 @@ public final class CliRuntime {
 
   /**
    * Reads the named configuration files, or, when none is named, every usual location that
-   * exists (saying on standard error which were read).
+   * exists (saying on standard error which were read). A file found by that discovery that
+   * cannot be read is reported as a warning and skipped; a file named on the command line that
+   * cannot be read is an error. A server refused by name is reported and left out, the others
+   * are read.
    *
    * @throws ConfigException naming the file and the problem
    */
   public ServerConfigs readConfigs(List<String> named) throws ConfigException {
-    List<Path> files = new ArrayList<>();
+    McpConfigReader reader = new McpConfigReader();
+    ServerConfigs read;
     if (named.isEmpty()) {
       List<Path> candidates = DefaultConfigLocations.candidates(context.workingDirectory(), context.home());
+      List<Path> files = new ArrayList<>();
       for (Path p : candidates) {
-        if (Files.isRegularFile(p)) {
+        if (!Files.exists(p)) {
+          continue;
+        }
+        try {
+          reader.read(List.of(p));
           files.add(p);
+        } catch (ConfigException e) {
+          warn(context.display(p) + ": " + e.problem() + "; skipped");
         }
       }
       if (files.isEmpty()) {
@@ -132,12 +143,21 @@ public final class CliRuntime {
         context.err().println(
             "cotenant: reading " + files.stream().map(context::display).collect(Collectors.joining(", ")));
       }
+      read = reader.read(files);
     } else {
+      List<Path> files = new ArrayList<>();
       for (String n : named) {
         files.add(context.resolve(n));
       }
+      read = reader.read(files);
     }
-    return new McpConfigReader().read(files);
+    read.refused().forEach(r -> warn(context.display(r.file()) + ": " + r.reason()));
+    return read;
+  }
+
+  /** Prints one warning line, {@code cotenant: warning: ...}. */
+  public void warn(String message) {
+    context.err().println("cotenant: warning: " + message);
   }
 
   /** The servers of {@code configs} named in {@code names} (all when empty), in config order. */

@@ -16,12 +16,21 @@ import java.util.Optional;
  * @param files the files read, in order
  * @param servers the merged servers by name
  * @param shadowed later definitions hidden by an earlier file's
+ * @param refused servers the files define but that cannot be used (a name with a control
+ *     character), each with why; the others are read as usual
  */
-public record ServerConfigs(List<Path> files, Map<String, ConfiguredServer> servers, List<ConfiguredServer> shadowed) {
+public record ServerConfigs(
+    List<Path> files, Map<String, ConfiguredServer> servers, List<ConfiguredServer> shadowed, List<RefusedServer> refused) {
   public ServerConfigs {
     files = List.copyOf(files);
     servers = Collections.unmodifiableMap(new LinkedHashMap<>(servers));
     shadowed = List.copyOf(shadowed);
+    refused = List.copyOf(refused);
+  }
+
+  /** Servers with nothing refused. */
+  public ServerConfigs(List<Path> files, Map<String, ConfiguredServer> servers, List<ConfiguredServer> shadowed) {
+    this(files, servers, shadowed, List.of());
   }
 
   /** Every merged server, in order. */

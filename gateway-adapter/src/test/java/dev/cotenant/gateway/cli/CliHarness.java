@@ -83,6 +83,8 @@ final class CliHarness {
     final AtomicInteger created = new AtomicInteger();
     final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
     final Map<String, PreflightResult> answers = new ConcurrentHashMap<>();
+    /** The command each server was launched with, as the pre-flight received it. */
+    final Map<String, String> commands = new ConcurrentHashMap<>();
 
     @Override
     public String name() {
@@ -98,6 +100,7 @@ final class CliHarness {
     @Override
     public PreflightResult preflight(ServerDescription server) {
       calls.computeIfAbsent(server.name(), k -> new AtomicInteger()).incrementAndGet();
+      commands.put(server.name(), server.command());
       return answers.getOrDefault(server.name(), PreflightResult.ran(List.of(), FACTS));
     }
 

@@ -76,15 +76,15 @@ class CliTest {
 
   @Test
   void theTableEscapesWhatAFileChose() throws IOException {
-    cli.write("mcp.json", "{\"mcpServers\": {\"odd\\nname\": {\"command\": \"/nonexistent/x\", \"env\": {\"ODD\\u001b_TOKEN\": \"v\"}}}}");
+    cli.write("mcp.json", "{\"mcpServers\": {\"odd\\u202ename\": {\"command\": \"/nonexistent/x\", \"env\": {\"ODD\\u001b_TOKEN\": \"v\"}}}}");
     CliHarness.Result r = cli.run("assess", "mcp.json");
     assertEquals(0, r.code(), r.err());
     List<String> lines = r.out().lines().toList();
     assertEquals(2, lines.size(), "one line per row: " + r.out());
-    assertTrue(lines.get(1).startsWith("odd\\nname  unknown"), lines.get(1));
+    assertTrue(lines.get(1).startsWith("odd\\u202ename  unknown"), lines.get(1));
     assertTrue(lines.get(1).endsWith("not_probed, rotating_secret_env(ODD\\u001b_TOKEN)"), lines.get(1));
     JsonNode raw = json(cli.run("assess", "mcp.json", "--json").out());
-    assertEquals("odd\nname", raw.path("servers").get(0).path("name").stringValue(), "JSON carries it verbatim");
+    assertEquals("odd\u202ename", raw.path("servers").get(0).path("name").stringValue(), "JSON carries it verbatim");
   }
 
   @Test
@@ -119,12 +119,12 @@ class CliTest {
 
   @Test
   void malformedJsonIsBadUsageNamingTheFileAndThePlace() throws IOException {
-    cli.write("bad.json", "{\"mcpServers\": {\"a\": {\"command\": \"x\",}}}");
+    cli.write("bad.json", "{\"mcpServers\": {\"a\" {\"command\": \"x\"}}}");
     CliHarness.Result r = cli.run("assess", "bad.json");
     assertOneLineError(
         r,
         2,
-        "cotenant: bad.json: malformed JSON at line 1, column 38: Unexpected character ('}' (code 125)): was expecting double-quote to start property name");
+        "cotenant: bad.json: malformed JSON at line 1, column 21: Unexpected character ('{' (code 123)): was expecting a colon to separate property name and value");
   }
 
   @Test

@@ -32,7 +32,7 @@ class McpConfigReaderTest {
         write(
             "claude.json",
             "{\"mcpServers\":{\"fs\":{\"command\":\"npx\",\"args\":[\"-y\",\"server-fs\",\"/tmp\"],"
-                + "\"env\":{\"A\":\"1\",\"N\":2},\"cwd\":\"/srv\"},"
+                + "\"env\":{\"A\":\"1\",\"N\":\"2\"},\"cwd\":\"/srv\"},"
                 + "\"off\":{\"command\":\"off-server\",\"disabled\":true},"
                 + "\"remote\":{\"url\":\"https://example.invalid/mcp\"},"
                 + "\"legacy\":{\"type\":\"sse\",\"url\":\"https://example.invalid/sse\"}}}");
@@ -148,5 +148,80 @@ class McpConfigReaderTest {
     assertTrue(c.contains(Path.of("/h/.cursor/mcp.json")));
     assertTrue(c.contains(Path.of("/h/.kiro/settings/mcp.json")));
     assertTrue(c.indexOf(Path.of("/w/.vscode/mcp.json")) < c.indexOf(Path.of("/h/.cursor/mcp.json")));
+  }
+
+  @Test
+  void vsCodeJsoncWithCommentsAndTrailingCommasIsRead() throws Exception {
+    Path f = write("mcp.jsonc", "{\n  // VS Code writes comments\n  \"servers\": {\n"
+        + "    /* a block comment */\n    \"fs\": {\"type\": \"stdio\", \"command\": \"npx\", \"args\": [\"-y\",],},\n  },\n}\n");
+    assertEquals(List.of("-y"), reader.read(List.of(f)).get("fs").orElseThrow().description().args());
+  }
+
+  @Test
+  void aFifoIsRefusedAsNotARegularFileWithoutReadingIt() throws Exception {
+    Path fifo = dir.resolve("mcp.fifo");
+    Process mk = new ProcessBuilder("mkfifo", fifo.toString()).start();
+    assertEquals(0, mk.waitFor());
+    ConfigException e = assertThrows(ConfigException.class, () -> reader.read(List.of(fifo)));
+    assertEquals("not a regular file (a FIFO, a socket or a device); expected a JSON file", e.problem());
+  }
+
+  @Test
+  void aDeviceIsRefusedAsNotARegularFile() {
+    ConfigException e = assertThrows(ConfigException.class, () -> reader.read(List.of(Path.of("/dev/zero"))));
+    assertEquals("not a regular file (a FIFO, a socket or a device); expected a JSON file", e.problem());
+  }
+
+  @Test
+  void anOversizedFileIsSaidToBeTooLargeNotMalformed() throws Exception {
+    Path big = dir.resolve("big.json");
+    try (java.io.RandomAccessFile raf = new java.io.RandomAccessFile(big.toFile(), "rw")) {
+      raf.setLength(McpConfigReader.MAX_BYTES + 1);
+    }
+    ConfigException e = assertThrows(ConfigException.class, () -> reader.read(List.of(big)));
+    assertTrue(e.problem().startsWith("the file is too large (" + (McpConfigReader.MAX_BYTES + 1) + " bytes"), e.problem());
+  }
+
+  @Test
+  void anEnvValueThatIsNotAStringIsAClearError() throws Exception {
+    Path f = write("n.json", "{\"mcpServers\":{\"s\":{\"command\":\"x\",\"env\":{\"PORT\":8080}}}}");
+    ConfigException e = assertThrows(ConfigException.class, () -> reader.read(List.of(f)));
+    assertEquals("server \"s\": env \"PORT\" must be a string (quote it: \"8080\"), found a number", e.problem());
+    Path o = write("o.json", "{\"mcpServers\":{\"s\":{\"command\":\"x\",\"env\":{\"PORT\":{\"v\":1}}}}}");
+    assertEquals("server \"s\": env \"PORT\" must be a string, found an object",
+        assertThrows(ConfigException.class, () -> reader.read(List.of(o))).problem());
+  }
+
+  @Test
+  void aNameWithAControlCharacterIsRefusedAloneAndTheOtherServersAreRead() throws Exception {
+    Path f = write("nul.json", "{\"mcpServers\":{\"bad\\u0000name\":{\"command\":\"x\"},"
+        + "\"tab\\tname\":{\"command\":\"x\"},\"good\":{\"command\":\"y\"}}}");
+    ServerConfigs c = reader.read(List.of(f));
+    assertEquals(List.of("good"), c.list().stream().map(ConfiguredServer::name).toList());
+    assertEquals(2, c.refused().size());
+    assertEquals("server \"bad\\u0000name\" is refused: its name holds the control character U+0000; rename it",
+        c.refused().get(0).reason());
+    assertEquals(f, c.refused().get(0).file());
+    ConfigException strict = assertThrows(ConfigException.class, () -> reader.readFile(f));
+    assertTrue(strict.problem().contains("U+0000"), strict.problem());
+  }
+
+  @Test
+  void relativeCommandsAndWorkingDirectoriesResolveAgainstTheFilesDirectory() throws Exception {
+    Path sub = Files.createDirectories(dir.resolve("project"));
+    Path f = sub.resolve("mcp.json");
+    Files.writeString(f, "{\"mcpServers\":{"
+        + "\"local\":{\"command\":\"bin/server\",\"cwd\":\"data\"},"
+        + "\"dot\":{\"command\":\"./run.sh\"},"
+        + "\"onPath\":{\"command\":\"node\",\"args\":[\"dist/index.js\"]},"
+        + "\"absolute\":{\"command\":\"/usr/bin/env\",\"cwd\":\"/srv\"}}}");
+    ServerConfigs c = reader.read(List.of(f));
+    assertEquals(sub.resolve("bin/server").toAbsolutePath().toString(), c.get("local").orElseThrow().description().command());
+    assertEquals(Optional.of(sub.resolve("data").toAbsolutePath().toString()), c.get("local").orElseThrow().description().cwd());
+    assertEquals(sub.resolve("run.sh").toAbsolutePath().toString(), c.get("dot").orElseThrow().description().command());
+    assertEquals("node", c.get("onPath").orElseThrow().description().command(), "a bare name is a PATH lookup");
+    assertEquals(List.of("dist/index.js"), c.get("onPath").orElseThrow().description().args(), "arguments are left as written");
+    assertEquals("/usr/bin/env", c.get("absolute").orElseThrow().description().command());
+    assertEquals(Optional.of("/srv"), c.get("absolute").orElseThrow().description().cwd());
   }
 }
