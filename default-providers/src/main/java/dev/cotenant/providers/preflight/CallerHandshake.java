@@ -2,6 +2,8 @@ package dev.cotenant.providers.preflight;
 
 import dev.cotenant.api.HandshakeComparator;
 import dev.cotenant.api.ServerDescription;
+import dev.cotenant.spi.HandshakeEra;
+import dev.cotenant.spi.Mcp;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -29,7 +31,7 @@ final class CallerHandshake {
   private volatile ServerProcess current;
   private volatile String abortReason;
   private long nextId = 1;
-  /** In {@link Era#AUTO}: the id of a {@code server/discover} that timed out on a process still in use, or -1. */
+  /** In {@link HandshakeEra#AUTO}: the id of a {@code server/discover} that timed out on a process still in use, or -1. */
   private long lateDiscoverId = -1;
   /** Its answer, when it arrived while another response was awaited. */
   private Map<String, Object> lateDiscover;
@@ -120,7 +122,7 @@ final class CallerHandshake {
     return p;
   }
 
-  /** {@code server/discover}; the answer when it offers {@value StdioPreflightTransport#MODERN_VERSION}. */
+  /** {@code server/discover}; the answer when it offers {@value Mcp#MODERN_VERSION}. */
   private Map<String, Object> discover(ServerProcess p, long until) throws HandshakeFailure, InterruptedException {
     Map<String, Object> params = JsonRpc.discoverParams(caller.clientInfo(), caller.capabilities());
     return JsonRpc.offersModern(JsonRpc.result(request(p, "server/discover", params, until), "server/discover"));
@@ -128,7 +130,7 @@ final class CallerHandshake {
 
   /**
    * After the fallback's {@code initialize} was refused: the answer to a {@code server/discover}
-   * that timed out on the same process, when it offers {@value StdioPreflightTransport#MODERN_VERSION}
+   * that timed out on the same process, when it offers {@value Mcp#MODERN_VERSION}
    * (a 2026-07-28 server that was only slow to start). Waits for it at most the discover timeout
    * again, within the deadline.
    */
@@ -151,7 +153,7 @@ final class CallerHandshake {
   private Map<String, Object> modern(ServerProcess p, Map<String, Object> discovered)
       throws HandshakeFailure, InterruptedException {
     Map<String, Object> snapshot = new LinkedHashMap<>();
-    snapshot.put(HandshakeComparator.PROTOCOL_VERSION, StdioPreflightTransport.MODERN_VERSION);
+    snapshot.put(HandshakeComparator.PROTOCOL_VERSION, Mcp.MODERN_VERSION);
     snapshot.put(HandshakeComparator.SUPPORTED_VERSIONS, discovered.get(HandshakeComparator.SUPPORTED_VERSIONS));
     copy(discovered, snapshot, HandshakeComparator.CAPABILITIES);
     copy(discovered, snapshot, HandshakeComparator.SERVER_INFO);
@@ -209,7 +211,7 @@ final class CallerHandshake {
       Map<String, Object> params = new LinkedHashMap<>();
       cursor.ifPresent(c -> params.put("cursor", c));
       if (modern) {
-        params.put("_meta", JsonRpc.modernMeta(caller.clientInfo(), caller.capabilities()));
+        params.put("_meta", Mcp.modernMeta(caller.clientInfo(), caller.capabilities()));
       }
       Map<String, Object> response = request(p, method, params, deadline);
       if (response.containsKey("error")) {

@@ -7,7 +7,7 @@ package dev.cotenant.providers.preflight;
 final class HandshakeFailure extends Exception {
   private static final long serialVersionUID = 1L;
 
-  /** What kind of failure, so {@link Era#AUTO} knows whether a fallback is worth trying. */
+  /** What kind of failure, so {@link dev.cotenant.spi.HandshakeEra#AUTO} knows whether a fallback is worth trying. */
   enum Kind {
     /** The process could not be started at all. */
     START,

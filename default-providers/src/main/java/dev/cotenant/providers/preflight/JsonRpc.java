@@ -2,6 +2,8 @@ package dev.cotenant.providers.preflight;
 
 import dev.cotenant.api.HandshakeComparator;
 import dev.cotenant.api.LogSafe;
+import dev.cotenant.spi.HandshakeEra;
+import dev.cotenant.spi.Mcp;
 import java.math.BigInteger;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -11,7 +13,7 @@ import java.util.Optional;
 /**
  * The client side of MCP's JSON-RPC that {@link CallerHandshake} and {@link StdioSession} share:
  * the messages they write, how they read the server's answers, what they answer to the server's
- * own requests, and the {@link Era#AUTO} fallback rule. Stateless.
+ * own requests, and the {@link HandshakeEra#AUTO} fallback rule. Stateless.
  */
 final class JsonRpc {
   private JsonRpc() {}
@@ -26,22 +28,15 @@ final class JsonRpc {
     return object("jsonrpc", "2.0", "method", "notifications/initialized");
   }
 
-  /** {@code initialize} params offering {@value StdioPreflightTransport#LEGACY_VERSION}. */
+  /** {@code initialize} params offering {@value Mcp#LEGACY_VERSION}. */
   static Map<String, Object> initializeParams(Map<String, Object> clientInfo, Map<String, Object> capabilities) {
-    return object("protocolVersion", StdioPreflightTransport.LEGACY_VERSION,
+    return object("protocolVersion", Mcp.LEGACY_VERSION,
         "capabilities", capabilities, "clientInfo", clientInfo);
   }
 
-  /** {@code server/discover} params: only the {@link #modernMeta} {@code _meta}. */
+  /** {@code server/discover} params: only the {@link Mcp#modernMeta} {@code _meta}. */
   static Map<String, Object> discoverParams(Map<String, Object> clientInfo, Map<String, Object> capabilities) {
-    return object("_meta", modernMeta(clientInfo, capabilities));
-  }
-
-  /** The {@code _meta} entries every request of the discover era carries. */
-  static Map<String, Object> modernMeta(Map<String, Object> clientInfo, Map<String, Object> capabilities) {
-    return object("io.modelcontextprotocol/protocolVersion", StdioPreflightTransport.MODERN_VERSION,
-        "io.modelcontextprotocol/clientCapabilities", capabilities,
-        "io.modelcontextprotocol/clientInfo", clientInfo);
+    return object("_meta", Mcp.modernMeta(clientInfo, capabilities));
   }
 
   /** A mutable JSON object with these keys and values, in this order. */
@@ -54,21 +49,21 @@ final class JsonRpc {
   }
 
   /**
-   * The {@code server/discover} result, when it offers {@value StdioPreflightTransport#MODERN_VERSION}.
+   * The {@code server/discover} result, when it offers {@value Mcp#MODERN_VERSION}.
    *
    * @throws HandshakeFailure of kind {@code ANSWER} otherwise
    */
   static Map<String, Object> offersModern(Map<String, Object> result) throws HandshakeFailure {
     Object supported = result.get(HandshakeComparator.SUPPORTED_VERSIONS);
-    if (!(supported instanceof List<?>) || !((List<?>) supported).contains(StdioPreflightTransport.MODERN_VERSION)) {
+    if (!(supported instanceof List<?>) || !((List<?>) supported).contains(Mcp.MODERN_VERSION)) {
       throw new HandshakeFailure(HandshakeFailure.Kind.ANSWER, "server/discover did not offer "
-          + StdioPreflightTransport.MODERN_VERSION + " (offered " + LogSafe.escape(String.valueOf(supported), 80) + ")");
+          + Mcp.MODERN_VERSION + " (offered " + LogSafe.escape(String.valueOf(supported), 80) + ")");
     }
     return result;
   }
 
   /**
-   * {@link Era#AUTO}: whether a {@code server/discover} that failed with {@code kind} is followed
+   * {@link HandshakeEra#AUTO}: whether a {@code server/discover} that failed with {@code kind} is followed
    * by {@code initialize}: after an error or unfitting answer, an exit, or silence that left time
    * before {@code deadline} ({@link System#nanoTime()} based).
    */

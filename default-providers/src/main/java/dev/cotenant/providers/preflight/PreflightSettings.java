@@ -1,5 +1,7 @@
 package dev.cotenant.providers.preflight;
 
+import dev.cotenant.spi.CoreSettings;
+import dev.cotenant.spi.HandshakeEra;
 import dev.cotenant.spi.ProviderConfig;
 import java.time.Duration;
 import java.util.Objects;
@@ -8,13 +10,14 @@ import java.util.Objects;
  * Every bound of the stdio pre-flight, read from {@link ProviderConfig} under
  * {@code cotenant.preflight.*}. Durations are configured in milliseconds.
  *
- * @param era which protocol era to speak ({@value #ERA}, default {@code auto})
+ * @param era which protocol era to speak ({@value #ERA}, default {@code auto}; parsed by
+ *     {@link CoreSettings#era}, so every reader of the key agrees)
  * @param maxProcesses how many server processes may run at once across every pre-flight of one
  *     transport ({@value #MAX_PROCESSES}, default {@value #DEFAULT_MAX_PROCESSES}: two
  *     pre-flights at a time, which suits a 2-core machine)
  * @param timeout the whole conversation with one caller, from spawn to the last listing page,
  *     fallback and respawn included ({@value #TIMEOUT_MS}, default 15 s)
- * @param discoverTimeout in {@link Era#AUTO}, how long to wait for a {@code server/discover}
+ * @param discoverTimeout in {@link HandshakeEra#AUTO}, how long to wait for a {@code server/discover}
  *     answer before falling back to {@code initialize} ({@value #DISCOVER_TIMEOUT_MS}, default 5 s)
  * @param stdinCloseWait teardown: how long to wait for an exit after closing stdin
  *     ({@value #STDIN_CLOSE_WAIT_MS}, default 1 s)
@@ -35,7 +38,7 @@ import java.util.Objects;
  * @param maxListItems the most items one listing may hold ({@value #MAX_LIST_ITEMS}, default 10,000)
  */
 public record PreflightSettings(
-    Era era,
+    HandshakeEra era,
     int maxProcesses,
     Duration timeout,
     Duration discoverTimeout,
@@ -50,13 +53,13 @@ public record PreflightSettings(
     int maxListPages,
     int maxListItems) {
 
-  /** Config key: {@code auto}, {@code initialize} or {@code discover}. */
-  public static final String ERA = "cotenant.preflight.era";
+  /** Config key: {@code auto}, {@code initialize} or {@code discover}; the same key as {@link CoreSettings#ERA}. */
+  public static final String ERA = CoreSettings.ERA;
   /** Config key: the process ceiling. */
   public static final String MAX_PROCESSES = "cotenant.preflight.max-processes";
   /** Config key: the per-caller handshake timeout in milliseconds. */
   public static final String TIMEOUT_MS = "cotenant.preflight.timeout-ms";
-  /** Config key: the {@code server/discover} wait in {@link Era#AUTO}, in milliseconds. */
+  /** Config key: the {@code server/discover} wait in {@link HandshakeEra#AUTO}, in milliseconds. */
   public static final String DISCOVER_TIMEOUT_MS = "cotenant.preflight.discover-timeout-ms";
   /** Config key: teardown wait after closing stdin, in milliseconds. */
   public static final String STDIN_CLOSE_WAIT_MS = "cotenant.preflight.stdin-close-wait-ms";
@@ -118,7 +121,7 @@ public record PreflightSettings(
    */
   public static PreflightSettings from(ProviderConfig config) {
     return new PreflightSettings(
-        config.get(ERA).map(v -> Era.parse(ERA, v)).orElse(Era.AUTO),
+        CoreSettings.era(config),
         config.getInt(MAX_PROCESSES, DEFAULT_MAX_PROCESSES),
         millis(config, TIMEOUT_MS, 15_000),
         millis(config, DISCOVER_TIMEOUT_MS, 5_000),

@@ -6,6 +6,8 @@ import dev.cotenant.api.LogSafe;
 import dev.cotenant.api.ServerDescription;
 import dev.cotenant.api.ToolFacts;
 import dev.cotenant.api.Transport;
+import dev.cotenant.spi.HandshakeEra;
+import dev.cotenant.spi.Mcp;
 import dev.cotenant.spi.PreflightResult;
 import dev.cotenant.spi.PreflightTransport;
 import java.util.ArrayList;
@@ -27,9 +29,9 @@ import tools.jackson.databind.json.JsonMapper;
  * the comparison), and hands both answers to {@link HandshakeComparator}.
  *
  * <p>Both protocol eras are spoken: {@code initialize} + {@code notifications/initialized}
- * ({@value #LEGACY_VERSION} offered, anything the server negotiates accepted) and
- * {@code server/discover} with per-request {@code _meta} ({@value #MODERN_VERSION}); see
- * {@link Era}. Every bound is a {@link PreflightSettings} field.
+ * ({@value Mcp#LEGACY_VERSION} offered, anything the server negotiates accepted) and
+ * {@code server/discover} with per-request {@code _meta} ({@value Mcp#MODERN_VERSION}); see
+ * {@link HandshakeEra}. Every bound is a {@link PreflightSettings} field.
  *
  * <p>Never mutates the description. Any failure to measure resolves to
  * {@link PreflightResult#notRun} with a short reason; only {@link InterruptedException} escapes,
@@ -37,11 +39,6 @@ import tools.jackson.databind.json.JsonMapper;
  * process ceiling is shared by every concurrent call on one instance.
  */
 public final class StdioPreflightTransport implements PreflightTransport {
-  /** The stateless revision spoken through {@code server/discover}. */
-  public static final String MODERN_VERSION = "2026-07-28";
-  /** The version offered in {@code initialize}; the server may negotiate an older one. */
-  public static final String LEGACY_VERSION = "2025-11-25";
-
   private static final Logger LOG = LoggerFactory.getLogger(StdioPreflightTransport.class);
   /** How long past its deadline a conversation may block (in a write) before it is killed. */
   private static final long WATCHDOG_GRACE_MS = 500;

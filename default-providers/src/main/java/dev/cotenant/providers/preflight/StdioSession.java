@@ -2,6 +2,8 @@ package dev.cotenant.providers.preflight;
 
 import dev.cotenant.api.Json;
 import dev.cotenant.api.ServerDescription;
+import dev.cotenant.spi.HandshakeEra;
+import dev.cotenant.spi.Mcp;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,7 +29,7 @@ import tools.jackson.databind.json.JsonMapper;
  * drops notifications. So a caller decides for itself when to wait: it can write several
  * requests before reading any answer.
  *
- * <p>Both protocol eras ({@link Era}): {@code initialize} + {@code notifications/initialized}, or
+ * <p>Both protocol eras ({@link HandshakeEra}): {@code initialize} + {@code notifications/initialized}, or
  * {@code server/discover}, after which every request carries
  * {@code io.modelcontextprotocol/*} entries in its {@code _meta} ({@link #eraMeta}).
  *
@@ -113,7 +115,7 @@ public final class StdioSession implements AutoCloseable {
   }
 
   /**
-   * Performs the handshake of the era the settings name ({@link Era#AUTO}: {@code server/discover}
+   * Performs the handshake of the era the settings name ({@link HandshakeEra#AUTO}: {@code server/discover}
    * first, {@code initialize} when that fails or is not answered in time, on a fresh process if
    * the first one exited; when that {@code initialize} is refused, a late answer to the
    * {@code server/discover} is still taken), presenting {@code clientInfo} and {@code capabilities}.
@@ -171,7 +173,7 @@ public final class StdioSession implements AutoCloseable {
     return discovered(result(await(answer, deadline, "server/discover"), "server/discover"));
   }
 
-  /** Completes the discover handshake with {@code result}, when it offers {@value StdioPreflightTransport#MODERN_VERSION}. */
+  /** Completes the discover handshake with {@code result}, when it offers {@value Mcp#MODERN_VERSION}. */
   private Map<String, Object> discovered(Map<String, Object> result) throws StdioSessionException {
     try {
       JsonRpc.offersModern(result);
@@ -209,7 +211,7 @@ public final class StdioSession implements AutoCloseable {
    * request may name a different caller); nothing for {@link Handshake#INITIALIZE}.
    */
   public Map<String, Object> eraMeta(Map<String, Object> clientInfo, Map<String, Object> capabilities) {
-    return handshake == Handshake.DISCOVER ? JsonRpc.modernMeta(clientInfo, capabilities) : Map.of();
+    return handshake == Handshake.DISCOVER ? Mcp.modernMeta(clientInfo, capabilities) : Map.of();
   }
 
   /**

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.cotenant.spi.HandshakeEra;
 import dev.cotenant.spi.PreflightTransport;
 import dev.cotenant.spi.PreflightTransportProvider;
 import dev.cotenant.spi.ProviderConfig;
@@ -36,7 +37,7 @@ class StdioPreflightTransportProviderTest {
   @Test
   void theDefaultsAreTheDocumentedOnes() {
     PreflightSettings d = PreflightSettings.defaults();
-    assertEquals(Era.AUTO, d.era());
+    assertEquals(HandshakeEra.AUTO, d.era());
     assertEquals(4, d.maxProcesses());
     assertEquals(Duration.ofSeconds(15), d.timeout());
     assertEquals(Duration.ofSeconds(5), d.discoverTimeout());
@@ -64,7 +65,7 @@ class StdioPreflightTransportProviderTest {
         Map.entry(PreflightSettings.MAX_NON_JSON_LINES, "0"),
         Map.entry(PreflightSettings.MAX_LIST_PAGES, "3"),
         Map.entry(PreflightSettings.MAX_LIST_ITEMS, "40"))));
-    assertEquals(new PreflightSettings(Era.DISCOVER, 2, Duration.ofMillis(1000), Duration.ofMillis(200),
+    assertEquals(new PreflightSettings(HandshakeEra.DISCOVER, 2, Duration.ofMillis(1000), Duration.ofMillis(200),
         Duration.ZERO, Duration.ofMillis(10), Duration.ofMillis(20), 4096, 8192, 10, 30, 0, 3, 40), s);
   }
 
