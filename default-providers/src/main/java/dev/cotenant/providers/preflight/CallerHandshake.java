@@ -4,6 +4,7 @@ import dev.cotenant.api.HandshakeComparator;
 import dev.cotenant.api.ServerDescription;
 import dev.cotenant.spi.HandshakeEra;
 import dev.cotenant.spi.Mcp;
+import dev.cotenant.spi.SessionException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -57,12 +58,12 @@ final class CallerHandshake {
   }
 
   /** Runs the conversation and always tears the processes down before returning. */
-  Map<String, Object> run() throws HandshakeFailure, InterruptedException {
+  Map<String, Object> run() throws SessionException, InterruptedException {
     try {
       return converse();
-    } catch (HandshakeFailure f) {
+    } catch (SessionException f) {
       if (abortReason != null) {
-        throw new HandshakeFailure(HandshakeFailure.Kind.TIMEOUT, abortReason);
+        throw new SessionException(SessionException.Kind.TIMEOUT, abortReason);
       }
       throw f;
     } finally {
@@ -73,7 +74,7 @@ final class CallerHandshake {
     }
   }
 
-  private Map<String, Object> converse() throws HandshakeFailure, InterruptedException {
+  private Map<String, Object> converse() throws SessionException, InterruptedException {
     ServerProcess p = spawn();
     switch (settings.era()) {
       case INITIALIZE:
@@ -82,24 +83,24 @@ final class CallerHandshake {
         return modern(p, discover(p, deadline));
       case AUTO:
       default:
-        long discoverDeadline = JsonRpc.discoverDeadline(settings, deadline);
+        long discoverDeadline = JsonRpc.discoverDeadline(settings.discoverTimeout(), deadline);
         long discoverId = nextId;
         try {
           return modern(p, discover(p, discoverDeadline));
-        } catch (HandshakeFailure f) {
+        } catch (SessionException f) {
           if (!JsonRpc.fallsBackAfterDiscover(f.kind(), deadline) || abortReason != null) {
             throw f;
           }
-          if (f.kind() == HandshakeFailure.Kind.EXITED || !p.alive()) {
+          if (f.kind() == SessionException.Kind.EXITED || !p.alive()) {
             p.teardown();
             p = spawn();
-          } else if (f.kind() == HandshakeFailure.Kind.TIMEOUT) {
+          } else if (f.kind() == SessionException.Kind.TIMEOUT) {
             // A server slower to start than the discover timeout may still answer it.
             lateDiscoverId = discoverId;
           }
           try {
             return initialize(p);
-          } catch (HandshakeFailure refused) {
+          } catch (SessionException refused) {
             Optional<Map<String, Object>> late = lateDiscoverAnswer(p, refused);
             if (late.isPresent()) {
               return modern(p, late.get());
@@ -110,7 +111,7 @@ final class CallerHandshake {
     }
   }
 
-  private ServerProcess spawn() throws HandshakeFailure, InterruptedException {
+  private ServerProcess spawn() throws SessionException, InterruptedException {
     if (Thread.interrupted()) {
       throw new InterruptedException();
     }
@@ -123,7 +124,7 @@ final class CallerHandshake {
   }
 
   /** {@code server/discover}; the answer when it offers {@value Mcp#MODERN_VERSION}. */
-  private Map<String, Object> discover(ServerProcess p, long until) throws HandshakeFailure, InterruptedException {
+  private Map<String, Object> discover(ServerProcess p, long until) throws SessionException, InterruptedException {
     Map<String, Object> params = JsonRpc.discoverParams(caller.clientInfo(), caller.capabilities());
     return JsonRpc.offersModern(JsonRpc.result(request(p, "server/discover", params, until), "server/discover"));
   }
@@ -134,24 +135,24 @@ final class CallerHandshake {
    * (a 2026-07-28 server that was only slow to start). Waits for it at most the discover timeout
    * again, within the deadline.
    */
-  private Optional<Map<String, Object>> lateDiscoverAnswer(ServerProcess p, HandshakeFailure refused)
+  private Optional<Map<String, Object>> lateDiscoverAnswer(ServerProcess p, SessionException refused)
       throws InterruptedException {
-    if (refused.kind() != HandshakeFailure.Kind.ANSWER || lateDiscoverId < 0 || abortReason != null) {
+    if (refused.kind() != SessionException.Kind.ANSWER || lateDiscoverId < 0 || abortReason != null) {
       return Optional.empty();
     }
     try {
       Map<String, Object> response = lateDiscover;
       if (response == null) {
-        response = await(p, lateDiscoverId, "server/discover", JsonRpc.discoverDeadline(settings, deadline));
+        response = await(p, lateDiscoverId, "server/discover", JsonRpc.discoverDeadline(settings.discoverTimeout(), deadline));
       }
       return Optional.of(JsonRpc.offersModern(JsonRpc.result(response, "server/discover")));
-    } catch (HandshakeFailure f) {
+    } catch (SessionException f) {
       return Optional.empty();
     }
   }
 
   private Map<String, Object> modern(ServerProcess p, Map<String, Object> discovered)
-      throws HandshakeFailure, InterruptedException {
+      throws SessionException, InterruptedException {
     Map<String, Object> snapshot = new LinkedHashMap<>();
     snapshot.put(HandshakeComparator.PROTOCOL_VERSION, Mcp.MODERN_VERSION);
     snapshot.put(HandshakeComparator.SUPPORTED_VERSIONS, discovered.get(HandshakeComparator.SUPPORTED_VERSIONS));
@@ -161,10 +162,10 @@ final class CallerHandshake {
     return snapshot;
   }
 
-  private Map<String, Object> initialize(ServerProcess p) throws HandshakeFailure, InterruptedException {
+  private Map<String, Object> initialize(ServerProcess p) throws SessionException, InterruptedException {
     Map<String, Object> params = JsonRpc.initializeParams(caller.clientInfo(), caller.capabilities());
     Map<String, Object> result = JsonRpc.result(request(p, "initialize", params, deadline), "initialize");
-    p.send(JsonRpc.initialized(), "after answering initialize");
+    p.send(JsonRpc.notification("notifications/initialized", null), "after answering initialize");
     Map<String, Object> snapshot = new LinkedHashMap<>();
     copy(result, snapshot, HandshakeComparator.PROTOCOL_VERSION);
     copy(result, snapshot, HandshakeComparator.CAPABILITIES);
@@ -181,7 +182,7 @@ final class CallerHandshake {
 
   /** {@code tools/list} always (it is mandatory in every revision); prompts and resources when advertised. */
   private void listings(ServerProcess p, Map<String, Object> snapshot, boolean modern)
-      throws HandshakeFailure, InterruptedException {
+      throws SessionException, InterruptedException {
     snapshot.put(HandshakeComparator.TOOLS, list(p, "tools/list", "tools", modern));
     Object caps = snapshot.get(HandshakeComparator.CAPABILITIES);
     if (caps instanceof Map<?, ?>) {
@@ -199,13 +200,13 @@ final class CallerHandshake {
    * answered with an error. Bounded by pages and items; a repeated cursor is a loop.
    */
   private Object list(ServerProcess p, String method, String field, boolean modern)
-      throws HandshakeFailure, InterruptedException {
+      throws SessionException, InterruptedException {
     List<Object> items = new ArrayList<>();
     Set<String> seen = new HashSet<>();
     Optional<String> cursor = Optional.empty();
     for (int page = 1; ; page++) {
       if (page > settings.maxListPages()) {
-        throw new HandshakeFailure(HandshakeFailure.Kind.GARBAGE,
+        throw new SessionException(SessionException.Kind.GARBAGE,
             method + " did not end within " + settings.maxListPages() + " pages");
       }
       Map<String, Object> params = new LinkedHashMap<>();
@@ -219,24 +220,24 @@ final class CallerHandshake {
       }
       Object result = response.get("result");
       if (!(result instanceof Map<?, ?>)) {
-        throw new HandshakeFailure(HandshakeFailure.Kind.ANSWER, method + " answered without a result object");
+        throw new SessionException(SessionException.Kind.ANSWER, method + " answered without a result object");
       }
       Object page0 = ((Map<?, ?>) result).get(field);
       if (page0 instanceof List<?>) {
         items.addAll((List<?>) page0);
         if (items.size() > settings.maxListItems()) {
-          throw new HandshakeFailure(HandshakeFailure.Kind.GARBAGE,
+          throw new SessionException(SessionException.Kind.GARBAGE,
               method + " listed more than " + settings.maxListItems() + " items");
         }
       } else if (page0 != null) {
-        throw new HandshakeFailure(HandshakeFailure.Kind.ANSWER, method + " answered " + field + " that is not a list");
+        throw new SessionException(SessionException.Kind.ANSWER, method + " answered " + field + " that is not a list");
       }
       Object next = ((Map<?, ?>) result).get("nextCursor");
       if (!(next instanceof String) || ((String) next).isEmpty()) {
         return items;
       }
       if (!seen.add((String) next)) {
-        throw new HandshakeFailure(HandshakeFailure.Kind.GARBAGE, method + " repeated a nextCursor (a loop)");
+        throw new SessionException(SessionException.Kind.GARBAGE, method + " repeated a nextCursor (a loop)");
       }
       cursor = Optional.of((String) next);
     }
@@ -247,7 +248,7 @@ final class CallerHandshake {
    * the meantime and skipping notifications and responses to other ids.
    */
   private Map<String, Object> request(ServerProcess p, String method, Map<String, Object> params, long until)
-      throws HandshakeFailure, InterruptedException {
+      throws SessionException, InterruptedException {
     long id = nextId++;
     p.send(JsonRpc.request(id, method, params), "before answering " + method);
     return await(p, id, method, until);
@@ -259,20 +260,20 @@ final class CallerHandshake {
    * answer aside).
    */
   private Map<String, Object> await(ServerProcess p, long id, String method, long until)
-      throws HandshakeFailure, InterruptedException {
+      throws SessionException, InterruptedException {
     while (true) {
       Optional<ServerProcess.Event> event = p.next(until);
       if (event.isEmpty()) {
         if (abortReason != null) {
-          throw new HandshakeFailure(HandshakeFailure.Kind.TIMEOUT, abortReason);
+          throw new SessionException(SessionException.Kind.TIMEOUT, abortReason);
         }
         long waited = until == deadline ? settings.timeout().toMillis() : settings.discoverTimeout().toMillis();
-        throw new HandshakeFailure(HandshakeFailure.Kind.TIMEOUT,
+        throw new SessionException(SessionException.Kind.TIMEOUT,
             "timed out after " + waited + " ms waiting for " + method);
       }
       ServerProcess.Event e = event.get();
       if (e instanceof ServerProcess.Fatal) {
-        throw new HandshakeFailure(HandshakeFailure.Kind.GARBAGE, ((ServerProcess.Fatal) e).reason());
+        throw new SessionException(SessionException.Kind.GARBAGE, ((ServerProcess.Fatal) e).reason());
       }
       if (e instanceof ServerProcess.Eof) {
         throw p.exited("before answering " + method);

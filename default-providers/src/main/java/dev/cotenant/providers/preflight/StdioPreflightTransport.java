@@ -10,6 +10,7 @@ import dev.cotenant.spi.HandshakeEra;
 import dev.cotenant.spi.Mcp;
 import dev.cotenant.spi.PreflightResult;
 import dev.cotenant.spi.PreflightTransport;
+import dev.cotenant.spi.SessionException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -218,7 +219,7 @@ public final class StdioPreflightTransport implements PreflightTransport {
         dog = watchdog.schedule(
             () -> h.abort("timed out after " + limit + " ms"), limit + WATCHDOG_GRACE_MS, TimeUnit.MILLISECONDS);
         snapshot = h.run();
-      } catch (HandshakeFailure f) {
+      } catch (SessionException f) {
         failure = f.getMessage();
       } catch (InterruptedException e) {
         failure = "cancelled";
