@@ -21,9 +21,9 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * The client side of MCP's JSON-RPC as this module speaks it, beyond what {@link Mcp} holds: the
- * messages {@link StdioSession} and {@link CallerHandshake} write, how an answer is read and
- * awaited, the reply to a server request, and the {@link HandshakeEra#AUTO} fallback rule.
- * Stateless.
+ * messages {@link StdioSession} writes, how an answer is read and awaited, the reply to a server
+ * request, and the {@link HandshakeEra#AUTO} fallback rule. The pre-flight reads answers with the
+ * same helpers. Stateless.
  */
 final class JsonRpc {
   private JsonRpc() {}
@@ -172,30 +172,6 @@ final class JsonRpc {
     Object err = response.get("error");
     Object code = err instanceof Map<?, ?> ? ((Map<?, ?>) err).get("code") : null;
     return code instanceof Number ? String.valueOf(code) : "?";
-  }
-
-  /**
-   * When {@code message} comes from the server on its own initiative (it has a {@code method}),
-   * answers it if it is a request and returns true; notifications need no answer. Answers as
-   * {@link ServerMessageHandler#noUser} does.
-   *
-   * @param when names the moment in the failure when the server is gone
-   * @throws SessionException when the answer cannot be written
-   */
-  static boolean answerIfFromServer(ServerProcess p, Map<String, Object> message, String declined, String when)
-      throws SessionException {
-    Object method = message.get("method");
-    if (!(method instanceof String)) {
-      return false;
-    }
-    if (!message.containsKey("id")) {
-      return true;
-    }
-    @SuppressWarnings("unchecked")
-    Map<String, Object> params =
-        message.get("params") instanceof Map<?, ?> ? (Map<String, Object>) message.get("params") : Map.of();
-    p.send(reply(message.get("id"), ServerMessageHandler.noUser(declined).onRequest((String) method, params)), when);
-    return true;
   }
 
   /**

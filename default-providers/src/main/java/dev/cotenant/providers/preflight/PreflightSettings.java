@@ -7,18 +7,26 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * Every bound of the stdio pre-flight, read from {@link ProviderConfig} under
- * {@code cotenant.preflight.*}. Durations are configured in milliseconds.
+ * Every bound of the stdio session transport and of the pre-flight, read from
+ * {@link ProviderConfig} under {@code cotenant.preflight.*}. Durations are configured in
+ * milliseconds. {@link StdioSessionTransport} reads the process and protocol bounds
+ * ({@code discoverTimeout}, the teardown waits, {@code maxLineBytes}, {@code maxTotalBytes},
+ * {@code maxDepth}, {@code maxMessages}, {@code maxNonJsonLines}); {@link StdioPreflightTransport}
+ * reads the conversation bounds ({@code era}, {@code maxProcesses}, {@code timeout},
+ * {@code maxListPages}, {@code maxListItems}) whatever session transport it runs over, and
+ * {@code killWait} to bound its wait for a cancelled conversation's teardown.
  *
  * @param era which protocol era to speak ({@value #ERA}, default {@code auto}; parsed by
- *     {@link CoreSettings#era}, so every reader of the key agrees)
- * @param maxProcesses how many server processes may run at once across every pre-flight of one
- *     transport ({@value #MAX_PROCESSES}, default {@value #DEFAULT_MAX_PROCESSES}: two
- *     pre-flights at a time, which suits a 2-core machine)
- * @param timeout the whole conversation with one caller, from spawn to the last listing page,
- *     fallback and respawn included ({@value #TIMEOUT_MS}, default 15 s)
- * @param discoverTimeout in {@link HandshakeEra#AUTO}, how long to wait for a {@code server/discover}
- *     answer before falling back to {@code initialize} ({@value #DISCOVER_TIMEOUT_MS}, default 5 s)
+ *     {@link CoreSettings#era}, so the statelessness probe reads it the same way)
+ * @param maxProcesses how many servers may run at once across every pre-flight of one transport
+ *     ({@value #MAX_PROCESSES}, default {@value #DEFAULT_MAX_PROCESSES}: two pre-flights at a
+ *     time, which suits a 2-core machine)
+ * @param timeout one caller's conversation once its server is started: the handshake, fallback
+ *     and respawn included, and every listing page ({@value #TIMEOUT_MS}, default 15 s); starting
+ *     the server is bounded by it as well
+ * @param discoverTimeout in {@link HandshakeEra#AUTO}, how long a session waits for a
+ *     {@code server/discover} answer before falling back to {@code initialize}
+ *     ({@value #DISCOVER_TIMEOUT_MS}, default 5 s)
  * @param stdinCloseWait teardown: how long to wait for an exit after closing stdin
  *     ({@value #STDIN_CLOSE_WAIT_MS}, default 1 s)
  * @param termWait teardown: how long to wait after SIGTERM before SIGKILL ({@value #TERM_WAIT_MS},

@@ -12,6 +12,7 @@ import dev.cotenant.spi.ProviderConfig;
 import dev.cotenant.spi.ProviderContext;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
@@ -20,8 +21,11 @@ import org.junit.jupiter.api.Test;
 
 class StdioPreflightTransportProviderTest {
 
+  /** A context like the runtime's: its session transport is the {@code stdio} one, made on first call. */
   private static ProviderContext context(Map<String, String> config) {
-    return new ProviderContext(ProviderConfig.of(config), Path.of("records"));
+    ProviderConfig c = ProviderConfig.of(config);
+    return new ProviderContext(c, Path.of("records"),
+        () -> new StdioSessionTransportProvider().create(new ProviderContext(c, Path.of("records"))));
   }
 
   @Test
@@ -32,6 +36,21 @@ class StdioPreflightTransportProviderTest {
     assertInstanceOf(StdioPreflightTransportProvider.class, stdio);
     PreflightTransport t = stdio.create(context(Map.of()));
     assertEquals(PreflightSettings.defaults(), ((StdioPreflightTransport) t).settings());
+  }
+
+  @Test
+  void thePreflightNeedsTheRuntimesSessionTransport() {
+    ProviderContext without = new ProviderContext(ProviderConfig.empty(), Path.of("records"));
+    assertThrows(IllegalStateException.class, () -> new StdioPreflightTransportProvider().create(without));
+    List<String> asked = new ArrayList<>();
+    ProviderContext with = new ProviderContext(ProviderConfig.empty(), Path.of("records"), () -> {
+      asked.add("sessions");
+      return (server, label, handler) -> {
+        throw new AssertionError("creating the pre-flight must not open a session");
+      };
+    });
+    new StdioPreflightTransportProvider().create(with);
+    assertEquals(List.of("sessions"), asked);
   }
 
   @Test
