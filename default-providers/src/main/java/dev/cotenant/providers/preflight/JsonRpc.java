@@ -1,17 +1,29 @@
 package dev.cotenant.providers.preflight;
 
 import dev.cotenant.api.HandshakeComparator;
+import dev.cotenant.api.Json;
 import dev.cotenant.api.LogSafe;
+import dev.cotenant.spi.HandshakeEra;
+import dev.cotenant.spi.Mcp;
+import dev.cotenant.spi.ServerMessageHandler;
+import dev.cotenant.spi.SessionException;
 import java.math.BigInteger;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
- * The client side of MCP's JSON-RPC that {@link CallerHandshake} and {@link StdioSession} share:
- * the messages they write, how they read the server's answers, what they answer to the server's
- * own requests, and the {@link Era#AUTO} fallback rule. Stateless.
+ * The client side of MCP's JSON-RPC as this module speaks it, beyond what {@link Mcp} holds: the
+ * messages {@link StdioSession} writes, how an answer is read and awaited, the reply to a server
+ * request, and the {@link HandshakeEra#AUTO} fallback rule. The pre-flight reads answers with the
+ * same helpers. Stateless.
  */
 final class JsonRpc {
   private JsonRpc() {}
@@ -21,27 +33,35 @@ final class JsonRpc {
     return object("jsonrpc", "2.0", "id", id, "method", method, "params", params);
   }
 
-  /** The {@code notifications/initialized} that follows an answered {@code initialize}. */
-  static Map<String, Object> initialized() {
-    return object("jsonrpc", "2.0", "method", "notifications/initialized");
+  /** A notification; without {@code params} when they are {@code null}. */
+  static Map<String, Object> notification(String method, Map<String, Object> params) {
+    Map<String, Object> n = object("jsonrpc", "2.0", "method", method);
+    if (params != null) {
+      n.put("params", params);
+    }
+    return n;
   }
 
-  /** {@code initialize} params offering {@value StdioPreflightTransport#LEGACY_VERSION}. */
+  /** The answer to the server's request {@code id}: a {@code result}, or an {@code error} with code and message. */
+  static Map<String, Object> reply(Object id, ServerMessageHandler.Reply reply) {
+    Map<String, Object> r = object("jsonrpc", "2.0", "id", id);
+    if (reply instanceof ServerMessageHandler.Result) {
+      r.put("result", ((ServerMessageHandler.Result) reply).value());
+    } else {
+      ServerMessageHandler.Error e = (ServerMessageHandler.Error) reply;
+      r.put("error", object("code", e.code(), "message", e.message()));
+    }
+    return r;
+  }
+
+  /** {@code initialize} params offering {@value Mcp#LEGACY_VERSION}. */
   static Map<String, Object> initializeParams(Map<String, Object> clientInfo, Map<String, Object> capabilities) {
-    return object("protocolVersion", StdioPreflightTransport.LEGACY_VERSION,
-        "capabilities", capabilities, "clientInfo", clientInfo);
+    return object("protocolVersion", Mcp.LEGACY_VERSION, "capabilities", capabilities, "clientInfo", clientInfo);
   }
 
-  /** {@code server/discover} params: only the {@link #modernMeta} {@code _meta}. */
+  /** {@code server/discover} params: only the {@link Mcp#modernMeta} {@code _meta}. */
   static Map<String, Object> discoverParams(Map<String, Object> clientInfo, Map<String, Object> capabilities) {
-    return object("_meta", modernMeta(clientInfo, capabilities));
-  }
-
-  /** The {@code _meta} entries every request of the discover era carries. */
-  static Map<String, Object> modernMeta(Map<String, Object> clientInfo, Map<String, Object> capabilities) {
-    return object("io.modelcontextprotocol/protocolVersion", StdioPreflightTransport.MODERN_VERSION,
-        "io.modelcontextprotocol/clientCapabilities", capabilities,
-        "io.modelcontextprotocol/clientInfo", clientInfo);
+    return object("_meta", Mcp.modernMeta(clientInfo, capabilities));
   }
 
   /** A mutable JSON object with these keys and values, in this order. */
@@ -53,55 +73,94 @@ final class JsonRpc {
     return o;
   }
 
+  /** A copy of a plain JSON value that Jackson writes as is: {@link Json#NULL} becomes {@code null}. */
+  static Object thaw(Object v) {
+    if (v == Json.NULL) {
+      return null;
+    }
+    if (v instanceof Map<?, ?>) {
+      Map<String, Object> out = new LinkedHashMap<>();
+      ((Map<?, ?>) v).forEach((k, x) -> out.put(String.valueOf(k), thaw(x)));
+      return out;
+    }
+    if (v instanceof List<?>) {
+      List<Object> out = new ArrayList<>();
+      ((List<?>) v).forEach(x -> out.add(thaw(x)));
+      return out;
+    }
+    return v;
+  }
+
   /**
-   * The {@code server/discover} result, when it offers {@value StdioPreflightTransport#MODERN_VERSION}.
+   * The {@code server/discover} result, when it offers {@value Mcp#MODERN_VERSION}.
    *
-   * @throws HandshakeFailure of kind {@code ANSWER} otherwise
+   * @throws SessionException of kind {@code ANSWER} otherwise
    */
-  static Map<String, Object> offersModern(Map<String, Object> result) throws HandshakeFailure {
+  static Map<String, Object> offersModern(Map<String, Object> result) throws SessionException {
     Object supported = result.get(HandshakeComparator.SUPPORTED_VERSIONS);
-    if (!(supported instanceof List<?>) || !((List<?>) supported).contains(StdioPreflightTransport.MODERN_VERSION)) {
-      throw new HandshakeFailure(HandshakeFailure.Kind.ANSWER, "server/discover did not offer "
-          + StdioPreflightTransport.MODERN_VERSION + " (offered " + LogSafe.escape(String.valueOf(supported), 80) + ")");
+    if (!(supported instanceof List<?>) || !((List<?>) supported).contains(Mcp.MODERN_VERSION)) {
+      throw new SessionException(SessionException.Kind.ANSWER, "server/discover did not offer "
+          + Mcp.MODERN_VERSION + " (offered " + LogSafe.escape(String.valueOf(supported), 80) + ")");
     }
     return result;
   }
 
   /**
-   * {@link Era#AUTO}: whether a {@code server/discover} that failed with {@code kind} is followed
-   * by {@code initialize}: after an error or unfitting answer, an exit, or silence that left time
-   * before {@code deadline} ({@link System#nanoTime()} based).
+   * {@link HandshakeEra#AUTO}: whether a {@code server/discover} that failed with {@code kind} is
+   * followed by {@code initialize}: after an error or unfitting answer, an exit, or silence that
+   * left time before {@code deadline} ({@link System#nanoTime()} based).
    */
-  static boolean fallsBackAfterDiscover(HandshakeFailure.Kind kind, long deadline) {
-    return kind == HandshakeFailure.Kind.ANSWER
-        || kind == HandshakeFailure.Kind.EXITED
-        || (kind == HandshakeFailure.Kind.TIMEOUT && System.nanoTime() < deadline);
+  static boolean fallsBackAfterDiscover(SessionException.Kind kind, long deadline) {
+    return kind == SessionException.Kind.ANSWER
+        || kind == SessionException.Kind.EXITED
+        || (kind == SessionException.Kind.TIMEOUT && System.nanoTime() < deadline);
   }
 
   /**
-   * The deadline of one wait for a {@code server/discover} answer: the discover timeout from now,
-   * never beyond {@code deadline}.
+   * The deadline of one wait for a {@code server/discover} answer: {@code discoverTimeout} from
+   * now, never beyond {@code deadline}.
    */
-  static long discoverDeadline(PreflightSettings settings, long deadline) {
-    return Math.min(deadline, System.nanoTime() + settings.discoverTimeout().toNanos());
+  static long discoverDeadline(Duration discoverTimeout, long deadline) {
+    return Math.min(deadline, System.nanoTime() + discoverTimeout.toNanos());
+  }
+
+  /**
+   * Waits for {@code answer} until {@code deadline} ({@link System#nanoTime()} based).
+   *
+   * @param onTimeout the message of the {@code TIMEOUT} failure when nothing arrived in time
+   * @throws SessionException of kind {@code TIMEOUT}, or the failure the answer completed with
+   */
+  static Map<String, Object> await(CompletableFuture<Map<String, Object>> answer, long deadline, String onTimeout)
+      throws SessionException, InterruptedException {
+    try {
+      return answer.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      throw new SessionException(SessionException.Kind.TIMEOUT, onTimeout);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof SessionException) {
+        throw (SessionException) e.getCause();
+      }
+      throw new SessionException(SessionException.Kind.GARBAGE,
+          "the answer failed: " + LogSafe.escape(String.valueOf(e.getCause()), 160));
+    }
   }
 
   /**
    * The {@code result} object of a response.
    *
-   * @throws HandshakeFailure of kind {@code ANSWER} for an error or a result that is not an object
+   * @throws SessionException of kind {@code ANSWER} for an error or a result that is not an object
    */
-  static Map<String, Object> result(Map<String, Object> response, String method) throws HandshakeFailure {
+  static Map<String, Object> result(Map<String, Object> response, String method) throws SessionException {
     if (response.containsKey("error")) {
       Object err = response.get("error");
       String msg = err instanceof Map<?, ?> && ((Map<?, ?>) err).get("message") instanceof String
           ? ": " + LogSafe.escape((String) ((Map<?, ?>) err).get("message"), 80) : "";
-      throw new HandshakeFailure(HandshakeFailure.Kind.ANSWER,
+      throw new SessionException(SessionException.Kind.ANSWER,
           method + " answered error " + errorCode(response) + msg);
     }
     Object result = response.get("result");
     if (!(result instanceof Map<?, ?>)) {
-      throw new HandshakeFailure(HandshakeFailure.Kind.ANSWER, method + " answered without a result object");
+      throw new SessionException(SessionException.Kind.ANSWER, method + " answered without a result object");
     }
     @SuppressWarnings("unchecked")
     Map<String, Object> map = (Map<String, Object>) result;
@@ -131,43 +190,5 @@ final class JsonRpc {
       return Optional.of(((BigInteger) value).longValue());
     }
     return Optional.empty();
-  }
-
-  /**
-   * When {@code message} comes from the server on its own initiative (it has a {@code method}),
-   * answers it if it is a request and returns true; notifications need no answer. Answers
-   * {@code roots/list} with no roots, {@code ping} with {@code {}}, {@code sampling/createMessage}
-   * and {@code elicitation/create} with an error saying {@code declined}, anything else with
-   * {@code -32601}.
-   *
-   * @param when names the moment in the failure when the server is gone
-   * @throws HandshakeFailure when the answer cannot be written
-   */
-  static boolean answerIfFromServer(ServerProcess p, Map<String, Object> message, String declined, String when)
-      throws HandshakeFailure {
-    Object method = message.get("method");
-    if (!(method instanceof String)) {
-      return false;
-    }
-    if (!message.containsKey("id")) {
-      return true;
-    }
-    Map<String, Object> reply = object("jsonrpc", "2.0", "id", message.get("id"));
-    switch ((String) method) {
-      case "roots/list":
-        reply.put("result", Map.of("roots", List.of()));
-        break;
-      case "ping":
-        reply.put("result", Map.of());
-        break;
-      case "sampling/createMessage":
-      case "elicitation/create":
-        reply.put("error", Map.of("code", -1, "message", declined));
-        break;
-      default:
-        reply.put("error", Map.of("code", -32601, "message", "Method not found"));
-    }
-    p.send(reply, when);
-    return true;
   }
 }

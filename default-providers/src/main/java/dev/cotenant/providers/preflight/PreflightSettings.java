@@ -1,21 +1,32 @@
 package dev.cotenant.providers.preflight;
 
+import dev.cotenant.spi.CoreSettings;
+import dev.cotenant.spi.HandshakeEra;
 import dev.cotenant.spi.ProviderConfig;
 import java.time.Duration;
 import java.util.Objects;
 
 /**
- * Every bound of the stdio pre-flight, read from {@link ProviderConfig} under
- * {@code cotenant.preflight.*}. Durations are configured in milliseconds.
+ * Every bound of the stdio session transport and of the pre-flight, read from
+ * {@link ProviderConfig} under {@code cotenant.preflight.*}. Durations are configured in
+ * milliseconds. {@link StdioSessionTransport} reads the process and protocol bounds
+ * ({@code discoverTimeout}, the teardown waits, {@code maxLineBytes}, {@code maxTotalBytes},
+ * {@code maxDepth}, {@code maxMessages}, {@code maxNonJsonLines}); {@link StdioPreflightTransport}
+ * reads the conversation bounds ({@code era}, {@code maxProcesses}, {@code timeout},
+ * {@code maxListPages}, {@code maxListItems}) whatever session transport it runs over, and
+ * {@code killWait} to bound its wait for a cancelled conversation's teardown.
  *
- * @param era which protocol era to speak ({@value #ERA}, default {@code auto})
- * @param maxProcesses how many server processes may run at once across every pre-flight of one
- *     transport ({@value #MAX_PROCESSES}, default {@value #DEFAULT_MAX_PROCESSES}: two
- *     pre-flights at a time, which suits a 2-core machine)
- * @param timeout the whole conversation with one caller, from spawn to the last listing page,
- *     fallback and respawn included ({@value #TIMEOUT_MS}, default 15 s)
- * @param discoverTimeout in {@link Era#AUTO}, how long to wait for a {@code server/discover}
- *     answer before falling back to {@code initialize} ({@value #DISCOVER_TIMEOUT_MS}, default 5 s)
+ * @param era which protocol era to speak ({@value #ERA}, default {@code auto}; parsed by
+ *     {@link CoreSettings#era}, so the statelessness probe reads it the same way)
+ * @param maxProcesses how many servers may run at once across every pre-flight of one transport
+ *     ({@value #MAX_PROCESSES}, default {@value #DEFAULT_MAX_PROCESSES}: two pre-flights at a
+ *     time, which suits a 2-core machine)
+ * @param timeout one caller's conversation once its server is started: the handshake, fallback
+ *     and respawn included, and every listing page ({@value #TIMEOUT_MS}, default 15 s); starting
+ *     the server is bounded by it as well
+ * @param discoverTimeout in {@link HandshakeEra#AUTO}, how long a session waits for a
+ *     {@code server/discover} answer before falling back to {@code initialize}
+ *     ({@value #DISCOVER_TIMEOUT_MS}, default 5 s)
  * @param stdinCloseWait teardown: how long to wait for an exit after closing stdin
  *     ({@value #STDIN_CLOSE_WAIT_MS}, default 1 s)
  * @param termWait teardown: how long to wait after SIGTERM before SIGKILL ({@value #TERM_WAIT_MS},
@@ -35,7 +46,7 @@ import java.util.Objects;
  * @param maxListItems the most items one listing may hold ({@value #MAX_LIST_ITEMS}, default 10,000)
  */
 public record PreflightSettings(
-    Era era,
+    HandshakeEra era,
     int maxProcesses,
     Duration timeout,
     Duration discoverTimeout,
@@ -50,13 +61,13 @@ public record PreflightSettings(
     int maxListPages,
     int maxListItems) {
 
-  /** Config key: {@code auto}, {@code initialize} or {@code discover}. */
-  public static final String ERA = "cotenant.preflight.era";
+  /** Config key: {@code auto}, {@code initialize} or {@code discover}; the same key as {@link CoreSettings#ERA}. */
+  public static final String ERA = CoreSettings.ERA;
   /** Config key: the process ceiling. */
   public static final String MAX_PROCESSES = "cotenant.preflight.max-processes";
   /** Config key: the per-caller handshake timeout in milliseconds. */
   public static final String TIMEOUT_MS = "cotenant.preflight.timeout-ms";
-  /** Config key: the {@code server/discover} wait in {@link Era#AUTO}, in milliseconds. */
+  /** Config key: the {@code server/discover} wait in {@link HandshakeEra#AUTO}, in milliseconds. */
   public static final String DISCOVER_TIMEOUT_MS = "cotenant.preflight.discover-timeout-ms";
   /** Config key: teardown wait after closing stdin, in milliseconds. */
   public static final String STDIN_CLOSE_WAIT_MS = "cotenant.preflight.stdin-close-wait-ms";
@@ -118,7 +129,7 @@ public record PreflightSettings(
    */
   public static PreflightSettings from(ProviderConfig config) {
     return new PreflightSettings(
-        config.get(ERA).map(v -> Era.parse(ERA, v)).orElse(Era.AUTO),
+        CoreSettings.era(config),
         config.getInt(MAX_PROCESSES, DEFAULT_MAX_PROCESSES),
         millis(config, TIMEOUT_MS, 15_000),
         millis(config, DISCOVER_TIMEOUT_MS, 5_000),

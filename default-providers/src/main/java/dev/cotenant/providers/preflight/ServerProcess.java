@@ -3,6 +3,7 @@ package dev.cotenant.providers.preflight;
 import dev.cotenant.api.Json;
 import dev.cotenant.api.LogSafe;
 import dev.cotenant.api.ServerDescription;
+import dev.cotenant.spi.SessionException;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -30,9 +31,10 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * One spawned server and its three pipes: newline-delimited JSON-RPC on stdin/stdout, stderr
- * drained on its own thread (keeping only a short tail for the not-run reason). A reader thread
+ * drained on its own thread (keeping only a short tail for failure messages). A reader thread
  * parses stdout under every bound and hands messages to {@link #next}. Teardown: close stdin,
- * wait, SIGTERM the process and every descendant, wait, SIGKILL.
+ * wait, SIGTERM the process and every descendant, wait, SIGKILL. Used only by
+ * {@link StdioSession}.
  */
 final class ServerProcess {
   /** What the stdout reader hands over. */
@@ -46,6 +48,21 @@ final class ServerProcess {
 
   /** stdout closed. */
   record Eof() implements Event {}
+
+  /**
+   * How the process ended, read once: {@code how} is {@code "exited with status N"} or
+   * {@code "closed stdout"}, {@code stderr} the last line it wrote there (possibly empty).
+   */
+  record Exit(String how, String stderr) {
+    /** The failure for a request or write that {@code when} names, e.g. {@code "before answering tools/list"}. */
+    SessionException failure(String when) {
+      StringBuilder sb = new StringBuilder(how).append(' ').append(when);
+      if (!stderr.isEmpty()) {
+        sb.append("; stderr: ").append(LogSafe.escape(stderr, 160));
+      }
+      return new SessionException(SessionException.Kind.EXITED, sb.toString());
+    }
+  }
 
   private static final int STDERR_TAIL = 2048;
 
@@ -66,13 +83,13 @@ final class ServerProcess {
     this.settings = settings;
     this.stdin = process.getOutputStream();
     this.mapper = mapper;
-    this.reader = daemon(this::readStdout, "cotenant-preflight-stdout-" + label);
-    this.drainer = daemon(this::drainStderr, "cotenant-preflight-stderr-" + label);
+    this.reader = daemon(this::readStdout, "cotenant-session-stdout-" + label);
+    this.drainer = daemon(this::drainStderr, "cotenant-session-stderr-" + label);
     reader.start();
     drainer.start();
   }
 
-  /** The mapper that enforces the settings' nesting and size bounds; thread-safe, made once per transport. */
+  /** The mapper that enforces the settings' nesting and size bounds; thread-safe, made once per session transport. */
   static JsonMapper mapper(PreflightSettings settings) {
     StreamReadConstraints constraints = StreamReadConstraints.builder()
         .maxNestingDepth(settings.maxDepth())
@@ -88,9 +105,11 @@ final class ServerProcess {
   /**
    * Starts the server the description names, with its env on top of this process's env and in
    * its working directory. Never mutates the description.
+   *
+   * @throws SessionException of kind {@code START}, with a reason naming the command or directory
    */
   static ServerProcess start(ServerDescription server, PreflightSettings settings, JsonMapper mapper, String label)
-      throws HandshakeFailure {
+      throws SessionException {
     List<String> command = new ArrayList<>();
     command.add(server.command());
     command.addAll(server.args());
@@ -99,7 +118,7 @@ final class ServerProcess {
     if (server.cwd().isPresent()) {
       File dir = new File(server.cwd().get());
       if (!dir.isDirectory()) {
-        throw new HandshakeFailure(HandshakeFailure.Kind.START,
+        throw new SessionException(SessionException.Kind.START,
             "working directory not found: " + LogSafe.escape(server.cwd().get(), 120));
       }
       pb.directory(dir);
@@ -107,7 +126,7 @@ final class ServerProcess {
     try {
       return new ServerProcess(pb.start(), settings, mapper, label);
     } catch (IOException | RuntimeException e) {
-      throw new HandshakeFailure(HandshakeFailure.Kind.START, startReason(server, e));
+      throw new SessionException(SessionException.Kind.START, startReason(server, e));
     }
   }
 
@@ -135,11 +154,12 @@ final class ServerProcess {
   }
 
   /**
-   * Writes one JSON-RPC message and a newline; a closed pipe is the server having gone, reported
-   * as {@link #exited} with {@code when}.
+   * Writes one JSON-RPC message (plain JSON values, {@link Json#NULL} written as {@code null}) and
+   * a newline; a closed pipe is the server having gone, reported as {@link #exited} with
+   * {@code when}.
    */
-  void send(Map<String, Object> message, String when) throws HandshakeFailure {
-    byte[] bytes = mapper.writeValueAsBytes(message);
+  void send(Map<String, Object> message, String when) throws SessionException {
+    byte[] bytes = mapper.writeValueAsBytes(JsonRpc.thaw(message));
     try {
       synchronized (stdin) {
         stdin.write(bytes);
@@ -160,18 +180,22 @@ final class ServerProcess {
     return Optional.ofNullable(inbox.poll(wait, TimeUnit.NANOSECONDS));
   }
 
-  /** A failure naming how the process ended, with the tail of what it wrote to stderr. */
-  HandshakeFailure exited(String when) {
-    StringBuilder sb = new StringBuilder();
+  /** A failure naming how the process ended and {@code when}, with the tail of what it wrote to stderr. */
+  SessionException exited(String when) {
+    return exit().failure(when);
+  }
+
+  /**
+   * How the process ended (waiting briefly for its exit status), with the last line it wrote to
+   * stderr.
+   */
+  Exit exit() {
+    String how;
     try {
-      if (process.waitFor(200, TimeUnit.MILLISECONDS)) {
-        sb.append("exited with status ").append(process.exitValue()).append(' ').append(when);
-      } else {
-        sb.append("closed stdout ").append(when);
-      }
+      how = process.waitFor(200, TimeUnit.MILLISECONDS) ? "exited with status " + process.exitValue() : "closed stdout";
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      sb.append("closed stdout ").append(when);
+      how = "closed stdout";
     }
     // What it wrote to stderr just before exiting may still be in the pipe: let the drainer finish.
     try {
@@ -179,11 +203,7 @@ final class ServerProcess {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    String tail = stderrLastLine();
-    if (!tail.isEmpty()) {
-      sb.append("; stderr: ").append(LogSafe.escape(tail, 160));
-    }
-    return new HandshakeFailure(HandshakeFailure.Kind.EXITED, sb.toString());
+    return new Exit(how, stderrLastLine());
   }
 
   /** The last non-blank line the server wrote to stderr, possibly cut. */

@@ -6,8 +6,14 @@ import dev.cotenant.api.LogSafe;
 import dev.cotenant.api.ServerDescription;
 import dev.cotenant.api.ToolFacts;
 import dev.cotenant.api.Transport;
+import dev.cotenant.spi.HandshakeEra;
+import dev.cotenant.spi.Mcp;
 import dev.cotenant.spi.PreflightResult;
 import dev.cotenant.spi.PreflightTransport;
+import dev.cotenant.spi.ServerMessageHandler;
+import dev.cotenant.spi.ServerSession;
+import dev.cotenant.spi.SessionException;
+import dev.cotenant.spi.SessionTransport;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -19,43 +25,51 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The default pre-flight (DESIGN §5): spawns a stdio server twice, concurrently, as two different
- * callers, speaks raw newline-delimited JSON-RPC to each (so no capability key is hidden from
- * the comparison), and hands both answers to {@link HandshakeComparator}.
+ * The default pre-flight (DESIGN §5): starts a server twice, concurrently, as two different
+ * callers, through a {@link SessionTransport} (the one the runtime selected, {@code stdio} by
+ * default), and hands both answers to {@link HandshakeComparator}. Every session keeps every key
+ * the server sends, so no capability is hidden from the comparison.
  *
- * <p>Both protocol eras are spoken: {@code initialize} + {@code notifications/initialized}
- * ({@value #LEGACY_VERSION} offered, anything the server negotiates accepted) and
- * {@code server/discover} with per-request {@code _meta} ({@value #MODERN_VERSION}); see
- * {@link Era}. Every bound is a {@link PreflightSettings} field.
+ * <p>Each caller's conversation: open a {@link ServerSession}, handshake in the configured
+ * {@link HandshakeEra} ({@code initialize} + {@code notifications/initialized} offering
+ * {@value Mcp#LEGACY_VERSION}, or {@code server/discover} with per-request {@code _meta} for
+ * {@value Mcp#MODERN_VERSION}), {@code tools/list} following {@code nextCursor}, the advertised
+ * {@code prompts/list} and {@code resources/list}, close the session. The server's own requests
+ * are answered as a client with no user would ({@link ServerMessageHandler#noUser}). Bounds:
+ * {@link PreflightSettings#maxProcesses()} servers at once per instance;
+ * {@link PreflightSettings#timeout()} for starting the server and again for the conversation once
+ * it is started (a watchdog interrupts an {@code open} or aborts a session still blocked 500 ms
+ * past it); {@link PreflightSettings#maxListPages()} and {@link PreflightSettings#maxListItems()}
+ * per listing. The session transport bounds what it reads and how it tears down.
  *
  * <p>Never mutates the description. Any failure to measure resolves to
  * {@link PreflightResult#notRun} with a short reason; only {@link InterruptedException} escapes,
- * and even then every process this pre-flight started is torn down first. Thread-safe: the
- * process ceiling is shared by every concurrent call on one instance.
+ * and even then every session this pre-flight opened is aborted and closed first. Thread-safe:
+ * the process ceiling is shared by every concurrent call on one instance.
  */
 public final class StdioPreflightTransport implements PreflightTransport {
-  /** The stateless revision spoken through {@code server/discover}. */
-  public static final String MODERN_VERSION = "2026-07-28";
-  /** The version offered in {@code initialize}; the server may negotiate an older one. */
-  public static final String LEGACY_VERSION = "2025-11-25";
-
   private static final Logger LOG = LoggerFactory.getLogger(StdioPreflightTransport.class);
-  /** How long past its deadline a conversation may block (in a write) before it is killed. */
+  /** How long past its deadline a conversation may block (in a write) before it is aborted. */
   private static final long WATCHDOG_GRACE_MS = 500;
+  /** What a server's {@code sampling/createMessage} or {@code elicitation/create} is declined with. */
+  private static final ServerMessageHandler NO_USER =
+      ServerMessageHandler.noUser("declined: a pre-flight has no user to ask");
 
+  private final SessionTransport sessions;
   private final PreflightSettings settings;
   private final Semaphore ceiling;
   private final ScheduledThreadPoolExecutor watchdog;
-  private final JsonMapper mapper;
 
-  /** A transport with the given bounds. */
-  public StdioPreflightTransport(PreflightSettings settings) {
+  /**
+   * A pre-flight that opens its sessions through {@code sessions}, with the given conversation
+   * bounds.
+   */
+  public StdioPreflightTransport(SessionTransport sessions, PreflightSettings settings) {
+    this.sessions = Objects.requireNonNull(sessions, "sessions");
     this.settings = Objects.requireNonNull(settings, "settings");
     this.ceiling = new Semaphore(settings.maxProcesses(), true);
-    this.mapper = ServerProcess.mapper(settings);
     this.watchdog = new ScheduledThreadPoolExecutor(1, r -> {
       Thread t = new Thread(r, "cotenant-preflight-watchdog");
       t.setDaemon(true);
@@ -64,6 +78,11 @@ public final class StdioPreflightTransport implements PreflightTransport {
     watchdog.setKeepAliveTime(5, TimeUnit.SECONDS);
     watchdog.allowCoreThreadTimeOut(true);
     watchdog.setRemoveOnCancelPolicy(true);
+  }
+
+  /** A pre-flight over its own {@link StdioSessionTransport}, both bounded by {@code settings}. */
+  public static StdioPreflightTransport stdio(PreflightSettings settings) {
+    return new StdioPreflightTransport(new StdioSessionTransport(settings), settings);
   }
 
   /** The bounds in force. */
@@ -175,13 +194,22 @@ public final class StdioPreflightTransport implements PreflightTransport {
     }
   }
 
-  /** One caller's conversation on its own thread, under the process ceiling. */
+  /**
+   * One caller's conversation on its own thread, under the process ceiling. It may be stopped
+   * from another thread (the watchdog, or cancellation): an open session is aborted, and an
+   * {@code open} still in progress is interrupted.
+   */
   private final class CallerRun implements Runnable {
     final ServerDescription server;
     final Caller caller;
     final Thread thread;
-    volatile CallerHandshake handshake;
-    volatile boolean cancelled;
+    private final Object lock = new Object();
+    /** Guarded by {@link #lock}: the open session, once {@code open} returned. */
+    private ServerSession session;
+    /** Guarded by {@link #lock}: true while {@code open} runs. */
+    private boolean opening;
+    /** Guarded by {@link #lock}: why the conversation was stopped from outside, first reason kept. */
+    private String stopped;
     volatile Map<String, Object> snapshot;
     volatile String failure;
 
@@ -193,11 +221,28 @@ public final class StdioPreflightTransport implements PreflightTransport {
     }
 
     void cancel() {
-      cancelled = true;
-      thread.interrupt();
-      CallerHandshake h = handshake;
-      if (h != null) {
-        h.abort("cancelled");
+      stop("cancelled", true);
+    }
+
+    private void stop(String reason, boolean interrupt) {
+      ServerSession s;
+      synchronized (lock) {
+        if (stopped == null) {
+          stopped = reason;
+        }
+        s = session;
+        if (interrupt || opening) {
+          thread.interrupt();
+        }
+      }
+      if (s != null) {
+        s.abort(reason);
+      }
+    }
+
+    private String stoppedOr(String reason) {
+      synchronized (lock) {
+        return stopped != null ? stopped : reason;
       }
     }
 
@@ -210,28 +255,56 @@ public final class StdioPreflightTransport implements PreflightTransport {
         return;
       }
       ScheduledFuture<?> dog = null;
+      ServerSession opened = null;
       try {
-        CallerHandshake h = new CallerHandshake(server, caller, settings, mapper);
-        handshake = h;
-        if (cancelled) {
-          failure = "cancelled";
+        long limit = settings.timeout().toMillis();
+        synchronized (lock) {
+          if (stopped != null) {
+            failure = stopped;
+            return;
+          }
+          opening = true;
+        }
+        dog = watchdog.schedule(() -> stop("timed out after " + limit + " ms starting the server", false),
+            limit + WATCHDOG_GRACE_MS, TimeUnit.MILLISECONDS);
+        String stoppedWhileOpening;
+        try {
+          opened = sessions.open(server, "preflight-" + caller.label(), NO_USER);
+        } finally {
+          synchronized (lock) {
+            opening = false;
+            session = opened;
+            stoppedWhileOpening = stopped;
+          }
+        }
+        if (stoppedWhileOpening != null) {
+          opened.abort(stoppedWhileOpening);
+          failure = stoppedWhileOpening;
           return;
         }
-        long limit = settings.timeout().toMillis();
-        dog = watchdog.schedule(
-            () -> h.abort("timed out after " + limit + " ms"), limit + WATCHDOG_GRACE_MS, TimeUnit.MILLISECONDS);
-        snapshot = h.run();
-      } catch (HandshakeFailure f) {
-        failure = f.getMessage();
+        dog.cancel(false);
+        dog = watchdog.schedule(() -> stop("timed out after " + limit + " ms", false),
+            limit + WATCHDOG_GRACE_MS, TimeUnit.MILLISECONDS);
+        snapshot = CallerSnapshot.take(opened, caller, settings);
+      } catch (SessionException e) {
+        failure = stoppedOr(e.getMessage());
       } catch (InterruptedException e) {
-        failure = "cancelled";
+        failure = stoppedOr("cancelled");
       } catch (RuntimeException | StackOverflowError e) {
         failure = "unmeasurable: " + e.getClass().getSimpleName();
       } finally {
         if (dog != null) {
           dog.cancel(false);
         }
-        ceiling.release();
+        try {
+          if (opened != null) {
+            opened.close();
+          }
+        } catch (RuntimeException e) {
+          LOG.debug("closing the pre-flight session of {} failed: {}", LogSafe.escape(server.name()), e.toString());
+        } finally {
+          ceiling.release();
+        }
       }
     }
   }

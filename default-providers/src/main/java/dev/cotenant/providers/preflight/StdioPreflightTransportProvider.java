@@ -5,7 +5,9 @@ import dev.cotenant.spi.PreflightTransportProvider;
 import dev.cotenant.spi.ProviderContext;
 
 /**
- * The {@value #NAME} pre-flight transport: {@link StdioPreflightTransport} configured from
+ * The {@value #NAME} pre-flight transport: {@link StdioPreflightTransport} over the session
+ * transport the runtime selected ({@link ProviderContext#sessions()}, {@code stdio} unless
+ * {@code cotenant.sessions.provider} names another), with the conversation bounds of
  * {@code cotenant.preflight.*} (see {@link PreflightSettings}). Registered in
  * {@code META-INF/services/dev.cotenant.spi.PreflightTransportProvider}; construction does
  * nothing.
@@ -24,9 +26,11 @@ public final class StdioPreflightTransportProvider implements PreflightTransport
 
   /**
    * @throws IllegalArgumentException naming the configuration key whose value is malformed
+   * @throws IllegalStateException when the context offers no session transport
    */
   @Override
   public PreflightTransport create(ProviderContext context) {
-    return new StdioPreflightTransport(PreflightSettings.from(context.config()));
+    PreflightSettings settings = PreflightSettings.from(context.config());
+    return new StdioPreflightTransport(context.sessions(), settings);
   }
 }

@@ -1,336 +1,346 @@
 package dev.cotenant.providers.preflight;
 
-import dev.cotenant.api.Json;
 import dev.cotenant.api.ServerDescription;
-import java.util.LinkedHashMap;
+import dev.cotenant.spi.HandshakeEra;
+import dev.cotenant.spi.Mcp;
+import dev.cotenant.spi.ServerMessageHandler;
+import dev.cotenant.spi.ServerSession;
+import dev.cotenant.spi.SessionException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * One MCP conversation with one spawned stdio server, reusable beyond the pre-flight: the same
- * bounded process handling ({@link PreflightSettings}: line length, nesting, message count,
- * teardown waits), one protocol handshake, then any number of requests, several of which may be
- * in flight at once and from several threads.
+ * The {@link ServerSession} of the {@code stdio} session transport ({@link StdioSessionTransport}):
+ * one spawned server process spoken to in newline-delimited JSON-RPC, under the bounds of
+ * {@link PreflightSettings} (line length, nesting, message count, non-JSON lines, teardown waits,
+ * the discover timeout of {@link HandshakeEra#AUTO}).
  *
- * <p>{@link #request} WRITES a request and returns at once with a future of its answer; a
- * dispatcher thread reads stdout, completes the future whose id an answer carries, answers what
- * the server asks in the meantime ({@code ping}, {@code roots/list}; others are declined) and
- * drops notifications. So a caller decides for itself when to wait: it can write several
- * requests before reading any answer.
+ * <p>{@link #request} writes a request and returns at once with a future of its answer; a
+ * dispatcher thread reads stdout, completes the future whose id an answer carries, and hands
+ * what the server sends on its own initiative to the {@link ServerMessageHandler}: a request is
+ * answered with the handler's reply ({@code -32603} when the handler throws), a notification is
+ * passed on. Responses to ids nobody awaits (wrong or duplicate ids) are dropped.
  *
- * <p>Both protocol eras ({@link Era}): {@code initialize} + {@code notifications/initialized}, or
- * {@code server/discover}, after which every request carries
- * {@code io.modelcontextprotocol/*} entries in its {@code _meta} ({@link #eraMeta}).
- *
- * <p>{@link #close} tears the process and its descendants down (close stdin, wait, SIGTERM,
- * wait, SIGKILL) and fails every answer still awaited. {@link #abort} kills at once, from any
- * thread. Thread-safe.
+ * <p>Failures name what was awaited: {@code "exited with status 3 before answering tools/list;
+ * stderr: ..."}, {@code "timed out after 15000 ms waiting for initialize"}. After {@link #abort}
+ * every awaited answer fails with kind {@code TIMEOUT} and the abort's reason. Thread-safe.
  */
-public final class StdioSession implements AutoCloseable {
-  /** The error a server's {@code sampling/createMessage} or {@code elicitation/create} is answered with. */
-  private static final String DECLINED = "declined: this client has no user to ask";
+final class StdioSession implements ServerSession {
+  private static final Logger LOG = LoggerFactory.getLogger(StdioSession.class);
 
-  /** The handshake the session completed. */
-  public enum Handshake {
-    /** {@code initialize} + {@code notifications/initialized}. */
-    INITIALIZE,
-    /** {@code server/discover}; requests carry per-request {@code _meta}. */
-    DISCOVER
-  }
+  /** An awaited answer and the method it answers, for the failure message when the server goes away. */
+  private record Pending(String method, CompletableFuture<Map<String, Object>> answer) {}
+
+  private static final Function<String, SessionException> CLOSED =
+      when -> new SessionException(SessionException.Kind.EXITED, "the session was closed");
 
   private final ServerDescription server;
   private final PreflightSettings settings;
   private final JsonMapper mapper;
   private final String label;
+  private final ServerMessageHandler handler;
   private final AtomicLong ids = new AtomicLong();
-  private final ConcurrentHashMap<Long, CompletableFuture<Map<String, Object>>> pending = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<Long, Pending> pending = new ConcurrentHashMap<>();
+  private final AtomicBoolean handshakeStarted = new AtomicBoolean();
   private final Object lifecycle = new Object();
   private volatile ServerProcess process;
-  private volatile StdioSessionException ended;
+  private volatile Thread dispatcher;
+  /** Why the session can no longer be used, given what was being done when it is used; null while it can. */
+  private volatile Function<String, SessionException> ended;
   private volatile boolean closed;
-  private volatile Handshake handshake;
-  private volatile Map<String, Object> serverAnswer = Map.of();
-  private volatile CompletableFuture<Map<String, Object>> pendingDiscover;
+  private volatile String abortReason;
+  private volatile HandshakeEra completed;
 
-  private StdioSession(ServerDescription server, PreflightSettings settings, String label) {
+  private StdioSession(
+      ServerDescription server, PreflightSettings settings, JsonMapper mapper, String label, ServerMessageHandler handler) {
     this.server = server;
     this.settings = settings;
-    this.mapper = ServerProcess.mapper(settings);
+    this.mapper = mapper;
     this.label = label;
+    this.handler = handler;
   }
 
   /**
    * Spawns {@code server} (its env on top of this process's, in its {@code cwd}); no message is
    * sent yet.
    *
-   * @param label a short label for thread names
-   * @throws StdioSessionException of kind {@code START} when it cannot be started
+   * @param mapper the transport's mapper, enforcing the settings' JSON bounds
+   * @throws SessionException of kind {@code START} when it cannot be started
    */
-  public static StdioSession start(ServerDescription server, PreflightSettings settings, String label)
-      throws StdioSessionException {
-    StdioSession s = new StdioSession(Objects.requireNonNull(server, "server"), Objects.requireNonNull(settings, "settings"),
-        Objects.requireNonNull(label, "label"));
+  static StdioSession open(
+      ServerDescription server, PreflightSettings settings, JsonMapper mapper, String label, ServerMessageHandler handler)
+      throws SessionException {
+    StdioSession s = new StdioSession(server, settings, mapper, label, handler);
     s.spawn();
     return s;
   }
 
-  private void spawn() throws StdioSessionException {
-    ServerProcess p;
-    try {
-      p = ServerProcess.start(server, settings, mapper, label);
-    } catch (HandshakeFailure f) {
-      throw StdioSessionException.of(f);
-    }
-    synchronized (lifecycle) {
-      process = p;
-      ended = null;
-      if (closed) {
-        p.kill();
-      }
-    }
+  private void spawn() throws SessionException {
+    ServerProcess p = ServerProcess.start(server, settings, mapper, label);
     Thread t = new Thread(() -> dispatch(p), "cotenant-session-dispatch-" + label);
     t.setDaemon(true);
+    boolean unwanted;
+    synchronized (lifecycle) {
+      process = p;
+      dispatcher = t;
+      unwanted = closed || abortReason != null;
+      if (!unwanted) {
+        ended = null;
+      }
+    }
     t.start();
-  }
-
-  /** The pid of the server process now running. */
-  public long pid() {
-    return process.pid();
-  }
-
-  /** The bounds in force. */
-  public PreflightSettings settings() {
-    return settings;
+    if (unwanted) {
+      p.kill();
+    }
   }
 
   /**
-   * Performs the handshake of the era the settings name ({@link Era#AUTO}: {@code server/discover}
-   * first, {@code initialize} when that fails or is not answered in time, on a fresh process if
-   * the first one exited; when that {@code initialize} is refused, a late answer to the
-   * {@code server/discover} is still taken), presenting {@code clientInfo} and {@code capabilities}.
+   * Performs the handshake of {@code era}. {@link HandshakeEra#AUTO}: {@code server/discover}
+   * first, waiting at most the settings' discover timeout; {@code initialize} when that fails or
+   * is not answered in time, on a fresh process if the first one exited; when that
+   * {@code initialize} is refused after a discover timeout, a late answer to the
+   * {@code server/discover} is still taken. One handshake per session.
    *
-   * @return the server's answer ({@code initialize} result, or {@code server/discover} result)
-   * @throws StdioSessionException when no handshake completes within the settings' timeout
+   * @param timeout the whole handshake, fallback and respawn included
+   * @throws IllegalStateException when a handshake was already attempted on this session
    */
-  public Map<String, Object> handshake(Map<String, Object> clientInfo, Map<String, Object> capabilities)
-      throws StdioSessionException, InterruptedException {
-    long deadline = System.nanoTime() + settings.timeout().toNanos();
-    switch (settings.era()) {
+  @Override
+  public Map<String, Object> handshake(
+      HandshakeEra era, Map<String, Object> clientInfo, Map<String, Object> capabilities, Duration timeout)
+      throws SessionException, InterruptedException {
+    Objects.requireNonNull(era, "era");
+    Objects.requireNonNull(clientInfo, "clientInfo");
+    Objects.requireNonNull(capabilities, "capabilities");
+    Objects.requireNonNull(timeout, "timeout");
+    if (!handshakeStarted.compareAndSet(false, true)) {
+      throw new IllegalStateException("a session performs one handshake");
+    }
+    long limit = millis(timeout);
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(limit);
+    switch (era) {
       case INITIALIZE:
-        return initialize(clientInfo, capabilities, deadline);
+        return initialize(clientInfo, capabilities, deadline, limit);
       case DISCOVER:
-        return discover(clientInfo, capabilities, deadline);
+        return discovered(JsonRpc.result(await(discover(clientInfo, capabilities), deadline, "server/discover", limit),
+            "server/discover"));
       case AUTO:
       default:
-        long discoverDeadline = JsonRpc.discoverDeadline(settings, deadline);
-        try {
-          return discover(clientInfo, capabilities, discoverDeadline);
-        } catch (StdioSessionException f) {
-          if (!JsonRpc.fallsBackAfterDiscover(HandshakeFailure.Kind.valueOf(f.kind().name()), deadline) || closed) {
-            throw f;
-          }
-          CompletableFuture<Map<String, Object>> late = null;
-          if (f.kind() == StdioSessionException.Kind.EXITED || !process.alive()) {
-            process.teardown();
-            spawn();
-          } else if (f.kind() == StdioSessionException.Kind.TIMEOUT) {
-            // A server slower to start than the discover timeout may still answer it.
-            late = pendingDiscover;
-          }
-          try {
-            return initialize(clientInfo, capabilities, deadline);
-          } catch (StdioSessionException refused) {
-            if (late == null || refused.kind() != StdioSessionException.Kind.ANSWER || closed) {
-              throw refused;
-            }
-            try {
-              long until = JsonRpc.discoverDeadline(settings, deadline);
-              return discovered(result(await(late, until, "server/discover"), "server/discover"));
-            } catch (StdioSessionException stillNot) {
-              throw refused;
-            }
-          }
-        }
+        return auto(clientInfo, capabilities, deadline, limit);
     }
   }
 
-  private Map<String, Object> discover(Map<String, Object> clientInfo, Map<String, Object> capabilities, long deadline)
-      throws StdioSessionException, InterruptedException {
-    CompletableFuture<Map<String, Object>> answer =
-        request("server/discover", JsonRpc.discoverParams(clientInfo, capabilities));
-    pendingDiscover = answer;
-    return discovered(result(await(answer, deadline, "server/discover"), "server/discover"));
+  /** {@code d} in milliseconds, at least 0 and at most a year (so a deadline cannot overflow). */
+  private static long millis(Duration d) {
+    long year = TimeUnit.DAYS.toMillis(365);
+    if (d.isNegative()) {
+      return 0;
+    }
+    return d.compareTo(Duration.ofMillis(year)) > 0 ? year : d.toMillis();
   }
 
-  /** Completes the discover handshake with {@code result}, when it offers {@value StdioPreflightTransport#MODERN_VERSION}. */
-  private Map<String, Object> discovered(Map<String, Object> result) throws StdioSessionException {
+  private Map<String, Object> auto(Map<String, Object> clientInfo, Map<String, Object> capabilities, long deadline, long limit)
+      throws SessionException, InterruptedException {
+    long discoverDeadline = JsonRpc.discoverDeadline(settings.discoverTimeout(), deadline);
+    long discoverWait = discoverDeadline == deadline ? limit : settings.discoverTimeout().toMillis();
+    CompletableFuture<Map<String, Object>> discover = null;
     try {
-      JsonRpc.offersModern(result);
-    } catch (HandshakeFailure f) {
-      throw StdioSessionException.of(f);
+      discover = discover(clientInfo, capabilities);
+      return discovered(JsonRpc.result(await(discover, discoverDeadline, "server/discover", discoverWait), "server/discover"));
+    } catch (SessionException f) {
+      if (!JsonRpc.fallsBackAfterDiscover(f.kind(), deadline) || closed || abortReason != null) {
+        throw f;
+      }
+      CompletableFuture<Map<String, Object>> late = null;
+      if (f.kind() == SessionException.Kind.EXITED || !process.alive()) {
+        respawn();
+      } else if (f.kind() == SessionException.Kind.TIMEOUT) {
+        // A server slower to start than the discover timeout may still answer it.
+        late = discover;
+      }
+      try {
+        return initialize(clientInfo, capabilities, deadline, limit);
+      } catch (SessionException refused) {
+        if (late == null || refused.kind() != SessionException.Kind.ANSWER || closed || abortReason != null) {
+          throw refused;
+        }
+        try {
+          long until = JsonRpc.discoverDeadline(settings.discoverTimeout(), deadline);
+          return discovered(JsonRpc.result(JsonRpc.await(late, until, "no late answer"), "server/discover"));
+        } catch (SessionException stillNot) {
+          throw refused;
+        }
+      }
     }
-    handshake = Handshake.DISCOVER;
-    serverAnswer = result;
+  }
+
+  /** Replaces a process that exited on {@code server/discover} with a fresh one. */
+  private void respawn() throws SessionException, InterruptedException {
+    if (Thread.interrupted()) {
+      throw new InterruptedException();
+    }
+    process.teardown();
+    // Whatever the old process left unanswered is abandoned.
+    failPending(when -> new SessionException(SessionException.Kind.EXITED, "the server was restarted"));
+    spawn();
+  }
+
+  private CompletableFuture<Map<String, Object>> discover(Map<String, Object> clientInfo, Map<String, Object> capabilities)
+      throws SessionException {
+    return request("server/discover", JsonRpc.discoverParams(clientInfo, capabilities));
+  }
+
+  /** Completes the discover handshake with {@code result}, when it offers {@value Mcp#MODERN_VERSION}. */
+  private Map<String, Object> discovered(Map<String, Object> result) throws SessionException {
+    JsonRpc.offersModern(result);
+    completed = HandshakeEra.DISCOVER;
     return result;
   }
 
-  private Map<String, Object> initialize(Map<String, Object> clientInfo, Map<String, Object> capabilities, long deadline)
-      throws StdioSessionException, InterruptedException {
+  private Map<String, Object> initialize(
+      Map<String, Object> clientInfo, Map<String, Object> capabilities, long deadline, long limit)
+      throws SessionException, InterruptedException {
     Map<String, Object> params = JsonRpc.initializeParams(clientInfo, capabilities);
-    Map<String, Object> result = result(await(request("initialize", params), deadline, "initialize"), "initialize");
-    send(JsonRpc.initialized(), "after answering initialize");
-    handshake = Handshake.INITIALIZE;
-    serverAnswer = result;
+    Map<String, Object> result =
+        JsonRpc.result(await(request("initialize", params), deadline, "initialize", limit), "initialize");
+    send(JsonRpc.notification("notifications/initialized", null), "after answering initialize");
+    completed = HandshakeEra.INITIALIZE;
     return result;
   }
 
-  /** The handshake completed, if any. */
-  public Optional<Handshake> completedHandshake() {
-    return Optional.ofNullable(handshake);
+  private static Map<String, Object> await(
+      CompletableFuture<Map<String, Object>> answer, long deadline, String method, long waitedMillis)
+      throws SessionException, InterruptedException {
+    return JsonRpc.await(answer, deadline, "timed out after " + waitedMillis + " ms waiting for " + method);
   }
 
-  /** The server's handshake answer ({@code initialize} or {@code server/discover} result); empty before one. */
-  public Map<String, Object> serverAnswer() {
-    return serverAnswer;
+  @Override
+  public Optional<HandshakeEra> completedHandshake() {
+    return Optional.ofNullable(completed);
   }
 
-  /**
-   * The per-request {@code _meta} entries the handshake's era requires of every request: for
-   * {@link Handshake#DISCOVER} the protocol version, client capabilities and client info (so each
-   * request may name a different caller); nothing for {@link Handshake#INITIALIZE}.
-   */
-  public Map<String, Object> eraMeta(Map<String, Object> clientInfo, Map<String, Object> capabilities) {
-    return handshake == Handshake.DISCOVER ? JsonRpc.modernMeta(clientInfo, capabilities) : Map.of();
-  }
-
-  /**
-   * Writes one request now and returns a future of its answer (the whole response object, with
-   * {@code result} or {@code error}). The future fails with a {@link StdioSessionException} when
-   * the server goes away or the session is closed first.
-   *
-   * @throws StdioSessionException when the request cannot be written (the server has gone)
-   */
+  @Override
   public CompletableFuture<Map<String, Object>> request(String method, Map<String, Object> params)
-      throws StdioSessionException {
+      throws SessionException {
+    Objects.requireNonNull(method, "method");
     long id = ids.incrementAndGet();
     CompletableFuture<Map<String, Object>> answer = new CompletableFuture<>();
-    pending.put(id, answer);
-    StdioSessionException over = ended;
-    if (over != null || closed) {
+    pending.put(id, new Pending(method, answer));
+    String when = "before answering " + method;
+    Function<String, SessionException> over = ended;
+    if (over != null) {
       pending.remove(id);
-      throw over != null ? over : new StdioSessionException(StdioSessionException.Kind.EXITED, "the session is closed");
+      throw over.apply(when);
     }
     try {
-      send(JsonRpc.request(id, method, params), "before answering " + method);
-    } catch (StdioSessionException e) {
+      send(JsonRpc.request(id, method, params), when);
+    } catch (SessionException e) {
       pending.remove(id);
       throw e;
     }
     return answer;
   }
 
-  /**
-   * Waits for {@code answer} until {@code deadlineNanos} ({@link System#nanoTime()} based).
-   *
-   * @param what names the request in a timeout message
-   * @throws StdioSessionException of kind {@code TIMEOUT}, or the session's failure
-   */
-  public Map<String, Object> await(CompletableFuture<Map<String, Object>> answer, long deadlineNanos, String what)
-      throws StdioSessionException, InterruptedException {
-    long wait = Math.max(0, deadlineNanos - System.nanoTime());
-    try {
-      return answer.get(wait, TimeUnit.NANOSECONDS);
-    } catch (TimeoutException e) {
-      throw new StdioSessionException(StdioSessionException.Kind.TIMEOUT, "no answer to " + what + " in time");
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof StdioSessionException) {
-        throw (StdioSessionException) e.getCause();
-      }
-      throw new StdioSessionException(StdioSessionException.Kind.GARBAGE, String.valueOf(e.getCause()));
+  @Override
+  public void notify(String method, Map<String, Object> params) throws SessionException {
+    Objects.requireNonNull(method, "method");
+    String when = "before reading " + method;
+    Function<String, SessionException> over = ended;
+    if (over != null) {
+      throw over.apply(when);
     }
+    send(JsonRpc.notification(method, params), when);
   }
 
-  /**
-   * The {@code result} object of a response.
-   *
-   * @throws StdioSessionException of kind {@code ANSWER} for an error or a result that is not an object
-   */
-  public static Map<String, Object> result(Map<String, Object> response, String method) throws StdioSessionException {
-    try {
-      return JsonRpc.result(response, method);
-    } catch (HandshakeFailure f) {
-      throw StdioSessionException.of(f);
-    }
+  private void send(Map<String, Object> message, String when) throws SessionException {
+    process.send(message, when);
   }
 
-  /** JSON text of a plain JSON value (as answers hold them: {@link Json#NULL} for null), with the session's mapper. */
-  public String toJson(Object value) {
-    return mapper.writeValueAsString(thaw(value));
+  @Override
+  public OptionalLong pid() {
+    return OptionalLong.of(process.pid());
   }
 
-  private static Object thaw(Object v) {
-    if (v == Json.NULL) {
-      return null;
-    }
-    if (v instanceof Map<?, ?>) {
-      Map<String, Object> out = new LinkedHashMap<>();
-      ((Map<?, ?>) v).forEach((k, x) -> out.put(String.valueOf(k), thaw(x)));
-      return out;
-    }
-    if (v instanceof List<?>) {
-      List<Object> out = new java.util.ArrayList<>();
-      ((List<?>) v).forEach(x -> out.add(thaw(x)));
-      return out;
-    }
-    return v;
-  }
-
-  private void send(Map<String, Object> message, String when) throws StdioSessionException {
-    try {
-      process.send(message, when);
-    } catch (HandshakeFailure f) {
-      throw StdioSessionException.of(f);
-    }
-  }
-
-  /** Kills the server now, from any thread; awaited answers fail. Teardown still follows in {@link #close}. */
+  /** Kills the server now, from any thread; awaited answers fail with kind {@code TIMEOUT} and {@code reason}. */
+  @Override
   public void abort(String reason) {
-    fail(new StdioSessionException(StdioSessionException.Kind.TIMEOUT, reason));
-    process.kill();
+    Objects.requireNonNull(reason, "reason");
+    ServerProcess p;
+    synchronized (lifecycle) {
+      if (abortReason == null) {
+        abortReason = reason;
+      }
+      p = process;
+    }
+    fail(when -> new SessionException(SessionException.Kind.TIMEOUT, reason));
+    p.kill();
   }
 
-  /** Tears the server process and its descendants down; idempotent. */
+  /** Tears the process and its descendants down (close stdin, wait, SIGTERM, wait, SIGKILL); idempotent. */
   @Override
   public void close() {
+    ServerProcess p;
+    Thread d;
     synchronized (lifecycle) {
       closed = true;
+      p = process;
+      d = dispatcher;
     }
+    // Before the teardown, so an awaited answer fails as closed, not as the exit the teardown causes.
+    fail(CLOSED);
     try {
-      process.teardown();
+      p.teardown();
     } finally {
-      fail(new StdioSessionException(StdioSessionException.Kind.EXITED, "the session was closed"));
+      d.interrupt();
     }
   }
 
-  private void fail(StdioSessionException e) {
-    if (ended == null) {
-      ended = e;
+  /** Ends the session with {@code cause} unless it already ended, and fails every awaited answer with the first cause. */
+  private void fail(Function<String, SessionException> cause) {
+    Function<String, SessionException> first;
+    synchronized (lifecycle) {
+      if (ended == null) {
+        ended = cause;
+      }
+      first = ended;
     }
+    failPending(first);
+  }
+
+  private void failPending(Function<String, SessionException> cause) {
     for (Long id : List.copyOf(pending.keySet())) {
-      CompletableFuture<Map<String, Object>> f = pending.remove(id);
-      if (f != null) {
-        f.completeExceptionally(e);
+      Pending p = pending.remove(id);
+      if (p != null) {
+        p.answer().completeExceptionally(cause.apply("before answering " + p.method()));
       }
     }
+  }
+
+  /** The end of process {@code p}'s output; ignored when {@code p} was already replaced by a respawn. */
+  private void endOf(ServerProcess p, Function<String, SessionException> cause) {
+    Function<String, SessionException> first;
+    synchronized (lifecycle) {
+      if (process != p) {
+        return;
+      }
+      if (ended == null) {
+        ended = cause;
+      }
+      first = ended;
+    }
+    failPending(first);
   }
 
   private void dispatch(ServerProcess p) {
@@ -342,46 +352,62 @@ public final class StdioSession implements AutoCloseable {
         }
         ServerProcess.Event e = event.get();
         if (e instanceof ServerProcess.Fatal) {
-          endOf(p, new StdioSessionException(StdioSessionException.Kind.GARBAGE, ((ServerProcess.Fatal) e).reason()));
+          SessionException garbage = new SessionException(SessionException.Kind.GARBAGE, ((ServerProcess.Fatal) e).reason());
+          endOf(p, when -> garbage);
           return;
         }
         if (e instanceof ServerProcess.Eof) {
-          endOf(p, StdioSessionException.of(p.exited("before answering")));
+          endOf(p, p.exit()::failure);
           return;
         }
         Map<String, Object> json = ((ServerProcess.Message) e).json();
-        if (fromServer(p, json)) {
+        if (json.get("method") instanceof String) {
+          fromServer(p, json);
           continue;
         }
         Optional<Long> id = JsonRpc.responseId(json);
         if (id.isPresent()) {
-          CompletableFuture<Map<String, Object>> f = pending.remove(id.get());
+          Pending f = pending.remove(id.get());
           if (f != null) {
-            f.complete(json);
+            f.answer().complete(json);
           }
         }
       }
     } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+      // Closed: every awaited answer was failed by close.
+    } catch (RuntimeException | Error e) {
+      SessionException broken = new SessionException(SessionException.Kind.GARBAGE,
+          "the session's reader failed: " + e.getClass().getSimpleName());
+      endOf(p, when -> broken);
+      throw e;
     }
   }
 
-  private void endOf(ServerProcess p, StdioSessionException e) {
-    synchronized (lifecycle) {
-      if (process != p) {
-        return;
+  /** Hands a message the server sent on its own initiative to the handler, answering it when it is a request. */
+  private void fromServer(ServerProcess p, Map<String, Object> message) {
+    String method = (String) message.get("method");
+    @SuppressWarnings("unchecked")
+    Map<String, Object> params =
+        message.get("params") instanceof Map<?, ?> ? (Map<String, Object>) message.get("params") : Map.of();
+    if (!message.containsKey("id")) {
+      try {
+        handler.onNotification(method, params);
+      } catch (RuntimeException | StackOverflowError e) {
+        LOG.debug("session {}: the message handler threw {} on a notification", label, e.getClass().getName());
       }
+      return;
     }
-    fail(e);
-  }
-
-  /** Answers the server's own request, if {@code json} is one; true when it came from the server. */
-  private static boolean fromServer(ServerProcess p, Map<String, Object> json) {
+    ServerMessageHandler.Reply reply;
     try {
-      return JsonRpc.answerIfFromServer(p, json, DECLINED, "while a request was pending");
-    } catch (HandshakeFailure f) {
+      reply = Objects.requireNonNull(handler.onRequest(method, params), "the handler's reply");
+    } catch (RuntimeException | StackOverflowError e) {
+      LOG.debug("session {}: the message handler threw {} on a request", label, e.getClass().getName());
+      reply = new ServerMessageHandler.Error(-32603, "Internal error");
+    }
+    try {
+      p.send(JsonRpc.reply(message.get("id"), reply), "while a request was pending");
+    } catch (SessionException gone) {
       // The server went away; the reader reports it.
-      return true;
     }
   }
 }

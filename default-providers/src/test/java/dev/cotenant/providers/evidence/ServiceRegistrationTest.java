@@ -10,11 +10,16 @@ import dev.cotenant.api.PreflightOutcome;
 import dev.cotenant.api.ReasonCode;
 import dev.cotenant.api.ServerDescription;
 import dev.cotenant.providers.classifier.EmptyClassifierProvider;
+import dev.cotenant.providers.preflight.PreflightSettings;
+import dev.cotenant.providers.preflight.StdioSessionTransport;
+import dev.cotenant.providers.preflight.StdioSessionTransportProvider;
 import dev.cotenant.spi.EvidenceInput;
 import dev.cotenant.spi.EvidenceSourceProvider;
 import dev.cotenant.spi.ManagedServerClassifierProvider;
 import dev.cotenant.spi.ProviderConfig;
 import dev.cotenant.spi.ProviderContext;
+import dev.cotenant.spi.SessionTransport;
+import dev.cotenant.spi.SessionTransportProvider;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -61,6 +66,22 @@ class ServiceRegistrationTest {
     assertEquals(1, found.stream().filter(p -> p.name().equals("empty")).count());
     assertEquals(Optional.empty(), empty.create(CONTEXT).sessionBoundReason(ServerDescription.stdio("x", "node")));
     assertEquals(Optional.empty(), empty.create(CONTEXT).sessionBoundReason(ServerDescription.http("y", "https://h")));
+  }
+
+  @Test
+  void theStdioSessionTransportIsRegisteredOnceAndCreatedFromTheConfigurationAlone() {
+    List<SessionTransportProvider> found = new ArrayList<>();
+    ServiceLoader.load(SessionTransportProvider.class).forEach(found::add);
+    List<SessionTransportProvider> stdio = found.stream().filter(p -> p.name().equals("stdio")).toList();
+    assertEquals(1, stdio.size(), "registrations of stdio: " + found);
+    assertEquals(StdioSessionTransportProvider.class, stdio.get(0).getClass());
+    // CONTEXT offers no session transport: creating one must not ask for one.
+    SessionTransport t = stdio.get(0).create(CONTEXT);
+    assertEquals(StdioSessionTransport.class, t.getClass());
+    assertEquals(PreflightSettings.defaults(), ((StdioSessionTransport) t).settings());
+    SessionTransport tuned = stdio.get(0).create(
+        new ProviderContext(ProviderConfig.of(Map.of(PreflightSettings.MAX_DEPTH, "10")), Path.of("unused")));
+    assertEquals(10, ((StdioSessionTransport) tuned).settings().maxDepth());
   }
 
   @Test

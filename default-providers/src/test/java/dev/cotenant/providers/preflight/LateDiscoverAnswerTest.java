@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.cotenant.spi.Mcp;
 import dev.cotenant.spi.PreflightResult;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
@@ -40,7 +41,7 @@ class LateDiscoverAnswerTest {
   void aModernServerThatAnswersDiscoverLateIsStillAskedInTheDiscoverEra() throws Exception {
     PreflightResult r = transport(PreflightSettings.DISCOVER_TIMEOUT_MS, "1").preflight(h.javaServer("modern", "modern"));
     assertNoDivergence(r);
-    assertEquals(StdioPreflightTransport.MODERN_VERSION, r.handshake().orElseThrow().protocolVersion());
+    assertEquals(Mcp.MODERN_VERSION, r.handshake().orElseThrow().protocolVersion());
     h.assertRecordedAtLeast(2);
   }
 

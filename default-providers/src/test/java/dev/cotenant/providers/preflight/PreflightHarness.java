@@ -53,8 +53,9 @@ final class PreflightHarness {
     return PreflightSettings.from(ProviderConfig.of(m));
   }
 
+  /** A pre-flight over the stdio session transport, both with {@link #settings} and the given overrides. */
   static StdioPreflightTransport transport(String... keyValues) {
-    return new StdioPreflightTransport(settings(keyValues));
+    return StdioPreflightTransport.stdio(settings(keyValues));
   }
 
   /** The Java command line that runs {@link TestServer} with the given arguments. */

@@ -5,12 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.cotenant.spi.HandshakeEra;
 import dev.cotenant.spi.PreflightTransport;
 import dev.cotenant.spi.PreflightTransportProvider;
 import dev.cotenant.spi.ProviderConfig;
 import dev.cotenant.spi.ProviderContext;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
@@ -19,8 +21,11 @@ import org.junit.jupiter.api.Test;
 
 class StdioPreflightTransportProviderTest {
 
+  /** A context like the runtime's: its session transport is the {@code stdio} one, made on first call. */
   private static ProviderContext context(Map<String, String> config) {
-    return new ProviderContext(ProviderConfig.of(config), Path.of("records"));
+    ProviderConfig c = ProviderConfig.of(config);
+    return new ProviderContext(c, Path.of("records"),
+        () -> new StdioSessionTransportProvider().create(new ProviderContext(c, Path.of("records"))));
   }
 
   @Test
@@ -34,9 +39,24 @@ class StdioPreflightTransportProviderTest {
   }
 
   @Test
+  void thePreflightNeedsTheRuntimesSessionTransport() {
+    ProviderContext without = new ProviderContext(ProviderConfig.empty(), Path.of("records"));
+    assertThrows(IllegalStateException.class, () -> new StdioPreflightTransportProvider().create(without));
+    List<String> asked = new ArrayList<>();
+    ProviderContext with = new ProviderContext(ProviderConfig.empty(), Path.of("records"), () -> {
+      asked.add("sessions");
+      return (server, label, handler) -> {
+        throw new AssertionError("creating the pre-flight must not open a session");
+      };
+    });
+    new StdioPreflightTransportProvider().create(with);
+    assertEquals(List.of("sessions"), asked);
+  }
+
+  @Test
   void theDefaultsAreTheDocumentedOnes() {
     PreflightSettings d = PreflightSettings.defaults();
-    assertEquals(Era.AUTO, d.era());
+    assertEquals(HandshakeEra.AUTO, d.era());
     assertEquals(4, d.maxProcesses());
     assertEquals(Duration.ofSeconds(15), d.timeout());
     assertEquals(Duration.ofSeconds(5), d.discoverTimeout());
@@ -64,7 +84,7 @@ class StdioPreflightTransportProviderTest {
         Map.entry(PreflightSettings.MAX_NON_JSON_LINES, "0"),
         Map.entry(PreflightSettings.MAX_LIST_PAGES, "3"),
         Map.entry(PreflightSettings.MAX_LIST_ITEMS, "40"))));
-    assertEquals(new PreflightSettings(Era.DISCOVER, 2, Duration.ofMillis(1000), Duration.ofMillis(200),
+    assertEquals(new PreflightSettings(HandshakeEra.DISCOVER, 2, Duration.ofMillis(1000), Duration.ofMillis(200),
         Duration.ZERO, Duration.ofMillis(10), Duration.ofMillis(20), 4096, 8192, 10, 30, 0, 3, 40), s);
   }
 

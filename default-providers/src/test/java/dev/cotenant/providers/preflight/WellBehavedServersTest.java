@@ -10,6 +10,7 @@ import dev.cotenant.api.HandshakeComparator;
 import dev.cotenant.api.HandshakeFacts;
 import dev.cotenant.api.ServerDescription;
 import dev.cotenant.api.ToolFacts;
+import dev.cotenant.spi.Mcp;
 import dev.cotenant.spi.PreflightResult;
 import java.nio.file.Path;
 import java.util.List;
@@ -77,7 +78,7 @@ class WellBehavedServersTest {
   void aModernServerIsAskedThroughDiscoverWithPerRequestMeta() throws Exception {
     PreflightResult r = transport().preflight(h.javaServer("modern", "modern"));
     assertNoDivergence(r);
-    assertEquals(StdioPreflightTransport.MODERN_VERSION, r.handshake().orElseThrow().protocolVersion());
+    assertEquals(Mcp.MODERN_VERSION, r.handshake().orElseThrow().protocolVersion());
     assertEquals(Set.of("add", "echo"), toolNames(r));
   }
 

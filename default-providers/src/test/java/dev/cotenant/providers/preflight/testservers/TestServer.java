@@ -33,6 +33,13 @@ import tools.jackson.databind.json.JsonMapper;
  * (tools/list before notifications/initialized is answered differently), {@code immortal}
  * (ignores stdin closing and SIGTERM).
  *
+ * <p>In {@code legacy} mode it also answers a few methods outside MCP, for the session tests: the
+ * notification {@code test/remember} stores {@code params.value}, which the request
+ * {@code test/recall} answers as {@code {"value": ...}}; {@code test/notify-me} sends the
+ * notification {@code notifications/test} with the request's params before answering {@code {}};
+ * {@code test/ask-client} sends the client the request {@code params.method} (with
+ * {@code params.params}), waits for its reply and answers {@code {"answer": <the reply message>}}.
+ *
  * <p>Every instance appends its pid to the file named by {@code COTENANT_TEST_PIDS}, so a test can
  * check that nothing it started is still alive.
  */
@@ -46,6 +53,7 @@ public final class TestServer {
   private String clientName = "";
   private boolean clientDeclaresSampling;
   private boolean initialized;
+  private Object remembered = "nothing";
 
   private TestServer(String mode, Set<String> flags) {
     this.mode = mode;
@@ -194,11 +202,42 @@ public final class TestServer {
       case "ping":
         respond(id, Map.of());
         return;
+      case "test/remember":
+        remembered = params.getOrDefault("value", "nothing");
+        return;
+      case "test/recall":
+        respond(id, Map.of("value", remembered));
+        return;
+      case "test/notify-me":
+        write(Map.of("jsonrpc", "2.0", "method", "notifications/test", "params", params));
+        respond(id, Map.of());
+        return;
+      case "test/ask-client":
+        write(Map.of("jsonrpc", "2.0", "id", "s-ask", "method", params.get("method"),
+            "params", params.getOrDefault("params", Map.of())));
+        respond(id, Map.of("answer", replyTo("s-ask")));
+        return;
       default:
         if (id != null) {
           error(id, -32601, "Method not found");
         }
     }
+  }
+
+  /** Reads until the client's reply to the request {@code id}, ignoring anything else. */
+  @SuppressWarnings("unchecked")
+  private Map<String, Object> replyTo(String id) throws IOException {
+    String line;
+    while ((line = in.readLine()) != null) {
+      if (line.isBlank()) {
+        continue;
+      }
+      Map<String, Object> reply = MAPPER.readValue(line, Map.class);
+      if (id.equals(reply.get("id")) && !reply.containsKey("method")) {
+        return reply;
+      }
+    }
+    return Map.of();
   }
 
   /** Sends notifications and requests before answering initialize; true when the answers were right. */

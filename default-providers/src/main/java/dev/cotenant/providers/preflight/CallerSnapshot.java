@@ -1,0 +1,135 @@
+package dev.cotenant.providers.preflight;
+
+import dev.cotenant.api.HandshakeComparator;
+import dev.cotenant.spi.HandshakeEra;
+import dev.cotenant.spi.Mcp;
+import dev.cotenant.spi.ServerSession;
+import dev.cotenant.spi.SessionException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * What one caller is told, read over an open {@link ServerSession}: the handshake of the
+ * configured era, then {@code tools/list} (following {@code nextCursor}) and the advertised
+ * read-only listings, reduced to the snapshot {@link HandshakeComparator} reads. Bounded by pages,
+ * items and the caller's timeout. Runs on the caller's thread; the session is the caller's to
+ * close.
+ */
+final class CallerSnapshot {
+  private final ServerSession session;
+  private final Caller caller;
+  private final PreflightSettings settings;
+  private long deadline;
+  private Map<String, Object> meta = Map.of();
+
+  private CallerSnapshot(ServerSession session, Caller caller, PreflightSettings settings) {
+    this.session = session;
+    this.caller = caller;
+    this.settings = settings;
+  }
+
+  /**
+   * Performs the handshake and the listings over {@code session}.
+   *
+   * @throws SessionException with the short reason the caller could not be asked
+   */
+  static Map<String, Object> take(ServerSession session, Caller caller, PreflightSettings settings)
+      throws SessionException, InterruptedException {
+    return new CallerSnapshot(session, caller, settings).take();
+  }
+
+  private Map<String, Object> take() throws SessionException, InterruptedException {
+    // The conversation's time starts with the handshake: the handshake may use all of it, the
+    // listings whatever it leaves.
+    deadline = System.nanoTime() + settings.timeout().toNanos();
+    Map<String, Object> answer =
+        session.handshake(settings.era(), caller.clientInfo(), caller.capabilities(), settings.timeout());
+    HandshakeEra era = session.completedHandshake().orElseThrow(
+        () -> new SessionException(SessionException.Kind.ANSWER, "the session reported no completed handshake"));
+    Map<String, Object> snapshot = new LinkedHashMap<>();
+    if (era == HandshakeEra.DISCOVER) {
+      snapshot.put(HandshakeComparator.PROTOCOL_VERSION, Mcp.MODERN_VERSION);
+      snapshot.put(HandshakeComparator.SUPPORTED_VERSIONS, answer.get(HandshakeComparator.SUPPORTED_VERSIONS));
+    } else {
+      copy(answer, snapshot, HandshakeComparator.PROTOCOL_VERSION);
+    }
+    copy(answer, snapshot, HandshakeComparator.CAPABILITIES);
+    copy(answer, snapshot, HandshakeComparator.SERVER_INFO);
+    meta = session.eraMeta(caller.clientInfo(), caller.capabilities());
+    listings(snapshot);
+    return snapshot;
+  }
+
+  private static void copy(Map<String, Object> from, Map<String, Object> to, String key) {
+    if (from.containsKey(key)) {
+      to.put(key, from.get(key));
+    }
+  }
+
+  /** {@code tools/list} always (it is mandatory in every revision); prompts and resources when advertised. */
+  private void listings(Map<String, Object> snapshot) throws SessionException, InterruptedException {
+    snapshot.put(HandshakeComparator.TOOLS, list("tools/list", "tools"));
+    Object caps = snapshot.get(HandshakeComparator.CAPABILITIES);
+    if (caps instanceof Map<?, ?>) {
+      if (((Map<?, ?>) caps).containsKey("prompts")) {
+        snapshot.put(HandshakeComparator.PROMPTS, list("prompts/list", "prompts"));
+      }
+      if (((Map<?, ?>) caps).containsKey("resources")) {
+        snapshot.put(HandshakeComparator.RESOURCES, list("resources/list", "resources"));
+      }
+    }
+  }
+
+  /**
+   * Every item of a paginated listing, or a {@code "failed: <code>"} marker when the server
+   * answered with an error. Bounded by pages and items; a repeated cursor is a loop.
+   */
+  private Object list(String method, String field) throws SessionException, InterruptedException {
+    List<Object> items = new ArrayList<>();
+    Set<String> seen = new HashSet<>();
+    Optional<String> cursor = Optional.empty();
+    for (int page = 1; ; page++) {
+      if (page > settings.maxListPages()) {
+        throw new SessionException(SessionException.Kind.GARBAGE,
+            method + " did not end within " + settings.maxListPages() + " pages");
+      }
+      Map<String, Object> params = new LinkedHashMap<>();
+      cursor.ifPresent(c -> params.put("cursor", c));
+      if (!meta.isEmpty()) {
+        params.put("_meta", meta);
+      }
+      Map<String, Object> response = JsonRpc.await(session.request(method, params), deadline,
+          "timed out after " + settings.timeout().toMillis() + " ms waiting for " + method);
+      if (response.containsKey("error")) {
+        return "failed: " + JsonRpc.errorCode(response);
+      }
+      Object result = response.get("result");
+      if (!(result instanceof Map<?, ?>)) {
+        throw new SessionException(SessionException.Kind.ANSWER, method + " answered without a result object");
+      }
+      Object listed = ((Map<?, ?>) result).get(field);
+      if (listed instanceof List<?>) {
+        items.addAll((List<?>) listed);
+        if (items.size() > settings.maxListItems()) {
+          throw new SessionException(SessionException.Kind.GARBAGE,
+              method + " listed more than " + settings.maxListItems() + " items");
+        }
+      } else if (listed != null) {
+        throw new SessionException(SessionException.Kind.ANSWER, method + " answered " + field + " that is not a list");
+      }
+      Object next = ((Map<?, ?>) result).get("nextCursor");
+      if (!(next instanceof String) || ((String) next).isEmpty()) {
+        return items;
+      }
+      if (!seen.add((String) next)) {
+        throw new SessionException(SessionException.Kind.GARBAGE, method + " repeated a nextCursor (a loop)");
+      }
+      cursor = Optional.of((String) next);
+    }
+  }
+}

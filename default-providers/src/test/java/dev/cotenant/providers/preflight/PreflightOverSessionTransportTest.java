@@ -1,0 +1,146 @@
+package dev.cotenant.providers.preflight;
+
+import static dev.cotenant.providers.preflight.PreflightHarness.assertNoDivergence;
+import static dev.cotenant.providers.preflight.PreflightHarness.settings;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.cotenant.spi.PreflightResult;
+import dev.cotenant.spi.PreflightTransport;
+import dev.cotenant.spi.ProviderConfig;
+import dev.cotenant.spi.ProviderContext;
+import dev.cotenant.spi.SessionException;
+import dev.cotenant.spi.SessionTransport;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The pre-flight starts servers only through the session transport it is given: one session per
+ * caller, each closed afterwards, whatever the transport does; a transport that cannot start or
+ * hangs in {@code open} is a reason, not an exception or a hang.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class PreflightOverSessionTransportTest {
+  @TempDir Path dir;
+  PreflightHarness h;
+
+  @BeforeEach
+  void harness() throws Exception {
+    h = new PreflightHarness(dir);
+  }
+
+  @AfterEach
+  void nothingSurvives() throws Exception {
+    h.assertNothingAlive();
+  }
+
+  private static RecordingSessions recordingStdio() {
+    return new RecordingSessions(new StdioSessionTransport(settings()));
+  }
+
+  @Test
+  void eachCallerOpensOneSessionThroughTheGivenTransportAndClosesIt() throws Exception {
+    RecordingSessions sessions = recordingStdio();
+    PreflightResult r = new StdioPreflightTransport(sessions, settings()).preflight(h.javaServer("legacy", "legacy"));
+    assertNoDivergence(r);
+    assertEquals(2, sessions.opens());
+    assertEquals(Set.of("preflight-a", "preflight-b"), Set.copyOf(sessions.labels()));
+    assertEquals(2, sessions.closes());
+  }
+
+  @Test
+  void theProviderUsesTheSessionTransportTheRuntimeSelected() throws Exception {
+    RecordingSessions sessions = recordingStdio();
+    Map<String, String> config = Map.of(PreflightSettings.TIMEOUT_MS, "20000",
+        PreflightSettings.STDIN_CLOSE_WAIT_MS, "300", PreflightSettings.TERM_WAIT_MS, "300");
+    PreflightTransport t = new StdioPreflightTransportProvider()
+        .create(new ProviderContext(ProviderConfig.of(config), dir, () -> sessions));
+    assertNoDivergence(t.preflight(h.javaServer("modern", "modern")));
+    assertNoDivergence(t.preflight(h.javaServer("legacy", "legacy")));
+    assertEquals(4, sessions.opens(), "two sessions per pre-flight");
+    assertEquals(4, sessions.closes());
+  }
+
+  @Test
+  void aRespawnInTheAutoFallbackStaysInsideTheSession() throws Exception {
+    RecordingSessions sessions = recordingStdio();
+    PreflightResult r = new StdioPreflightTransport(sessions, settings())
+        .preflight(h.javaServer("rusty", "legacy", "exit-on-discover"));
+    assertNoDivergence(r);
+    h.assertRecordedAtLeast(4);
+    assertEquals(2, sessions.opens());
+    assertEquals(2, sessions.closes());
+  }
+
+  @Test
+  void aTransportThatCannotStartTheServerGivesItsReason() throws Exception {
+    SessionTransport refusing = (server, label, handler) -> {
+      throw new SessionException(SessionException.Kind.START, "no container runtime on this host");
+    };
+    PreflightResult r = new StdioPreflightTransport(refusing, settings()).preflight(h.javaServer("legacy", "legacy"));
+    assertFalse(r.ran());
+    assertEquals("no container runtime on this host", r.notRunReason());
+  }
+
+  @Test
+  void aTransportThatThrowsIsUnmeasurable() throws Exception {
+    SessionTransport broken = (server, label, handler) -> {
+      throw new IllegalStateException("bug");
+    };
+    PreflightResult r = new StdioPreflightTransport(broken, settings()).preflight(h.javaServer("legacy", "legacy"));
+    assertFalse(r.ran());
+    assertEquals("unmeasurable: IllegalStateException", r.notRunReason());
+  }
+
+  @Test
+  void anOpenThatHangsIsBoundedByTheTimeout() throws Exception {
+    SessionTransport hanging = (server, label, handler) -> {
+      new CountDownLatch(1).await();
+      throw new AssertionError("unreachable");
+    };
+    long start = System.nanoTime();
+    PreflightResult r = new StdioPreflightTransport(hanging, settings(PreflightSettings.TIMEOUT_MS, "800"))
+        .preflight(h.javaServer("legacy", "legacy"));
+    long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+    assertFalse(r.ran());
+    assertEquals("timed out after 800 ms starting the server", r.notRunReason());
+    assertTrue(tookMs < 10_000, "took " + tookMs + " ms");
+  }
+
+  @Test
+  void cancellationInterruptsAnOpenInProgress() throws Exception {
+    CountDownLatch opening = new CountDownLatch(2);
+    SessionTransport hanging = (server, label, handler) -> {
+      opening.countDown();
+      new CountDownLatch(1).await();
+      throw new AssertionError("unreachable");
+    };
+    StdioPreflightTransport t = new StdioPreflightTransport(hanging, settings(PreflightSettings.TIMEOUT_MS, "60000"));
+    CompletableFuture<Throwable> thrown = new CompletableFuture<>();
+    Thread caller = new Thread(() -> {
+      try {
+        t.preflight(h.javaServer("legacy", "legacy"));
+        thrown.complete(null);
+      } catch (Throwable e) {
+        thrown.complete(e);
+      }
+    });
+    caller.start();
+    assertTrue(opening.await(30, TimeUnit.SECONDS), "both callers are opening");
+    caller.interrupt();
+    Throwable e = thrown.get(30, TimeUnit.SECONDS);
+    assertTrue(e instanceof InterruptedException, "got " + e);
+    assertEquals(List.of(), h.recordedPids());
+  }
+}
