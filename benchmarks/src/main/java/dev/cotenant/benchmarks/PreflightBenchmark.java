@@ -70,8 +70,8 @@ public final class PreflightBenchmark {
     System.out.printf(Locale.ROOT, "cores=%d java=%s iterations=%d warmup=%d%n",
         Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"), iterations, warmup);
 
-    StdioPreflightTransport auto = new StdioPreflightTransport(PreflightSettings.defaults());
-    StdioPreflightTransport initialize = new StdioPreflightTransport(
+    StdioPreflightTransport auto = StdioPreflightTransport.stdio(PreflightSettings.defaults());
+    StdioPreflightTransport initialize = StdioPreflightTransport.stdio(
         PreflightSettings.from(ProviderConfig.of(Map.of(PreflightSettings.ERA, "initialize"))));
 
     ServerDescription jvmEcho = ServerDescription.stdio("echo-jvm", JAVA, "-XX:TieredStopAtLevel=1",
@@ -199,7 +199,7 @@ public final class PreflightBenchmark {
 
   /** Pre-flights {@code count} servers submitted at once to one transport with the default ceiling. */
   private static void pass(ServerDescription template, int count) throws Exception {
-    StdioPreflightTransport transport = new StdioPreflightTransport(PreflightSettings.defaults());
+    StdioPreflightTransport transport = StdioPreflightTransport.stdio(PreflightSettings.defaults());
     AtomicBoolean sampling = new AtomicBoolean(true);
     AtomicInteger peak = new AtomicInteger();
     Thread sampler = new Thread(() -> {

@@ -66,7 +66,7 @@ public record PreflightSettings(
   /** Config key: the process ceiling. */
   public static final String MAX_PROCESSES = "cotenant.preflight.max-processes";
   /** Config key: the per-caller handshake timeout in milliseconds. */
-  public static final String TIMEOUT_MS = "cotenant.preflight.timeout-ms";
+  public static final String TIMEOUT_MS = CoreSettings.TIMEOUT_MS;
   /** Config key: the {@code server/discover} wait in {@link HandshakeEra#AUTO}, in milliseconds. */
   public static final String DISCOVER_TIMEOUT_MS = "cotenant.preflight.discover-timeout-ms";
   /** Config key: teardown wait after closing stdin, in milliseconds. */
@@ -131,7 +131,7 @@ public record PreflightSettings(
     return new PreflightSettings(
         CoreSettings.era(config),
         config.getInt(MAX_PROCESSES, DEFAULT_MAX_PROCESSES),
-        millis(config, TIMEOUT_MS, 15_000),
+        CoreSettings.timeout(config),
         millis(config, DISCOVER_TIMEOUT_MS, 5_000),
         millis(config, STDIN_CLOSE_WAIT_MS, 1_000),
         millis(config, TERM_WAIT_MS, 2_000),

@@ -48,10 +48,10 @@ final class PreflightFixture {
       "examples/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 
   /** The version the pre-flight offers in {@code initialize}, which every handshake-era sample negotiates. */
-  static final String HANDSHAKE_ERA = StdioPreflightTransport.LEGACY_VERSION;
+  static final String HANDSHAKE_ERA = dev.cotenant.spi.Mcp.LEGACY_VERSION;
 
   /** The stateless revision spoken through {@code server/discover}. */
-  static final String DISCOVER_ERA = StdioPreflightTransport.MODERN_VERSION;
+  static final String DISCOVER_ERA = dev.cotenant.spi.Mcp.MODERN_VERSION;
 
   private static final JsonMapper JSON = JsonMapper.builder().build();
 

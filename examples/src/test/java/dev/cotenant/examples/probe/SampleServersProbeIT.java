@@ -61,7 +61,7 @@ class SampleServersProbeIT {
         .config(Map.of(PreflightSettings.TIMEOUT_MS, "60000", PreflightSettings.DISCOVER_TIMEOUT_MS, "30000"))
         .recordsDirectory(records)
         .build();
-    statelessness = Statelessness.of(cotenant);
+    statelessness = cotenant.statelessness();
   }
 
   @AfterEach
