@@ -27,7 +27,8 @@ import org.quicktheories.generators.Generate;
 /**
  * The invariants of DESIGN §2 as properties over generated evidence. Each property is a static
  * method taking the theory to run and the assessor it checks; its test passes
- * {@link Theories#qt()} and {@link Assessor#assess}.
+ * {@link Theories#qt()} and {@link Assessor#assess}, and {@link PropertiesBiteTest} passes
+ * deliberately broken assessors to show the property fails on them.
  */
 class AssessorPropertyTest {
 

@@ -19,7 +19,8 @@ import org.quicktheories.generators.Generate;
 
 /**
  * {@link Assessor} gives exactly the verdict, or exactly the refusal, of {@link ReferenceAssessor}.
- * Each property is a static method taking the theory to run and the assessor it checks.
+ * Each property is a static method taking the theory to run and the assessor it checks, so
+ * {@link PropertiesBiteTest} can show it fails on a broken one.
  */
 class AssessorReferencePropertyTest {
 

@@ -14,7 +14,8 @@ import org.quicktheories.core.Gen;
 
 /**
  * Properties of {@link ExecutionIdentity} over arbitrary fields and env maps. Each property is a
- * static method taking the theory to run and the function it checks.
+ * static method taking the theory to run and the function it checks, so
+ * {@link PropertiesBiteTest} can show it fails on a broken one.
  */
 class ExecutionIdentityPropertyTest {
 

@@ -20,7 +20,8 @@ import org.quicktheories.generators.Generate;
 
 /**
  * {@link HandshakeComparator} on hand-written snapshots, and two properties. Each property is a
- * static method taking the theory to run and the comparison it checks.
+ * static method taking the theory to run and the comparison it checks, so
+ * {@link PropertiesBiteTest} can show it fails on a broken one.
  */
 class HandshakeComparatorTest {
 

@@ -13,7 +13,8 @@ import org.quicktheories.generators.Generate;
 /**
  * Properties of {@link LogSafe} over arbitrary text: up to 255 characters of any code unit but
  * surrogates, private use and noncharacters, control characters included. Each property is a
- * static method taking the theory to run and the escaping it checks.
+ * static method taking the theory to run and the escaping it checks, so
+ * {@link PropertiesBiteTest} can show it fails on a broken one.
  */
 class LogSafePropertyTest {
 
