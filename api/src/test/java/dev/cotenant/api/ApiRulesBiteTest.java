@@ -20,7 +20,7 @@ class ApiRulesBiteTest {
 
   static Stream<Arguments> rules() {
     return Stream.of(
-        Arguments.of("only_jdk_and_jspecify", ApiRules.ONLY_JDK_AND_JSPECIFY, List.of("net.jqwik.api.Arbitraries")),
+        Arguments.of("only_jdk_and_jspecify", ApiRules.ONLY_JDK_AND_JSPECIFY, List.of("org.quicktheories.generators.Generate")),
         Arguments.of("no_io", ApiRules.NO_IO, List.of("java.io.File")),
         Arguments.of(
             "no_environment", ApiRules.NO_ENVIRONMENT_OR_SYSTEM_PROPERTIES, List.of("System.getenv", "System.getProperty")),

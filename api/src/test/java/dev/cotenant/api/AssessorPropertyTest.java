@@ -1,58 +1,63 @@
 package dev.cotenant.api;
 
+import static dev.cotenant.api.EvidenceGenerators.evidence;
+import static dev.cotenant.api.EvidenceGenerators.shuffled;
+import static dev.cotenant.api.EvidenceGenerators.withFindings;
+import static dev.cotenant.api.EvidenceGenerators.withFindingsInserted;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.quicktheories.generators.SourceDSL.lists;
 
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.stream.Collectors;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.constraints.Size;
-import net.jqwik.api.statistics.Statistics;
+import org.junit.jupiter.api.Test;
+import org.quicktheories.QuickTheory;
+import org.quicktheories.api.Pair;
+import org.quicktheories.core.Gen;
+import org.quicktheories.generators.Generate;
 
-/** The invariants of DESIGN §2 as properties over generated evidence. */
+/**
+ * The invariants of DESIGN §2 as properties over generated evidence. Each property is a static
+ * method taking the theory to run and the assessor it checks; its test passes
+ * {@link Theories#qt()} and {@link Assessor#assess}, and {@link PropertiesBiteTest} passes
+ * deliberately broken assessors to show the property fails on them.
+ */
 class AssessorPropertyTest {
 
-  @Provide
-  Arbitrary<Evidence> evidence() {
-    return EvidenceArbitraries.evidence();
+  /** One to four note-role findings. */
+  private static Gen<List<Finding>> notes() {
+    return lists().of(EvidenceGenerators.noteFinding()).ofSizeBetween(1, 4);
   }
 
-  @Provide
-  Arbitrary<List<Finding>> notes() {
-    return EvidenceArbitraries.noteFinding().list().ofMinSize(1).ofMaxSize(4);
+  private static Gen<ReasonCode> coreCode() {
+    return Generate.pick(EvidenceGenerators.CORE_CODES);
   }
 
-  @Provide
-  Arbitrary<List<String>> facets() {
-    return EvidenceArbitraries.facet().list().ofMinSize(1).ofMaxSize(3);
+  /** Evidence, and the same evidence with one to four notes inserted anywhere among its findings. */
+  private static Gen<Pair<Evidence, Evidence>> evidenceAndWithNotesAdded() {
+    return evidence().flatMap(e -> notes().flatMap(n -> withFindingsInserted(e, n)).map(more -> Pair.of(e, more)));
   }
 
-  @Provide
-  Arbitrary<String> unknownCode() {
-    return EvidenceArbitraries.unknownCode();
+  /** Evidence, and the same evidence with its findings in any order. */
+  private static Gen<Pair<Evidence, Evidence>> evidenceAndReordered() {
+    return evidence().flatMap(e -> shuffled(e.findings()).map(s -> Pair.of(e, withFindings(e, s))));
   }
 
-  @Provide
-  Arbitrary<String> sourceName() {
-    return EvidenceArbitraries.sourceName();
-  }
-
-  @Provide
-  Arbitrary<ReasonCode> coreCode() {
-    return Arbitraries.of(EvidenceArbitraries.CORE_CODES);
+  /** A finding with an unknown code, and evidence holding it anywhere among its findings. */
+  private static Gen<Pair<Finding, Evidence>> anUnknownCodeAmongEvidence() {
+    Gen<Finding> unknown =
+        EvidenceGenerators.sourceName().zip(EvidenceGenerators.unknownCode(), (s, c) -> new Finding(s, c, ""));
+    return evidence()
+        .zip(unknown, Pair::of)
+        .flatMap(p -> withFindingsInserted(p._1, List.of(p._2)).map(e -> Pair.of(p._2, e)));
   }
 
   // ---- an independent reading of the strength table ------------------------------------------
@@ -108,10 +113,6 @@ class AssessorPropertyTest {
     return reasons.stream().filter(r -> !NOTE_CODES.contains(r.code().wireName())).collect(Collectors.toList());
   }
 
-  private static Evidence withFindings(Evidence e, List<Finding> findings) {
-    return new Evidence(e.observations(), findings, e.preflight(), e.handshakeObserved());
-  }
-
   private static void assertSameDecision(Verdict expected, Verdict actual) {
     assertEquals(expected.strength(), actual.strength(), "strength");
     assertEquals(expected.recommendStub(), actual.recommendStub(), "recommendStub");
@@ -120,169 +121,251 @@ class AssessorPropertyTest {
 
   // ---- the invariants -----------------------------------------------------------------------
 
-  @Property
-  void anyObservationRefutes(
-      @ForAll("evidence") Evidence e, @ForAll @Size(min = 1, max = 3) List<HazardCode> observed) {
-    Evidence withLedger = new Evidence(observed, e.findings(), e.preflight(), e.handshakeObserved());
-    Verdict v = Assessor.assess(withLedger);
-    assertEquals(Strength.REFUTED, v.strength());
-    assertFalse(v.recommendStub());
-    assertFalse(v.recommendShare());
-    Set<String> details =
-        v.reasons().stream()
-            .filter(r -> r.code() == ReasonCode.OBSERVED_HAZARD)
-            .map(Reason::detail)
-            .collect(Collectors.toSet());
-    assertEquals(observed.stream().map(HazardCode::wireName).collect(Collectors.toSet()), details);
+  @Test
+  void anyObservationRefutes() {
+    anyObservationRefutes(Theories.qt(), Assessor::assess);
   }
 
-  @Property
-  void onlyTheLedgerRefutes(@ForAll("evidence") Evidence e) {
-    Evidence noLedger = new Evidence(List.of(), e.findings(), e.preflight(), e.handshakeObserved());
-    assertFalse(Assessor.assess(noLedger).strength() == Strength.REFUTED);
-  }
-
-  @Property
-  void addingNotesAnywhereChangesNoDecision(
-      @ForAll("evidence") Evidence e, @ForAll("notes") List<Finding> notes, @ForAll long seed) {
-    List<Finding> mixed = new ArrayList<>(e.findings());
-    Random random = new Random(seed);
-    for (Finding n : notes) {
-      mixed.add(random.nextInt(mixed.size() + 1), n);
-    }
-    Verdict before = Assessor.assess(e);
-    Verdict after = Assessor.assess(withFindings(e, mixed));
-    assertSameDecision(before, after);
-    assertEquals(withoutNotes(before.reasons()), withoutNotes(after.reasons()));
-  }
-
-  @Property
-  void removingNotesChangesNoDecision(@ForAll("evidence") Evidence e) {
-    List<Finding> kept = e.findings().stream().filter(f -> !isNote(f)).collect(Collectors.toList());
-    Verdict before = Assessor.assess(e);
-    Verdict after = Assessor.assess(withFindings(e, kept));
-    assertSameDecision(before, after);
-    assertEquals(withoutNotes(before.reasons()), withoutNotes(after.reasons()));
-  }
-
-  @Property
-  void moreOrFewerDivergentFacetsChangeNoDecision(
-      @ForAll("evidence") Evidence e, @ForAll("facets") List<String> some, @ForAll("facets") List<String> more) {
-    List<String> all = new ArrayList<>(some);
-    all.addAll(more);
-    Verdict fewer =
-        Assessor.assess(new Evidence(e.observations(), e.findings(), new PreflightOutcome.Ran(some), e.handshakeObserved()));
-    Verdict moreNotes =
-        Assessor.assess(new Evidence(e.observations(), e.findings(), new PreflightOutcome.Ran(all), e.handshakeObserved()));
-    assertSameDecision(fewer, moreNotes);
-    assertFalse(moreNotes.has(ReasonCode.PREFLIGHT_PASSED), "never beside handshake_not_reproducible");
-  }
-
-  @Property
-  void recommendShareIffDeclared_andStubAtDeclaredMeasuredOrNoObjection(@ForAll("evidence") Evidence e) {
-    Verdict v = Assessor.assess(e);
-    Statistics.label("strength").collect(v.strength());
-    Statistics.label("strength")
-        .coverage(
-            c -> {
-              for (Strength s : Strength.values()) {
-                c.check(s).count((Integer n) -> n > 0);
-              }
+  static void anyObservationRefutes(QuickTheory qt, Function<Evidence, Verdict> assess) {
+    qt.forAll(evidence(), EvidenceGenerators.observed())
+        .checkAssert(
+            (e, observed) -> {
+              Evidence withLedger = new Evidence(observed, e.findings(), e.preflight(), e.handshakeObserved());
+              Verdict v = assess.apply(withLedger);
+              assertEquals(Strength.REFUTED, v.strength());
+              assertFalse(v.recommendStub());
+              assertFalse(v.recommendShare());
+              Set<String> details =
+                  v.reasons().stream()
+                      .filter(r -> r.code() == ReasonCode.OBSERVED_HAZARD)
+                      .map(Reason::detail)
+                      .collect(Collectors.toSet());
+              assertEquals(observed.stream().map(HazardCode::wireName).collect(Collectors.toSet()), details);
             });
-    assertEquals(v.strength() == Strength.DECLARED, v.recommendShare());
-    assertEquals(
-        EnumSet.of(Strength.DECLARED, Strength.MEASURED, Strength.NO_OBJECTION).contains(v.strength()),
-        v.recommendStub());
   }
 
-  @Property
-  void measuredNeverShares(@ForAll("evidence") Evidence e) {
-    List<Finding> noDeclarations =
-        e.findings().stream().filter(f -> SOURCE_GROUNDS.get(f.code()) != Strength.DECLARED).collect(Collectors.toList());
-    Evidence measured = new Evidence(e.observations(), noDeclarations, PreflightOutcome.passed(), e.handshakeObserved());
-    Verdict v = Assessor.assess(measured);
-    assertFalse(v.recommendShare());
-    if (v.strength() == Strength.MEASURED) {
-      assertTrue(v.recommendStub());
-      assertTrue(v.has(ReasonCode.PREFLIGHT_PASSED));
-    }
-    assertFalse(Assessor.assess(e).strength() == Strength.MEASURED && Assessor.assess(e).recommendShare());
+  @Test
+  void onlyTheLedgerRefutes() {
+    onlyTheLedgerRefutes(Theories.qt(), Assessor::assess);
   }
 
-  @Property
-  void theStrengthIsTheStrongestGroundPresent(@ForAll("evidence") Evidence e) {
-    Verdict v = Assessor.assess(e);
-    assertEquals(expectedStrength(e), v.strength());
-    assertEquals(
-        v.strength(),
-        v.reasons().get(0).code().role().grounds().orElseThrow(),
-        () -> "the first reason grounds the strength: " + v.reasons());
+  static void onlyTheLedgerRefutes(QuickTheory qt, Function<Evidence, Verdict> assess) {
+    qt.forAll(evidence())
+        .checkAssert(
+            e -> {
+              Evidence noLedger = new Evidence(List.of(), e.findings(), e.preflight(), e.handshakeObserved());
+              assertFalse(assess.apply(noLedger).strength() == Strength.REFUTED);
+            });
   }
 
-  @Property
-  void findingOrderChangesNoDecision(@ForAll("evidence") Evidence e, @ForAll long seed) {
-    List<Finding> shuffled = new ArrayList<>(e.findings());
-    Collections.shuffle(shuffled, new Random(seed));
-    Verdict a = Assessor.assess(e);
-    Verdict b = Assessor.assess(withFindings(e, shuffled));
-    assertSameDecision(a, b);
-    assertEquals(Set.copyOf(a.reasons()), Set.copyOf(b.reasons()));
+  @Test
+  void addingNotesAnywhereChangesNoDecision() {
+    addingNotesAnywhereChangesNoDecision(Theories.qt(), Assessor::assess);
   }
 
-  @Property
-  void assessIsDeterministicAndLeavesItsInputsUnchanged(@ForAll("evidence") Evidence e) {
-    List<HazardCode> observations = new ArrayList<>(e.observations());
-    List<Finding> findings = new ArrayList<>(e.findings());
-    PreflightOutcome preflight =
-        e.preflight() instanceof PreflightOutcome.Ran
-            ? new PreflightOutcome.Ran(new ArrayList<>(((PreflightOutcome.Ran) e.preflight()).divergentFacets()))
-            : e.preflight();
-    Evidence input = new Evidence(observations, findings, preflight, e.handshakeObserved());
-    Evidence snapshot =
-        new Evidence(List.copyOf(observations), List.copyOf(findings), preflight, e.handshakeObserved());
-    List<HazardCode> observationsBefore = List.copyOf(observations);
-    List<Finding> findingsBefore = List.copyOf(findings);
-
-    Verdict first = Assessor.assess(input);
-    Verdict second = Assessor.assess(input);
-    Verdict fromCopy = Assessor.assess(snapshot);
-
-    assertEquals(first, second);
-    assertEquals(first, fromCopy);
-    assertNotSame(first, second);
-    assertEquals(snapshot, input);
-    assertEquals(observationsBefore, observations);
-    assertEquals(findingsBefore, findings);
-    assertEquals(e, input);
+  static void addingNotesAnywhereChangesNoDecision(QuickTheory qt, Function<Evidence, Verdict> assess) {
+    qt.forAll(evidenceAndWithNotesAdded())
+        .checkAssert(
+            p -> {
+              Verdict before = assess.apply(p._1);
+              Verdict after = assess.apply(p._2);
+              assertSameDecision(before, after);
+              assertEquals(withoutNotes(before.reasons()), withoutNotes(after.reasons()));
+            });
   }
 
-  @Property
-  void anUnknownCodeFromASourceIsRefusedNamingTheSource(
-      @ForAll("evidence") Evidence e,
-      @ForAll("sourceName") String source,
-      @ForAll("unknownCode") String code,
-      @ForAll long seed) {
-    List<Finding> findings = new ArrayList<>(e.findings());
-    findings.add(new Random(seed).nextInt(findings.size() + 1), new Finding(source, code, ""));
-    EvidenceRejectedException ex =
-        assertThrows(EvidenceRejectedException.class, () -> Assessor.assess(withFindings(e, findings)));
-    assertEquals(source, ex.source());
-    assertEquals(code, ex.code());
-    assertTrue(
-        ex.getMessage().startsWith("evidence source '" + LogSafe.escape(source) + "'"), ex::getMessage);
-    assertTrue(ex.getMessage().contains("unknown reason code '" + LogSafe.escape(code) + "'"), ex::getMessage);
-    assertFalse(ex.getMessage().contains("\n"), "one log line");
+  @Test
+  void removingNotesChangesNoDecision() {
+    removingNotesChangesNoDecision(Theories.qt(), Assessor::assess);
   }
 
-  @Property
-  void aCoreOnlyCodeFromASourceIsRefusedNamingTheSource(
-      @ForAll("evidence") Evidence e, @ForAll("sourceName") String source, @ForAll("coreCode") ReasonCode code) {
-    List<Finding> findings = new ArrayList<>(e.findings());
-    findings.add(Finding.of(source, code, "forged"));
-    EvidenceRejectedException ex =
-        assertThrows(EvidenceRejectedException.class, () -> Assessor.assess(withFindings(e, findings)));
-    assertEquals(source, ex.source());
-    assertTrue(
-        ex.getMessage().startsWith("evidence source '" + LogSafe.escape(source) + "'"), ex::getMessage);
+  static void removingNotesChangesNoDecision(QuickTheory qt, Function<Evidence, Verdict> assess) {
+    qt.forAll(evidence())
+        .checkAssert(
+            e -> {
+              List<Finding> kept = e.findings().stream().filter(f -> !isNote(f)).collect(Collectors.toList());
+              Verdict before = assess.apply(e);
+              Verdict after = assess.apply(withFindings(e, kept));
+              assertSameDecision(before, after);
+              assertEquals(withoutNotes(before.reasons()), withoutNotes(after.reasons()));
+            });
+  }
+
+  @Test
+  void moreOrFewerDivergentFacetsChangeNoDecision() {
+    moreOrFewerDivergentFacetsChangeNoDecision(Theories.qt(), Assessor::assess);
+  }
+
+  static void moreOrFewerDivergentFacetsChangeNoDecision(QuickTheory qt, Function<Evidence, Verdict> assess) {
+    qt.forAll(evidence(), EvidenceGenerators.facets(), EvidenceGenerators.facets())
+        .checkAssert(
+            (e, some, more) -> {
+              List<String> all = new ArrayList<>(some);
+              all.addAll(more);
+              Verdict fewer =
+                  assess.apply(
+                      new Evidence(e.observations(), e.findings(), new PreflightOutcome.Ran(some), e.handshakeObserved()));
+              Verdict moreNotes =
+                  assess.apply(
+                      new Evidence(e.observations(), e.findings(), new PreflightOutcome.Ran(all), e.handshakeObserved()));
+              assertSameDecision(fewer, moreNotes);
+              assertFalse(moreNotes.has(ReasonCode.PREFLIGHT_PASSED), "never beside handshake_not_reproducible");
+            });
+  }
+
+  @Test
+  void recommendShareIffDeclared_andStubAtDeclaredMeasuredOrNoObjection() {
+    recommendShareIffDeclared_andStubAtDeclaredMeasuredOrNoObjection(Theories.qt(), Assessor::assess);
+  }
+
+  static void recommendShareIffDeclared_andStubAtDeclaredMeasuredOrNoObjection(
+      QuickTheory qt, Function<Evidence, Verdict> assess) {
+    Set<Strength> seen = EnumSet.noneOf(Strength.class);
+    qt.forAll(evidence())
+        .checkAssert(
+            e -> {
+              Verdict v = assess.apply(e);
+              seen.add(v.strength());
+              assertEquals(v.strength() == Strength.DECLARED, v.recommendShare());
+              assertEquals(
+                  EnumSet.of(Strength.DECLARED, Strength.MEASURED, Strength.NO_OBJECTION).contains(v.strength()),
+                  v.recommendStub());
+            });
+    assertEquals(EnumSet.allOf(Strength.class), seen, "coverage: every strength is generated");
+  }
+
+  @Test
+  void measuredNeverShares() {
+    measuredNeverShares(Theories.qt(), Assessor::assess);
+  }
+
+  static void measuredNeverShares(QuickTheory qt, Function<Evidence, Verdict> assess) {
+    qt.forAll(evidence())
+        .checkAssert(
+            e -> {
+              List<Finding> noDeclarations =
+                  e.findings().stream()
+                      .filter(f -> SOURCE_GROUNDS.get(f.code()) != Strength.DECLARED)
+                      .collect(Collectors.toList());
+              Evidence measured =
+                  new Evidence(e.observations(), noDeclarations, PreflightOutcome.passed(), e.handshakeObserved());
+              Verdict v = assess.apply(measured);
+              assertFalse(v.recommendShare());
+              if (v.strength() == Strength.MEASURED) {
+                assertTrue(v.recommendStub());
+                assertTrue(v.has(ReasonCode.PREFLIGHT_PASSED));
+              }
+              assertFalse(assess.apply(e).strength() == Strength.MEASURED && assess.apply(e).recommendShare());
+            });
+  }
+
+  @Test
+  void theStrengthIsTheStrongestGroundPresent() {
+    theStrengthIsTheStrongestGroundPresent(Theories.qt(), Assessor::assess);
+  }
+
+  static void theStrengthIsTheStrongestGroundPresent(QuickTheory qt, Function<Evidence, Verdict> assess) {
+    qt.forAll(evidence())
+        .checkAssert(
+            e -> {
+              Verdict v = assess.apply(e);
+              assertEquals(expectedStrength(e), v.strength());
+              assertEquals(
+                  v.strength(),
+                  v.reasons().get(0).code().role().grounds().orElseThrow(),
+                  () -> "the first reason grounds the strength: " + v.reasons());
+            });
+  }
+
+  @Test
+  void findingOrderChangesNoDecision() {
+    findingOrderChangesNoDecision(Theories.qt(), Assessor::assess);
+  }
+
+  static void findingOrderChangesNoDecision(QuickTheory qt, Function<Evidence, Verdict> assess) {
+    qt.forAll(evidenceAndReordered())
+        .checkAssert(
+            p -> {
+              Verdict a = assess.apply(p._1);
+              Verdict b = assess.apply(p._2);
+              assertSameDecision(a, b);
+              assertEquals(Set.copyOf(a.reasons()), Set.copyOf(b.reasons()));
+            });
+  }
+
+  @Test
+  void assessIsDeterministicAndLeavesItsInputsUnchanged() {
+    assessIsDeterministicAndLeavesItsInputsUnchanged(Theories.qt(), Assessor::assess);
+  }
+
+  static void assessIsDeterministicAndLeavesItsInputsUnchanged(QuickTheory qt, Function<Evidence, Verdict> assess) {
+    qt.forAll(evidence())
+        .checkAssert(
+            e -> {
+              List<HazardCode> observations = new ArrayList<>(e.observations());
+              List<Finding> findings = new ArrayList<>(e.findings());
+              PreflightOutcome preflight =
+                  e.preflight() instanceof PreflightOutcome.Ran
+                      ? new PreflightOutcome.Ran(new ArrayList<>(((PreflightOutcome.Ran) e.preflight()).divergentFacets()))
+                      : e.preflight();
+              Evidence input = new Evidence(observations, findings, preflight, e.handshakeObserved());
+              Evidence snapshot =
+                  new Evidence(List.copyOf(observations), List.copyOf(findings), preflight, e.handshakeObserved());
+              List<HazardCode> observationsBefore = List.copyOf(observations);
+              List<Finding> findingsBefore = List.copyOf(findings);
+
+              Verdict first = assess.apply(input);
+              Verdict second = assess.apply(input);
+              Verdict fromCopy = assess.apply(snapshot);
+
+              assertEquals(first, second);
+              assertEquals(first, fromCopy);
+              assertNotSame(first, second);
+              assertEquals(snapshot, input);
+              assertEquals(observationsBefore, observations);
+              assertEquals(findingsBefore, findings);
+              assertEquals(e, input);
+            });
+  }
+
+  @Test
+  void anUnknownCodeFromASourceIsRefusedNamingTheSource() {
+    anUnknownCodeFromASourceIsRefusedNamingTheSource(Theories.qt(), Assessor::assess);
+  }
+
+  static void anUnknownCodeFromASourceIsRefusedNamingTheSource(QuickTheory qt, Function<Evidence, Verdict> assess) {
+    qt.forAll(anUnknownCodeAmongEvidence())
+        .checkAssert(
+            p -> {
+              String source = p._1.source();
+              String code = p._1.code();
+              EvidenceRejectedException ex = assertThrows(EvidenceRejectedException.class, () -> assess.apply(p._2));
+              assertEquals(source, ex.source());
+              assertEquals(code, ex.code());
+              assertTrue(
+                  ex.getMessage().startsWith("evidence source '" + LogSafe.escape(source) + "'"), ex::getMessage);
+              assertTrue(
+                  ex.getMessage().contains("unknown reason code '" + LogSafe.escape(code) + "'"), ex::getMessage);
+              assertFalse(ex.getMessage().contains("\n"), "one log line");
+            });
+  }
+
+  @Test
+  void aCoreOnlyCodeFromASourceIsRefusedNamingTheSource() {
+    aCoreOnlyCodeFromASourceIsRefusedNamingTheSource(Theories.qt(), Assessor::assess);
+  }
+
+  static void aCoreOnlyCodeFromASourceIsRefusedNamingTheSource(QuickTheory qt, Function<Evidence, Verdict> assess) {
+    qt.forAll(evidence(), EvidenceGenerators.sourceName(), coreCode())
+        .checkAssert(
+            (e, source, code) -> {
+              List<Finding> findings = new ArrayList<>(e.findings());
+              findings.add(Finding.of(source, code, "forged"));
+              EvidenceRejectedException ex =
+                  assertThrows(EvidenceRejectedException.class, () -> assess.apply(withFindings(e, findings)));
+              assertEquals(source, ex.source());
+              assertTrue(
+                  ex.getMessage().startsWith("evidence source '" + LogSafe.escape(source) + "'"), ex::getMessage);
+            });
   }
 }

@@ -1,37 +1,37 @@
 package dev.cotenant.api;
 
+import static dev.cotenant.api.EvidenceGenerators.evidence;
+import static dev.cotenant.api.EvidenceGenerators.insertedAnywhere;
+import static dev.cotenant.api.EvidenceGenerators.sourceName;
+import static dev.cotenant.api.EvidenceGenerators.withFindingsInserted;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.quicktheories.generators.SourceDSL.lists;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Random;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
+import org.quicktheories.QuickTheory;
+import org.quicktheories.api.Pair;
+import org.quicktheories.core.Gen;
+import org.quicktheories.generators.Generate;
 
-/** {@link Assessor} gives exactly the verdict, or exactly the refusal, of {@link ReferenceAssessor}. */
+/**
+ * {@link Assessor} gives exactly the verdict, or exactly the refusal, of {@link ReferenceAssessor}.
+ * Each property is a static method taking the theory to run and the assessor it checks, so
+ * {@link PropertiesBiteTest} can show it fails on a broken one.
+ */
 class AssessorReferencePropertyTest {
 
-  @Provide
-  Arbitrary<Evidence> evidence() {
-    return EvidenceArbitraries.evidence();
-  }
-
-  @Provide
-  Arbitrary<Evidence> evidenceWithDuplicates() {
-    return EvidenceArbitraries.evidence()
+  /** Evidence with every finding, observation and divergent facet twice, the copies of findings anywhere. */
+  private static Gen<Evidence> evidenceWithDuplicates() {
+    return evidence()
         .flatMap(
             e ->
-                Arbitraries.longs()
+                insertedAnywhere(e.findings(), e.findings())
                     .map(
-                        seed -> {
-                          Random random = new Random(seed);
-                          List<Finding> doubled = new ArrayList<>(e.findings());
-                          for (Finding f : e.findings()) {
-                            doubled.add(random.nextInt(doubled.size() + 1), f);
-                          }
+                        doubled -> {
                           List<HazardCode> obs = new ArrayList<>(e.observations());
                           obs.addAll(e.observations());
                           PreflightOutcome pre = e.preflight();
@@ -44,28 +44,18 @@ class AssessorReferencePropertyTest {
                         }));
   }
 
-  @Provide
-  Arbitrary<Evidence> evidenceWithABadFinding() {
-    Arbitrary<Finding> bad =
-        Arbitraries.oneOf(
-            net.jqwik.api.Combinators.combine(EvidenceArbitraries.sourceName(), EvidenceArbitraries.unknownCode())
-                .as((s, c) -> new Finding(s, c, "")),
-            net.jqwik.api.Combinators.combine(
-                    EvidenceArbitraries.sourceName(), Arbitraries.of(EvidenceArbitraries.CORE_CODES))
-                .as((s, c) -> Finding.of(s, c, "")));
-    return net.jqwik.api.Combinators.combine(EvidenceArbitraries.evidence(), bad.list().ofMinSize(1).ofMaxSize(2), Arbitraries.longs())
-        .as(
-            (e, bads, seed) -> {
-              Random random = new Random(seed);
-              List<Finding> all = new ArrayList<>(e.findings());
-              for (Finding b : bads) {
-                all.add(random.nextInt(all.size() + 1), b);
-              }
-              return new Evidence(e.observations(), all, e.preflight(), e.handshakeObserved());
-            });
+  /** Evidence with one or two findings of an unknown or core-only code anywhere among its findings. */
+  private static Gen<Evidence> evidenceWithABadFinding() {
+    Gen<Finding> bad =
+        Generate.oneOf(
+            sourceName().zip(EvidenceGenerators.unknownCode(), (s, c) -> new Finding(s, c, "")),
+            sourceName().zip(Generate.pick(EvidenceGenerators.CORE_CODES), (s, c) -> Finding.of(s, c, "")));
+    return evidence()
+        .zip(lists().of(bad).ofSizeBetween(1, 2), Pair::of)
+        .flatMap(p -> withFindingsInserted(p._1, p._2));
   }
 
-  private static String outcome(java.util.function.Supplier<Verdict> assess) {
+  private static String outcome(Supplier<Verdict> assess) {
     try {
       return assess.get().toString();
     } catch (EvidenceRejectedException e) {
@@ -73,18 +63,32 @@ class AssessorReferencePropertyTest {
     }
   }
 
-  @Property
-  void sameVerdictAsTheReference(@ForAll("evidence") Evidence e) {
-    assertEquals(ReferenceAssessor.assess(e), Assessor.assess(e));
+  @Test
+  void sameVerdictAsTheReference() {
+    sameVerdictAsTheReference(Theories.qt(), Assessor::assess);
   }
 
-  @Property
-  void sameVerdictAsTheReference_withDuplicatedEvidence(@ForAll("evidenceWithDuplicates") Evidence e) {
-    assertEquals(ReferenceAssessor.assess(e), Assessor.assess(e));
+  static void sameVerdictAsTheReference(QuickTheory qt, Function<Evidence, Verdict> assess) {
+    qt.forAll(evidence()).checkAssert(e -> assertEquals(ReferenceAssessor.assess(e), assess.apply(e)));
   }
 
-  @Property
-  void sameRefusalAsTheReference(@ForAll("evidenceWithABadFinding") Evidence e) {
-    assertEquals(outcome(() -> ReferenceAssessor.assess(e)), outcome(() -> Assessor.assess(e)));
+  @Test
+  void sameVerdictAsTheReference_withDuplicatedEvidence() {
+    sameVerdictAsTheReference_withDuplicatedEvidence(Theories.qt(), Assessor::assess);
+  }
+
+  static void sameVerdictAsTheReference_withDuplicatedEvidence(QuickTheory qt, Function<Evidence, Verdict> assess) {
+    qt.forAll(evidenceWithDuplicates())
+        .checkAssert(e -> assertEquals(ReferenceAssessor.assess(e), assess.apply(e)));
+  }
+
+  @Test
+  void sameRefusalAsTheReference() {
+    sameRefusalAsTheReference(Theories.qt(), Assessor::assess);
+  }
+
+  static void sameRefusalAsTheReference(QuickTheory qt, Function<Evidence, Verdict> assess) {
+    qt.forAll(evidenceWithABadFinding())
+        .checkAssert(e -> assertEquals(outcome(() -> ReferenceAssessor.assess(e)), outcome(() -> assess.apply(e))));
   }
 }

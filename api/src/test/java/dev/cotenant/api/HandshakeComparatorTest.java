@@ -4,19 +4,29 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import static org.quicktheories.generators.SourceDSL.lists;
+
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.AlphaChars;
-import net.jqwik.api.constraints.Size;
-import net.jqwik.api.constraints.UniqueElements;
+import java.util.function.BiFunction;
 import org.junit.jupiter.api.Test;
+import org.quicktheories.QuickTheory;
+import org.quicktheories.core.Gen;
+import org.quicktheories.generators.Generate;
 
+/**
+ * {@link HandshakeComparator} on hand-written snapshots, and two properties. Each property is a
+ * static method taking the theory to run and the comparison it checks, so
+ * {@link PropertiesBiteTest} can show it fails on a broken one.
+ */
 class HandshakeComparatorTest {
+
+  /** Examples per property: the boolean one has 16 cases in all. */
+  static final int EXAMPLES = 200;
 
   private static Map<String, Object> tool(String name, Map<String, Object> annotations) {
     Map<String, Object> t = new LinkedHashMap<>();
@@ -273,33 +283,55 @@ class HandshakeComparatorTest {
     assertEquals(toolsBefore, tools);
   }
 
-  @Property(tries = 200)
-  void anyPermutationOfToolsReplaysIdentically(
-      @ForAll @Size(max = 12) @UniqueElements List<@AlphaChars String> names,
-      @ForAll boolean readOnly) {
-    List<Object> tools = new ArrayList<>();
-    for (int i = 0; i < names.size(); i++) {
-      tools.add(tool(names.get(i), i % 2 == 0 ? Map.of("readOnlyHint", readOnly) : null));
-    }
-    List<Object> reversed = new ArrayList<>(tools);
-    java.util.Collections.reverse(reversed);
-    assertEquals(List.of(), compare(snapshot(Map.of("tools", tools)), snapshot(Map.of("tools", reversed))));
+  /** Up to 12 distinct tool names, each up to 255 ASCII letters. */
+  private static Gen<List<String>> toolNames() {
+    Gen<String> name = TextGenerators.strings(TextGenerators.alphaChar(), 0, Theories.DEFAULT_MAX_SIZE);
+    return lists().of(name).ofSizeBetween(0, 12).map(names -> List.copyOf(new LinkedHashSet<>(names)));
   }
 
-  @Property(tries = 200)
-  void theComparatorIsSymmetric(@ForAll boolean flagA, @ForAll boolean flagB, @ForAll boolean loggingA,
-      @ForAll boolean loggingB) {
-    Map<String, Object> capsA = new HashMap<>(Map.of("tools", Map.of("listChanged", flagA)));
-    Map<String, Object> capsB = new HashMap<>(Map.of("tools", Map.of("listChanged", flagB)));
-    if (loggingA) {
-      capsA.put("logging", Map.of());
-    }
-    if (loggingB) {
-      capsB.put("logging", Map.of());
-    }
-    Map<String, Object> a = snapshot(Map.of("capabilities", capsA));
-    Map<String, Object> b = snapshot(Map.of("capabilities", capsB));
-    assertEquals(compare(a, b), compare(b, a));
-    assertEquals(flagA == flagB && loggingA == loggingB, compare(a, b).isEmpty());
+  @Test
+  void anyPermutationOfToolsReplaysIdentically() {
+    anyPermutationOfToolsReplaysIdentically(Theories.qt(EXAMPLES), HandshakeComparator::compare);
+  }
+
+  static void anyPermutationOfToolsReplaysIdentically(
+      QuickTheory qt, BiFunction<Map<String, Object>, Map<String, Object>, List<String>> compare) {
+    qt.forAll(toolNames(), Generate.booleans())
+        .checkAssert(
+            (names, readOnly) -> {
+              List<Object> tools = new ArrayList<>();
+              for (int i = 0; i < names.size(); i++) {
+                tools.add(tool(names.get(i), i % 2 == 0 ? Map.of("readOnlyHint", readOnly) : null));
+              }
+              List<Object> reversed = new ArrayList<>(tools);
+              java.util.Collections.reverse(reversed);
+              assertEquals(
+                  List.of(), compare.apply(snapshot(Map.of("tools", tools)), snapshot(Map.of("tools", reversed))));
+            });
+  }
+
+  @Test
+  void theComparatorIsSymmetric() {
+    theComparatorIsSymmetric(Theories.qt(EXAMPLES), HandshakeComparator::compare);
+  }
+
+  static void theComparatorIsSymmetric(
+      QuickTheory qt, BiFunction<Map<String, Object>, Map<String, Object>, List<String>> compare) {
+    qt.forAll(Generate.booleans(), Generate.booleans(), Generate.booleans(), Generate.booleans())
+        .checkAssert(
+            (flagA, flagB, loggingA, loggingB) -> {
+              Map<String, Object> capsA = new HashMap<>(Map.of("tools", Map.of("listChanged", flagA)));
+              Map<String, Object> capsB = new HashMap<>(Map.of("tools", Map.of("listChanged", flagB)));
+              if (loggingA) {
+                capsA.put("logging", Map.of());
+              }
+              if (loggingB) {
+                capsB.put("logging", Map.of());
+              }
+              Map<String, Object> a = snapshot(Map.of("capabilities", capsA));
+              Map<String, Object> b = snapshot(Map.of("capabilities", capsB));
+              assertEquals(compare.apply(a, b), compare.apply(b, a));
+              assertEquals(flagA == flagB && loggingA == loggingB, compare.apply(a, b).isEmpty());
+            });
   }
 }

@@ -4,32 +4,51 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.IntRange;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+import org.junit.jupiter.api.Test;
+import org.quicktheories.QuickTheory;
+import org.quicktheories.generators.Generate;
 
-/** Properties of {@link LogSafe} over arbitrary text, including lone surrogates. */
+/**
+ * Properties of {@link LogSafe} over arbitrary text: up to 255 characters of any code unit but
+ * surrogates, private use and noncharacters, control characters included. Each property is a
+ * static method taking the theory to run and the escaping it checks, so
+ * {@link PropertiesBiteTest} can show it fails on a broken one.
+ */
 class LogSafePropertyTest {
 
-  @Property
-  void outputIsOneLineBoundedAndFreeOfControlCharacters(
-      @ForAll String text, @ForAll @IntRange(min = 0, max = 300) int max) {
-    String out = LogSafe.escape(text, max);
-    assertTrue(out.length() <= max + 1, () -> "length " + out.length() + " over bound " + max);
-    for (int i = 0; i < out.length(); i++) {
-      char c = out.charAt(i);
-      assertFalse(c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) || c == '\u2028' || c == '\u2029',
-          () -> "control character in " + out);
-      if (Character.isHighSurrogate(c)) {
-        assertTrue(i + 1 < out.length() && Character.isLowSurrogate(out.charAt(i + 1)), "split pair in " + out);
-      }
-    }
+  @Test
+  void outputIsOneLineBoundedAndFreeOfControlCharacters() {
+    outputIsOneLineBoundedAndFreeOfControlCharacters(Theories.qt(), LogSafe::escape);
   }
 
-  @Property
-  void uncutOutputDecodesBackToTheInput(@ForAll String text) {
-    String out = LogSafe.escape(text, Integer.MAX_VALUE);
-    assertEquals(text, unescape(out));
+  static void outputIsOneLineBoundedAndFreeOfControlCharacters(
+      QuickTheory qt, BiFunction<String, Integer, String> escape) {
+    qt.forAll(TextGenerators.strings(), Generate.range(0, 300))
+        .checkAssert(
+            (text, max) -> {
+              String out = escape.apply(text, max);
+              assertTrue(out.length() <= max + 1, () -> "length " + out.length() + " over bound " + max);
+              for (int i = 0; i < out.length(); i++) {
+                char c = out.charAt(i);
+                assertFalse(c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) || c == '\u2028' || c == '\u2029',
+                    () -> "control character in " + out);
+                if (Character.isHighSurrogate(c)) {
+                  assertTrue(i + 1 < out.length() && Character.isLowSurrogate(out.charAt(i + 1)), "split pair in " + out);
+                }
+              }
+            });
+  }
+
+  @Test
+  void uncutOutputDecodesBackToTheInput() {
+    uncutOutputDecodesBackToTheInput(Theories.qt(), text -> LogSafe.escape(text, Integer.MAX_VALUE));
+  }
+
+  static void uncutOutputDecodesBackToTheInput(QuickTheory qt, Function<String, String> escapeUncut) {
+    qt.forAll(TextGenerators.strings())
+        .checkAssert(text -> assertEquals(text, unescape(escapeUncut.apply(text))));
   }
 
   private static String unescape(String s) {

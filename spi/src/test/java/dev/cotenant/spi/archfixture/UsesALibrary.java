@@ -6,7 +6,7 @@ public final class UsesALibrary {
 
   /** Reaches for a test library. */
   public static Object library() {
-    return net.jqwik.api.Arbitraries.just(dev.cotenant.api.Strength.UNKNOWN);
+    return org.quicktheories.generators.Generate.constant(dev.cotenant.api.Strength.UNKNOWN);
   }
 
   /** Uses the api, which is allowed. */
