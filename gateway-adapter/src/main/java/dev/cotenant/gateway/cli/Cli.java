@@ -80,6 +80,13 @@ public final class Cli {
         return EXIT_USAGE;
       }
       Throwable cause = ex instanceof MeasureJob.JobFailedException && ex.getCause() != null ? ex.getCause() : ex;
+      if (cause instanceof java.io.UncheckedIOException && cause.getCause() != null) {
+        cause = cause.getCause();
+      }
+      if (cause instanceof java.nio.file.FileSystemException && !debug) {
+        context.err().println("cotenant: " + oneLine(cannotWrite((java.nio.file.FileSystemException) cause)));
+        return EXIT_INTERNAL;
+      }
       String what =
           cause instanceof ProviderLoadingException
               ? oneLine(cause.getMessage())
@@ -90,6 +97,21 @@ public final class Cli {
       }
       return EXIT_INTERNAL;
     };
+  }
+
+  /**
+   * A file the CLI could not create or write, with the reason and the way to put the records
+   * elsewhere: the usual cause is a home directory this user cannot write.
+   */
+  private String cannotWrite(java.nio.file.FileSystemException e) {
+    String file = e.getFile() == null ? "a file" : e.getFile();
+    String reason = e.getReason() != null ? e.getReason()
+        : e instanceof java.nio.file.AccessDeniedException ? "permission denied"
+        : e instanceof java.nio.file.NotDirectoryException ? "not a directory"
+        : e instanceof java.nio.file.FileAlreadyExistsException ? "a file is in the way"
+        : e.getClass().getSimpleName();
+    return "cannot write " + file + ": " + reason
+        + "; put the records elsewhere with --records-dir DIR or the COTENANT_HOME environment variable";
   }
 
   /** The message of {@code e} with the file shown as the operator named it. */

@@ -69,6 +69,10 @@ public final class CliRuntime {
       boolean unset = raw.isBlank() || raw.strip().equals(".") || raw.strip().equals("./");
       config = config.with(RecordsDirectory.SOCKET_PATH_KEY, unset ? raw : context.resolve(raw).toString());
     }
+    if (options.recordsDir().isPresent() && options.recordsDir().get().isBlank()) {
+      throw new UsageException("--records-dir is empty; name a directory, or leave the option out to use "
+          + "$COTENANT_HOME/records (default ~/.cotenant/records)");
+    }
     Path records;
     try {
       records =

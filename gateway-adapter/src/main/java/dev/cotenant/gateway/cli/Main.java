@@ -1,6 +1,9 @@
 package dev.cotenant.gateway.cli;
 
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
 import java.io.OutputStreamWriter;
+import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.Charset;
 import java.nio.file.Path;
@@ -13,10 +16,19 @@ public final class Main {
   /** Runs the command line and exits. */
   public static void main(String[] args) {
     // The CLI's own logging (slf4j-simple, bundled in the runnable jar only): warnings and errors
-    // on standard error, so standard output stays a table or JSON; --debug shows debug lines.
-    String level = Arrays.asList(args).contains("--debug") ? "debug" : "warn";
-    System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", System.getProperty("org.slf4j.simpleLogger.defaultLogLevel", level));
-    System.setProperty("org.slf4j.simpleLogger.logFile", System.getProperty("org.slf4j.simpleLogger.logFile", "System.err"));
+    // on standard error, so standard output stays a table or JSON. For people: a warning is one
+    // line "cotenant: warning: ...", without logger or thread names, and each is printed once per
+    // run. --debug shows debug lines with their logger and thread.
+    boolean debug = Arrays.asList(args).contains("--debug");
+    setDefault("org.slf4j.simpleLogger.defaultLogLevel", debug ? "debug" : "warn");
+    setDefault("org.slf4j.simpleLogger.logFile", "System.err");
+    if (!debug) {
+      setDefault("org.slf4j.simpleLogger.showThreadName", "false");
+      setDefault("org.slf4j.simpleLogger.showLogName", "false");
+      setDefault("org.slf4j.simpleLogger.showShortLogName", "false");
+      setDefault("org.slf4j.simpleLogger.levelInBrackets", "false");
+      System.setErr(new PrintStream(new OnceEachWarning(new FileOutputStream(FileDescriptor.err)), true, Charset.defaultCharset()));
+    }
     Charset cs = Charset.defaultCharset();
     PrintWriter out = new PrintWriter(new OutputStreamWriter(System.out, cs), true);
     PrintWriter err = new PrintWriter(new OutputStreamWriter(System.err, cs), true);
@@ -33,5 +45,9 @@ public final class Main {
     out.flush();
     err.flush();
     System.exit(status);
+  }
+
+  private static void setDefault(String key, String value) {
+    System.setProperty(key, System.getProperty(key, value));
   }
 }

@@ -61,6 +61,9 @@ public final class RegisterCommand extends CliCommand {
     ShareScope s = ShareScope.fromWire(scope).orElseThrow(() -> new UsageException(
         "--scope must be one of " + Arrays.stream(ShareScope.values()).map(ShareScope::wireName)
             .collect(Collectors.joining(", ")) + "; got '" + scope + "'"));
+    if (maxConcurrent != null && maxConcurrent < 1) {
+      throw new UsageException("--max-concurrent must be a positive integer (calls the backend serves at once), got " + maxConcurrent);
+    }
     CliRuntime rt = runtime();
     ServerConfigs configured = rt.readConfigs(configs);
     ConfiguredServer server = rt.select(configured, List.of(name)).get(0);
