@@ -21,6 +21,9 @@ import java.util.Optional;
  * Computes a server's launch identity (DESIGN §3): the IO half (finding and fingerprinting the
  * executable) lives here, the hashing in {@link ExecutionIdentity}.
  *
+ * <p>The fingerprint also covers the regular files the arguments name (a script, an entry point),
+ * bounded in number: an interpreter's identity alone would not change when its script is edited.
+ *
  * <p>The executable is the configured command: an absolute path is used as is, a path with a
  * separator is taken relative to the server's {@code cwd}, and a bare name is searched on the
  * {@code PATH} of the server's env, else of the host env given at construction. Its fingerprint
@@ -72,11 +75,58 @@ public final class ExecutionIdentities {
     return identify(server, server.env());
   }
 
-  /** The identity of {@code server} launched with {@code effectiveEnv}. */
+  /**
+   * The identity of {@code server} launched with {@code effectiveEnv}. Its binary fingerprint
+   * covers the executable and the regular files its arguments name ({@link #argumentFiles}), so
+   * editing the script of {@code python3 server.py} or {@code node dist/index.js} makes a new
+   * identity.
+   */
   public ExecutionIdentity identify(ServerDescription server, Map<String, String> effectiveEnv) {
-    String fingerprint = fingerprint(resolveExecutable(server, effectiveEnv));
+    StringBuilder fingerprint = new StringBuilder(fingerprint(resolveExecutable(server, effectiveEnv)));
+    for (Path file : argumentFiles(server)) {
+      fingerprint.append(';').append(fingerprint(Optional.of(file)));
+    }
     return ExecutionIdentity.of(
-        server, effectiveEnv, secrets, poolIdentityEnv, fingerprint, ExecutionIdentity.PREFLIGHT_SCHEMA);
+        server, effectiveEnv, secrets, poolIdentityEnv, fingerprint.toString(), ExecutionIdentity.PREFLIGHT_SCHEMA);
+  }
+
+  /** The most arguments looked at for files. */
+  public static final int MAX_ARGUMENTS_LOOKED_AT = 64;
+
+  /** The most argument files fingerprinted. */
+  public static final int MAX_ARGUMENT_FILES = 8;
+
+  /**
+   * The regular files named by {@code server}'s arguments, in order: an argument that is an
+   * absolute path, or a relative one resolved against the server's {@code cwd} (else this
+   * process's working directory), and names a regular file. Bounded: the first
+   * {@value #MAX_ARGUMENTS_LOOKED_AT} arguments are looked at, and at most
+   * {@value #MAX_ARGUMENT_FILES} files are kept, so the cost is a few {@code stat} calls.
+   */
+  public List<Path> argumentFiles(ServerDescription server) {
+    if (server.transport() != Transport.STDIO) {
+      return List.of();
+    }
+    List<Path> out = new java.util.ArrayList<>();
+    List<String> args = server.args();
+    for (int i = 0; i < Math.min(args.size(), MAX_ARGUMENTS_LOOKED_AT) && out.size() < MAX_ARGUMENT_FILES; i++) {
+      String a = args.get(i);
+      if (a.isEmpty() || a.startsWith("-")) {
+        continue;
+      }
+      try {
+        Path p = Path.of(a);
+        if (!p.isAbsolute()) {
+          p = server.cwd().map(Path::of).orElse(Path.of("")).toAbsolutePath().resolve(p);
+        }
+        if (Files.isRegularFile(p)) {
+          out.add(p);
+        }
+      } catch (InvalidPathException | SecurityException e) {
+        // not a path
+      }
+    }
+    return List.copyOf(out);
   }
 
   /** Finds the executable {@code server} would run; empty when it cannot be found. */

@@ -131,4 +131,39 @@ class ExecutionIdentitiesTest {
         new ServerDescription("srv", Transport.HTTP, "mcp-tool", List.of(), Optional.empty(), Map.of(), Optional.empty(), true);
     assertNotEquals(identities().identify(stdio).commandArgsHash(), identities().identify(other).commandArgsHash());
   }
+
+  @Test
+  void editingTheScriptAnInterpreterRunsMakesANewIdentity() throws IOException {
+    Path script = dir.resolve("server.py");
+    Files.writeString(script, "print('v1')\n");
+    Files.setLastModifiedTime(script, FileTime.fromMillis(1_700_000_000_000L));
+    ServerDescription s = new ServerDescription("py", dev.cotenant.api.Transport.STDIO, "mcp-tool",
+        List.of("-u", script.toString()), Optional.empty(), Map.of(), Optional.empty(), true);
+    ExecutionIdentity before = identities().identify(s);
+    assertEquals(tool.toRealPath() + "|10|2023-11-14T22:13:20Z;" + script.toRealPath() + "|12|2023-11-14T22:13:20Z",
+        before.binaryVersion());
+
+    Files.writeString(script, "print('v2: leaks')\n");
+    Files.setLastModifiedTime(script, FileTime.fromMillis(1_700_000_060_000L));
+    ExecutionIdentity after = identities().identify(s);
+
+    assertNotEquals(before.cacheKey(), after.cacheKey());
+    assertNotEquals(before.ledgerKey(), after.ledgerKey());
+  }
+
+  @Test
+  void aRelativeScriptIsFoundInTheServersWorkingDirectoryAndTheCountIsBounded() throws IOException {
+    List<String> args = new java.util.ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      Files.writeString(dir.resolve("f" + i + ".js"), "x");
+      args.add("f" + i + ".js");
+    }
+    ServerDescription s = new ServerDescription("node", dev.cotenant.api.Transport.STDIO, "mcp-tool", args,
+        Optional.of(dir.toString()), Map.of(), Optional.empty(), true);
+    List<Path> files = identities().argumentFiles(s);
+    assertEquals(ExecutionIdentities.MAX_ARGUMENT_FILES, files.size());
+    assertEquals(dir.resolve("f0.js"), files.get(0));
+    assertEquals(List.of(), identities().argumentFiles(
+        ServerDescription.stdio("flags", "mcp-tool", "--port", "8080", "not-a-file")), "flags and missing paths are not files");
+  }
 }
