@@ -16,7 +16,7 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The lock and the atomic replacement behind {@link LockedJsonFile}: an in-process lock plus an
- * OS file lock on a sibling {@code <name>.lock} file, so two writers in one process or in two
+ * OS file lock on a lock file kept away from the user's file ({@link #lockFileOf}), so two writers in one process or in two
  * processes never interleave; a write goes to a temp file beside the target (fsynced), which then
  * replaces the target by an atomic rename, so a crash leaves either the old or the new file. A
  * file reached through a symbolic link is written at the link's target and keeps its permission
@@ -37,11 +37,10 @@ final class ConfigFileLock implements AutoCloseable {
 
   /** Blocks until {@code file} is held in this process and across processes. */
   static ConfigFileLock hold(Path file) throws IOException {
-    Path lockFile = file.resolveSibling(file.getFileName() + ".lock");
+    Path lockFile = lockFileOf(file);
     ReentrantLock local = HELD_HERE.computeIfAbsent(lockFile, k -> new ReentrantLock());
     local.lock();
     try {
-      Files.createDirectories(lockFile.getParent());
       FileChannel ch = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
       try {
         return new ConfigFileLock(local, ch, ch.lock());
@@ -52,6 +51,36 @@ final class ConfigFileLock implements AutoCloseable {
     } catch (IOException | RuntimeException e) {
       local.unlock();
       throw e;
+    }
+  }
+
+  /**
+   * The lock file of {@code file}: named after a hash of its real path (so a link and its target
+   * share one lock) in {@code <tmpdir>/cotenant-<user>-locks}, a directory only its owner can
+   * use. Nothing is ever created beside the user's file.
+   */
+  static Path lockFileOf(Path file) throws IOException {
+    Path target = file.toAbsolutePath().normalize();
+    try {
+      target = target.toRealPath();
+    } catch (IOException e) {
+      // a file not created yet: its absolute path names it
+    }
+    Path dir = Path.of(System.getProperty("java.io.tmpdir"), "cotenant-" + System.getProperty("user.name", "user") + "-locks");
+    if (!Files.isDirectory(dir)) {
+      try {
+        Files.createDirectories(dir, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+            java.nio.file.attribute.PosixFilePermissions.fromString("rwx------")));
+      } catch (UnsupportedOperationException e) {
+        Files.createDirectories(dir);
+      }
+    }
+    try {
+      byte[] hash = java.security.MessageDigest.getInstance("SHA-256")
+          .digest(target.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      return dir.resolve(java.util.HexFormat.of().formatHex(hash, 0, 16) + ".lock");
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is part of every JDK", e);
     }
   }
 

@@ -5,20 +5,26 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.SerializationFeature;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
  * A JSON configuration file read, modified and written under one lock hold: an in-process lock
- * plus an OS file lock on a sibling {@code <name>.lock} file, so two writers in one process or in
- * two processes never interleave, and an atomic replacement, so a crash leaves either the old or
- * the new file (see {@code ConfigFileLock}).
+ * plus an OS file lock (on a lock file in a private directory under the system's temporary
+ * directory, never beside the user's file), so two writers in one process or in two processes
+ * never interleave, and an atomic replacement, so a crash leaves either the old or the new file
+ * (see {@code ConfigFileLock}). The user's file is respected: written through a symbolic link to
+ * its target, with its permission bits, indentation, colon spacing and line endings kept; a file
+ * with comments is never rewritten (they would be lost), the caller gets an error instead.
  */
 public final class LockedJsonFile {
-  private static final JsonMapper MAPPER =
-      JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
+  private static final JsonMapper MAPPER = JsonMapper.builder().build();
+  /** Standard JSON plus trailing commas: a file this refuses but the reader accepts has comments. */
+  private static final JsonMapper NO_COMMENTS =
+      JsonMapper.builder(tools.jackson.core.json.JsonFactory.builder()
+              .enable(tools.jackson.core.json.JsonReadFeature.ALLOW_TRAILING_COMMA).build())
+          .build();
 
   private final Path file;
 
@@ -48,15 +54,30 @@ public final class LockedJsonFile {
    */
   public <T> T update(boolean createIfMissing, Transaction<T> tx) throws ConfigException {
     try (ConfigFileLock held = ConfigFileLock.hold(file)) {
+      boolean exists = Files.exists(file);
       ObjectNode root = read(createIfMissing);
       ObjectNode before = root.deepCopy();
       T result = tx.apply(root);
       if (!root.equals(before)) {
-        held.replace(file, serialise(root));
+        String text = exists ? Files.readString(file) : "";
+        if (exists && hasComments(text)) {
+          throw new ConfigException(file, "holds comments, which rewriting it would lose; nothing was written. "
+              + "Add the \"cotenant\" section by hand, or remove the comments and run again");
+        }
+        held.replace(file, serialise(root, exists ? JsonLayout.of(text) : JsonLayout.DEFAULT));
       }
       return result;
     } catch (IOException e) {
       throw new ConfigException(file, "cannot lock or write: " + e.getMessage(), e);
+    }
+  }
+
+  private static boolean hasComments(String text) {
+    try {
+      NO_COMMENTS.readTree(text);
+      return false;
+    } catch (JacksonException e) {
+      return true; // the reader accepted it (read() above), so what the strict parser refused is a comment
     }
   }
 
@@ -71,12 +92,10 @@ public final class LockedJsonFile {
     return (ObjectNode) n;
   }
 
-  private static byte[] serialise(ObjectNode root) throws IOException {
+  private static byte[] serialise(ObjectNode root, JsonLayout layout) throws IOException {
     try {
-      byte[] json = MAPPER.writeValueAsBytes(root);
-      byte[] out = java.util.Arrays.copyOf(json, json.length + 1);
-      out[json.length] = '\n';
-      return out;
+      String json = MAPPER.writer().with(layout.printer()).writeValueAsString(root);
+      return (layout.finalNewline() ? json + layout.eol() : json).getBytes(java.nio.charset.StandardCharsets.UTF_8);
     } catch (JacksonException e) {
       throw new IOException("cannot serialise: " + e.getOriginalMessage(), e);
     }

@@ -254,7 +254,7 @@ class CliTest {
   }
 
   @Test
-  void aFailingPassIsAnInternalErrorWithoutAStackTraceUnlessDebug() throws IOException {
+  void aRecordsDirectoryThatCannotBeWrittenIsOneLineNamingItWithoutAStackTraceUnlessDebug() throws IOException {
     cli.write("mcp.json", THREE);
     // A records "directory" that is a regular file cannot hold the cache: the flush fails.
     Path notADir = cli.write("plain-file", "x");
@@ -262,8 +262,9 @@ class CliTest {
     assertEquals(1, r.code(), r.err());
     assertEquals("", r.out());
     assertEquals(1, r.errLines().size(), r.err());
-    assertTrue(r.err().startsWith("cotenant: internal error: "), r.err());
-    assertTrue(r.err().strip().endsWith("(rerun with --debug for the stack trace)"), r.err());
+    assertTrue(r.err().startsWith("cotenant: cannot write " + notADir), r.err());
+    assertTrue(r.err().strip().endsWith("put the records elsewhere with --records-dir DIR or the COTENANT_HOME environment variable"),
+        r.err());
 
     CliHarness.Result debug = cli.runRaw("measure", "mcp.json", "--records-dir", notADir.toString(), "--debug");
     assertEquals(1, debug.code());
@@ -392,7 +393,7 @@ class CliTest {
     assertEquals(4, written.path("mcpServers").size(), "the servers are kept");
 
     // The operator switches alpha off; a later seed leaves it off.
-    Files.writeString(config, Files.readString(config).replace("\"alpha\" : true", "\"alpha\" : false"));
+    Files.writeString(config, Files.readString(config).replace("\"alpha\": true", "\"alpha\": false"));
     assertEquals(false, JSON.readTree(Files.readString(config)).path("cotenant").path("stubOverrides").path("alpha").booleanValue());
     CliHarness.Result again = cli.run("seed", "--config", "mcp.json", "--apply");
     assertEquals(0, again.code(), again.err());

@@ -86,7 +86,7 @@ class SeederTest {
     // the operator switches echo off; a later start must not undo it
     Files.writeString(
         f,
-        Files.readString(f).replace("\"echo\" : true", "\"echo\" : false"));
+        Files.readString(f).replace("\"echo\": true", "\"echo\": false"));
     SeedPlan second = seeder.apply(new LockedJsonFile(f), verdicts);
     assertTrue(second.stubOverrides().isEmpty());
     JsonNode after = JsonMapper.builder().build().readTree(Files.readString(f));
