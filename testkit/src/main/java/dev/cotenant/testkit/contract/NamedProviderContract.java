@@ -1,0 +1,117 @@
+package dev.cotenant.testkit.contract;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.cotenant.spi.NamedProvider;
+import dev.cotenant.spi.ProviderConfig;
+import dev.cotenant.spi.ProviderContext;
+import dev.cotenant.testkit.process.ProcessSnapshot;
+import dev.cotenant.testkit.process.Processes;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What every provider of every SPI promises ({@link NamedProvider}): a stable, lowercase name and
+ * a trivial public no-arg constructor. The provider-based suites extend this one, so a provider's
+ * suite checks these rules too.
+ *
+ * <p><b>Checks:</b> the name is non-blank, lowercase and without surrounding blanks; it is the same
+ * on every call and on every instance; the constructor does no IO, as far as a test can tell: it
+ * starts no process and writes nothing under {@code user.home} or {@code java.io.tmpdir} (both
+ * pointed at empty directories while the constructor runs).
+ *
+ * <p><b>Extending:</b> implement {@link #constructor()} with the provider's no-arg constructor
+ * ({@code MyProvider::new}); override {@link #context()} when the provider needs configuration.
+ * The suite calls the constructor itself, once per check.
+ *
+ * <p><b>Thread-safety:</b> JUnit creates one suite instance per test; the suites are not meant to
+ * run in parallel with other tests (the IO check swaps two system properties).
+ *
+ * @param <P> the provider interface
+ */
+public abstract class NamedProviderContract<P extends NamedProvider> {
+  /** A fresh directory per test; {@link #context()} uses it as the records directory. */
+  @TempDir protected Path directory;
+
+  /** For subclasses. */
+  protected NamedProviderContract() {}
+
+  /** The provider's public no-arg constructor, e.g. {@code MyProvider::new}. */
+  protected abstract Supplier<? extends P> constructor();
+
+  /** The context the provider's factory method receives: empty configuration, {@link #directory} as records directory. */
+  protected ProviderContext context() {
+    return new ProviderContext(ProviderConfig.empty(), directory);
+  }
+
+  /** A new provider from {@link #constructor()}. */
+  protected final P provider() {
+    return assertNotNullProvider(constructor().get());
+  }
+
+  @Test
+  void nameIsNonBlankAndLowercase() {
+    String name = provider().name();
+    assertNotNull(name, "name() returned null");
+    assertFalse(name.isBlank(), "name() is blank");
+    assertEquals(name.strip(), name, "name() has surrounding blanks: '" + name + "'");
+    assertEquals(name.toLowerCase(Locale.ROOT), name, "name() is not lowercase: '" + name + "'");
+  }
+
+  @Test
+  void nameIsStableAcrossCallsAndInstances() {
+    P first = provider();
+    String name = first.name();
+    for (int i = 0; i < 3; i++) {
+      assertEquals(name, first.name(), "name() changed between calls on one instance");
+      assertEquals(name, provider().name(), "name() differs between two instances");
+    }
+  }
+
+  @Test
+  void constructionDoesNoIo() throws Exception {
+    Path home = Files.createDirectory(directory.resolve("user.home"));
+    Path tmp = Files.createDirectory(directory.resolve("java.io.tmpdir"));
+    ProcessSnapshot before = ProcessSnapshot.take();
+    String oldHome = System.getProperty("user.home");
+    String oldTmp = System.getProperty("java.io.tmpdir");
+    System.setProperty("user.home", home.toString());
+    System.setProperty("java.io.tmpdir", tmp.toString());
+    try {
+      for (int i = 0; i < 3; i++) {
+        assertNotNullProvider(constructor().get());
+      }
+    } finally {
+      System.setProperty("user.home", oldHome);
+      System.setProperty("java.io.tmpdir", oldTmp);
+    }
+    List<ProcessHandle> started = before.startedSince();
+    Processes.killTrees(started);
+    assertTrue(started.isEmpty(), "the constructor started processes: "
+        + started.stream().map(Processes::describe).collect(Collectors.joining("; ")));
+    assertEquals(List.of(), listAll(home), "the constructor wrote under user.home");
+    assertEquals(List.of(), listAll(tmp), "the constructor wrote under java.io.tmpdir");
+  }
+
+  private static List<String> listAll(Path dir) throws IOException {
+    try (Stream<Path> s = Files.walk(dir)) {
+      return s.filter(p -> !p.equals(dir)).map(p -> dir.relativize(p).toString()).sorted().collect(Collectors.toList());
+    }
+  }
+
+  private static <T> T assertNotNullProvider(T provider) {
+    assertNotNull(provider, "the constructor supplier returned null");
+    return provider;
+  }
+}

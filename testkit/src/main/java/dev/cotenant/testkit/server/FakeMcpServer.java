@@ -1,0 +1,392 @@
+package dev.cotenant.testkit.server;
+
+import dev.cotenant.spi.Mcp;
+import java.io.BufferedReader;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.core.JacksonException;
+
+/**
+ * The process behind a {@link FakeServer}: {@code java -cp <class path> FakeMcpServer <script JSON>}.
+ * What it does is described on {@link FakeServer}; this class only runs it. Messages are read on
+ * the main thread; each {@code tools/call} is answered on its own thread; writes are serialised.
+ */
+public final class FakeMcpServer {
+  /** The argument that makes the process an idle child (see {@link FakeServer.Builder#spawnsChild()}). */
+  static final String IDLE = "--idle";
+
+  private static final Set<String> LEGACY_VERSIONS = Set.of("2024-11-05", "2025-03-26", "2025-06-18", Mcp.LEGACY_VERSION);
+  private static final long SERVER_REQUEST_WAIT_SECONDS = 30;
+
+  private final Script script;
+  private final PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
+  private final AtomicInteger requests = new AtomicInteger();
+  private final AtomicInteger serverRequests = new AtomicInteger();
+  private final Map<String, CompletableFuture<Map<String, Object>>> awaiting = new ConcurrentHashMap<>();
+  private final List<Map<String, Object>> notifications = new ArrayList<>();
+  private final ExecutorService calls = Executors.newCachedThreadPool(r -> {
+    Thread t = new Thread(r, "fake-call");
+    t.setDaemon(true);
+    return t;
+  });
+  private final Object globalLock = new Object();
+  private String global = "";
+  /** The {@code clientInfo.name} of {@code initialize}; null before one. */
+  private volatile String legacyClient;
+  private volatile Process child;
+
+  private FakeMcpServer(Script script) {
+    this.script = script;
+  }
+
+  /**
+   * Runs the script given as the only argument.
+   *
+   * @param args the script's JSON, as {@link FakeServer} writes it
+   */
+  public static void main(String[] args) throws Exception {
+    if (args.length == 1 && IDLE.equals(args[0])) {
+      sleepForever();
+      return;
+    }
+    if (args.length != 1) {
+      System.err.println("usage: FakeMcpServer <script JSON>");
+      System.exit(2);
+    }
+    new FakeMcpServer(Script.fromJson(args[0])).serve();
+  }
+
+  /** The options of the child JVM: small and quick to start. */
+  static List<String> jvmArgs() {
+    return List.of(
+        "-XX:+IgnoreUnrecognizedVMOptions",
+        "-XX:TieredStopAtLevel=1",
+        "-XX:+UseSerialGC",
+        "-Xmx64m",
+        "-Xss512k",
+        "-cp",
+        System.getProperty("java.class.path"));
+  }
+
+  /** The {@code java} binary of this JVM. */
+  static String javaBinary() {
+    return ProcessHandle.current().info().command()
+        .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+  }
+
+  private void serve() throws IOException {
+    if (!script.startsFile().isEmpty()) {
+      Files.writeString(Path.of(script.startsFile()), ProcessHandle.current().pid() + "\n", StandardCharsets.UTF_8,
+          StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+    }
+    if (script.spawnsChild()) {
+      List<String> command = new ArrayList<>();
+      command.add(javaBinary());
+      command.addAll(jvmArgs());
+      command.add(FakeMcpServer.class.getName());
+      command.add(IDLE);
+      child = new ProcessBuilder(command)
+          .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+          .redirectError(ProcessBuilder.Redirect.DISCARD)
+          .start();
+    }
+    if (script.ignoresTermination()) {
+      Runtime.getRuntime().addShutdownHook(new Thread(FakeMcpServer::sleepForever, "fake-never-finishes"));
+    }
+    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    String line;
+    while ((line = in.readLine()) != null) {
+      if (line.isBlank()) {
+        continue;
+      }
+      Object message;
+      try {
+        message = Script.MAPPER.readValue(line, Object.class);
+      } catch (JacksonException e) {
+        write(error(null, -32700, "not JSON"));
+        continue;
+      }
+      if (message instanceof Map<?, ?>) {
+        @SuppressWarnings("unchecked")
+        Map<String, Object> m = (Map<String, Object>) message;
+        handle(m);
+      }
+    }
+    if (script.ignoresTermination()) {
+      sleepForever();
+    }
+    calls.shutdownNow();
+    System.exit(0);
+  }
+
+  private void handle(Map<String, Object> message) {
+    Object method = message.get("method");
+    Object id = message.get("id");
+    if (!(method instanceof String)) {
+      if (id != null) {
+        CompletableFuture<Map<String, Object>> f = awaiting.remove(String.valueOf(id));
+        if (f != null) {
+          f.complete(message);
+        }
+      }
+      return;
+    }
+    Map<String, Object> params = object(message.get("params"));
+    if (id == null) {
+      Map<String, Object> n = new LinkedHashMap<>();
+      n.put("method", method);
+      n.put("params", params);
+      synchronized (notifications) {
+        notifications.add(n);
+      }
+      return;
+    }
+    if (script.silent()) {
+      return;
+    }
+    if (script.exitAfter() >= 0 && requests.incrementAndGet() > script.exitAfter()) {
+      Process c = child;
+      if (c != null) {
+        c.destroyForcibly();
+      }
+      Runtime.getRuntime().halt(FakeServer.EXIT_STATUS);
+    }
+    request((String) method, id, params);
+  }
+
+  private void request(String method, Object id, Map<String, Object> params) {
+    switch (method) {
+      case "initialize":
+        initialize(id, params);
+        return;
+      case "server/discover":
+        if (script.era() == FakeServer.Era.LEGACY) {
+          write(error(id, -32601, "Method not found: server/discover"));
+        } else {
+          write(result(id, discoverResult()));
+        }
+        return;
+      case "ping":
+        write(result(id, Map.of()));
+        return;
+      case FakeServer.RECEIVED_NOTIFICATIONS:
+        synchronized (notifications) {
+          write(result(id, Map.of("notifications", new ArrayList<>(notifications))));
+        }
+        return;
+      default:
+        break;
+    }
+    String caller = caller(params);
+    if (caller == null) {
+      write(error(id, -32602, "every request needs _meta[\"" + Mcp.META_PROTOCOL_VERSION + "\"] = \""
+          + Mcp.MODERN_VERSION + "\" unless initialize came first"));
+      return;
+    }
+    switch (method) {
+      case "tools/list":
+        List<Object> tools = new ArrayList<>();
+        script.tools().forEach(t -> tools.add(t.toJson()));
+        if (script.callerSensitiveTools()) {
+          tools.add(new Script.Tool("for-" + (caller.isEmpty() ? "anonymous" : caller), Optional.empty()).toJson());
+        }
+        write(result(id, Map.of("tools", tools)));
+        return;
+      case "prompts/list":
+        List<Object> prompts = new ArrayList<>();
+        script.prompts().forEach(p -> prompts.add(Map.of("name", p)));
+        write(result(id, Map.of("prompts", prompts)));
+        return;
+      case "resources/list":
+        List<Object> resources = new ArrayList<>();
+        script.resources().forEach(u -> resources.add(Map.of("uri", u, "name", u)));
+        write(result(id, Map.of("resources", resources)));
+        return;
+      case "tools/call":
+        calls.execute(() -> call(id, params));
+        return;
+      default:
+        write(error(id, -32601, "Method not found: " + method));
+    }
+  }
+
+  private void initialize(Object id, Map<String, Object> params) {
+    if (script.era() == FakeServer.Era.MODERN) {
+      Map<String, Object> e = error(id, -32022, "this server speaks " + Mcp.MODERN_VERSION + " only; call server/discover");
+      object(e.get("error")).put("data", Map.of("supported", List.of(Mcp.MODERN_VERSION)));
+      write(e);
+      return;
+    }
+    Object name = object(params.get("clientInfo")).get("name");
+    legacyClient = name instanceof String ? (String) name : "";
+    Object requested = params.get("protocolVersion");
+    String version = requested instanceof String && LEGACY_VERSIONS.contains(requested) ? (String) requested : Mcp.LEGACY_VERSION;
+    Map<String, Object> r = new LinkedHashMap<>();
+    r.put("protocolVersion", version);
+    r.put("capabilities", capabilities());
+    r.put("serverInfo", serverInfo());
+    write(result(id, r));
+  }
+
+  private Map<String, Object> discoverResult() {
+    Map<String, Object> r = new LinkedHashMap<>();
+    r.put("resultType", "complete");
+    r.put("protocolVersion", Mcp.MODERN_VERSION);
+    r.put("supportedVersions", script.era() == FakeServer.Era.BOTH
+        ? List.of(Mcp.MODERN_VERSION, Mcp.LEGACY_VERSION) : List.of(Mcp.MODERN_VERSION));
+    r.put("capabilities", capabilities());
+    r.put("serverInfo", serverInfo());
+    return r;
+  }
+
+  /** The caller's {@code clientInfo.name}: from the request's discover-era {@code _meta}, else from initialize; null when neither. */
+  private String caller(Map<String, Object> params) {
+    Map<String, Object> meta = object(params.get("_meta"));
+    if (Mcp.MODERN_VERSION.equals(meta.get(Mcp.META_PROTOCOL_VERSION))) {
+      Object name = object(meta.get(Mcp.META_CLIENT_INFO)).get("name");
+      return name instanceof String ? (String) name : "";
+    }
+    return legacyClient;
+  }
+
+  private Map<String, Object> capabilities() {
+    Map<String, Object> caps = new LinkedHashMap<>();
+    caps.put("tools", Map.of("listChanged", false));
+    if (!script.prompts().isEmpty()) {
+      caps.put("prompts", Map.of());
+    }
+    if (!script.resources().isEmpty()) {
+      caps.put("resources", Map.of("subscribe", false));
+    }
+    if (script.logging()) {
+      caps.put("logging", Map.of());
+    }
+    if (!script.experimental().isEmpty()) {
+      caps.put("experimental", script.experimental());
+    }
+    return caps;
+  }
+
+  private Map<String, Object> serverInfo() {
+    return Map.of("name", script.serverName(), "version", script.serverVersion());
+  }
+
+  private void call(Object id, Map<String, Object> params) {
+    Map<String, Object> arguments = object(params.get("arguments"));
+    String marker = String.valueOf(arguments.getOrDefault("marker", ""));
+    if (!script.notificationOnCall().isEmpty()) {
+      write(Map.of("jsonrpc", "2.0", "method", script.notificationOnCall(), "params", Map.of("marker", marker)));
+    }
+    if (!script.serverRequestOnCall().isEmpty()) {
+      String sid = "fake-" + serverRequests.incrementAndGet();
+      CompletableFuture<Map<String, Object>> reply = new CompletableFuture<>();
+      awaiting.put(sid, reply);
+      write(Map.of("jsonrpc", "2.0", "id", sid, "method", script.serverRequestOnCall(), "params", Map.of("marker", marker)));
+      try {
+        Map<String, Object> r = reply.get(SERVER_REQUEST_WAIT_SECONDS, TimeUnit.SECONDS);
+        Map<String, Object> answer = new LinkedHashMap<>();
+        if (r.containsKey("result")) {
+          answer.put("result", r.get("result"));
+        } else {
+          answer.put("error", r.get("error"));
+        }
+        write(result(id, text(Script.MAPPER.writeValueAsString(answer), false)));
+      } catch (TimeoutException e) {
+        awaiting.remove(sid);
+        write(result(id, text("no reply to " + script.serverRequestOnCall(), true)));
+      } catch (Exception e) {
+        Thread.currentThread().interrupt();
+      }
+      return;
+    }
+    Object delay = arguments.get("delayMillis");
+    if (delay instanceof Number && ((Number) delay).longValue() > 0) {
+      try {
+        Thread.sleep(((Number) delay).longValue());
+      } catch (InterruptedException e) {
+        return;
+      }
+    }
+    String text;
+    if (script.callMode() == FakeServer.CallMode.GLOBAL) {
+      synchronized (globalLock) {
+        text = "previous target: " + global;
+        global = String.valueOf(arguments.getOrDefault("target", ""));
+      }
+    } else {
+      text = Script.MAPPER.writeValueAsString(arguments);
+    }
+    write(result(id, text(text, false)));
+  }
+
+  private static Map<String, Object> text(String text, boolean isError) {
+    Map<String, Object> r = new LinkedHashMap<>();
+    r.put("content", List.of(Map.of("type", "text", "text", text)));
+    r.put("isError", isError);
+    return r;
+  }
+
+  private static Map<String, Object> result(Object id, Object result) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("jsonrpc", "2.0");
+    m.put("id", id);
+    m.put("result", result);
+    return m;
+  }
+
+  private static Map<String, Object> error(@Nullable Object id, int code, String message) {
+    Map<String, Object> e = new LinkedHashMap<>();
+    e.put("code", code);
+    e.put("message", message);
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("jsonrpc", "2.0");
+    m.put("id", id);
+    m.put("error", e);
+    return m;
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> object(Object value) {
+    return value instanceof Map<?, ?> ? (Map<String, Object>) value : new LinkedHashMap<>();
+  }
+
+  private void write(Map<String, Object> message) {
+    String line = Script.MAPPER.writeValueAsString(message);
+    synchronized (out) {
+      out.print(line);
+      out.print('\n');
+      out.flush();
+    }
+  }
+
+  private static void sleepForever() {
+    while (true) {
+      try {
+        Thread.sleep(Long.MAX_VALUE);
+      } catch (InterruptedException e) {
+        // Only a signal ends this process.
+      }
+    }
+  }
+}

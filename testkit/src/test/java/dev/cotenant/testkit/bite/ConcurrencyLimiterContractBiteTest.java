@@ -1,0 +1,102 @@
+package dev.cotenant.testkit.bite;
+
+import dev.cotenant.spi.ConcurrencyLimiter;
+import dev.cotenant.spi.ConcurrencyLimiterProvider;
+import dev.cotenant.spi.ProviderContext;
+import dev.cotenant.testkit.contract.ConcurrencyLimiterContract;
+import dev.cotenant.testkit.reference.ReferenceProviders;
+import java.util.concurrent.Semaphore;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
+
+/** Each rule of {@link ConcurrencyLimiterContract} fails a limiter that breaks it, and the reference limiter passes them all. */
+class ConcurrencyLimiterContractBiteTest {
+  @Test
+  void theReferenceLimiterPassesTheWholeSuite() throws Exception {
+    SuiteRun.of("dev.cotenant.testkit.reference.ReferenceLimiterTest").assertAllPassed();
+  }
+
+  @Test
+  void aLimiterLettingOneTooManyThrough() {
+    SuiteRun run = SuiteRun.of(OneTooMany.class);
+    // Whether 12 contending threads ever hold 4 permits at once is up to the scheduler; the other four always fail.
+    if (run.failed.containsKey("contentionNeverExceedsMaxConcurrent")) {
+      run.assertFailedExactly("maxConcurrentPermitsAreGrantedAndOneMoreIsRefused", "anAcquireThatTimesOutReturnsEmpty",
+          "closingAPermitTwiceReleasesOneSlot", "anInterruptedAcquireThrowsAndTakesNoSlot",
+          "contentionNeverExceedsMaxConcurrent");
+    } else {
+      run.assertFailedExactly("maxConcurrentPermitsAreGrantedAndOneMoreIsRefused", "anAcquireThatTimesOutReturnsEmpty",
+          "closingAPermitTwiceReleasesOneSlot", "anInterruptedAcquireThrowsAndTakesNoSlot");
+    }
+  }
+
+  @Test
+  void aLimiterWhosePermitReleasesOnEveryClose() {
+    SuiteRun.of(ReleasesOnEveryClose.class).assertFailedExactly("closingAPermitTwiceReleasesOneSlot");
+  }
+
+  @Test
+  void aLimiterSharingOneLimitAcrossServers() {
+    SuiteRun.of(OneLimitForAll.class).assertFailedExactly("serversAreLimitedIndependently");
+  }
+
+  @Test
+  void aLimiterThatNeverWaits() {
+    SuiteRun.of(NeverWaits.class).assertFailedExactly("aClosedPermitsSlotCanBeTakenAgainByAWaiter",
+        "contentionNeverExceedsMaxConcurrent", "anInterruptedAcquireThrowsAndTakesNoSlot");
+  }
+
+  /** A limit of n gets n + 1 slots. */
+  static class OneTooMany extends ConcurrencyLimiterContract {
+    @Override
+    protected Supplier<? extends ConcurrencyLimiterProvider> constructor() {
+      return () -> new ReferenceProviders.Limiter() {
+        @Override
+        protected int slots(int maxConcurrent) {
+          return maxConcurrent + 1;
+        }
+      };
+    }
+  }
+
+  /** Every close of a permit releases a slot, the second one too. */
+  static class ReleasesOnEveryClose extends ConcurrencyLimiterContract {
+    @Override
+    protected Supplier<? extends ConcurrencyLimiterProvider> constructor() {
+      return () -> new ReferenceProviders.Limiter() {
+        @Override
+        protected ConcurrencyLimiter.Permit permit(Semaphore s) {
+          return s::release;
+        }
+      };
+    }
+  }
+
+  /** One semaphore, sized by the first acquire, for every server. */
+  static class OneLimitForAll extends ConcurrencyLimiterContract {
+    @Override
+    protected Supplier<? extends ConcurrencyLimiterProvider> constructor() {
+      return () -> new ReferenceProviders.Limiter() {
+        @Override
+        public ConcurrencyLimiter create(ProviderContext context) {
+          ConcurrencyLimiter honest = super.create(context);
+          return (serverName, maxConcurrent, timeout, unit) -> honest.acquire("everything", maxConcurrent, timeout, unit);
+        }
+      };
+    }
+  }
+
+  /** Answers at once: a permit if one is free, else empty, whatever the timeout. */
+  static class NeverWaits extends ConcurrencyLimiterContract {
+    @Override
+    protected Supplier<? extends ConcurrencyLimiterProvider> constructor() {
+      return () -> new ReferenceProviders.Limiter() {
+        @Override
+        public ConcurrencyLimiter create(ProviderContext context) {
+          ConcurrencyLimiter honest = super.create(context);
+          return (serverName, maxConcurrent, timeout, unit) -> honest.acquire(serverName, maxConcurrent, 0, unit);
+        }
+      };
+    }
+  }
+}

@@ -1,0 +1,119 @@
+package dev.cotenant.testkit.bite;
+
+import dev.cotenant.api.Verdict;
+import dev.cotenant.spi.ProviderContext;
+import dev.cotenant.spi.SeedPlan;
+import dev.cotenant.spi.SeedingPolicy;
+import dev.cotenant.spi.SeedingPolicyProvider;
+import dev.cotenant.testkit.contract.SeedingPolicyContract;
+import dev.cotenant.testkit.reference.ReferenceProviders;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
+
+/** Each rule of {@link SeedingPolicyContract} fails a policy that breaks it, and the reference policy passes them all. */
+class SeedingPolicyContractBiteTest {
+  @Test
+  void theReferencePolicyPassesTheWholeSuite() throws Exception {
+    SuiteRun.of("dev.cotenant.testkit.reference.ReferenceSeedingPolicyTest").assertAllPassed();
+  }
+
+  @Test
+  void aPolicyThatReseedsAppliedServers() {
+    SuiteRun.of(Reseeds.class).assertFailedExactly("planNeverSeedsAServerAlreadyApplied",
+        "applyWritesExactlyThePlanAndMarksItApplied");
+  }
+
+  @Test
+  void aPolicyThatTurnsSharingOn() {
+    SuiteRun.of(TurnsSharingOn.class).assertFailedExactly("applyWritesExactlyThePlanAndMarksItApplied",
+        "applyNeverTurnsSharingOnNorTouchesOtherEntries", "applyNeverSeedsAServerMarkedAppliedSinceThePlan");
+  }
+
+  @Test
+  void aPolicyThatDoesNotReportWhoWantsSharing() {
+    SuiteRun.of(HidesWantsShare.class).assertFailedExactly("planReportsTheServersThatWantSharing");
+  }
+
+  @Test
+  void aPolicyWhosePlanMarksServersApplied() {
+    SuiteRun.of(PlanMutatesApplied.class).assertFailedExactly("planIsPureAndLeavesItsInputsAlone");
+  }
+
+  abstract static class Broken extends SeedingPolicyContract {
+    @Override
+    protected Supplier<? extends SeedingPolicyProvider> constructor() {
+      return () -> new ReferenceProviders.Seeding() {
+        @Override
+        public SeedingPolicy create(ProviderContext context) {
+          return brokenPolicy();
+        }
+      };
+    }
+
+    abstract SeedingPolicy brokenPolicy();
+  }
+
+  /** Ignores the applied markers when planning: an operator's "off" is overwritten at every start. */
+  static class Reseeds extends Broken {
+    @Override
+    SeedingPolicy brokenPolicy() {
+      return new ReferenceProviders.Seeding.Policy() {
+        @Override
+        protected boolean seeded(String name, Set<String> applied) {
+          return false;
+        }
+      };
+    }
+  }
+
+  /** Un-stubs the servers that want sharing and writes the global switch. */
+  static class TurnsSharingOn extends Broken {
+    @Override
+    SeedingPolicy brokenPolicy() {
+      return new ReferenceProviders.Seeding.Policy() {
+        @Override
+        public void apply(SeedPlan plan, Map<String, Object> stubOverrides, Set<String> applied) {
+          super.apply(plan, stubOverrides, applied);
+          if (!plan.wantsShare().isEmpty()) {
+            stubOverrides.put("sharing", true);
+          }
+        }
+      };
+    }
+  }
+
+  /** Leaves {@code wantsShare} empty. */
+  static class HidesWantsShare extends Broken {
+    @Override
+    SeedingPolicy brokenPolicy() {
+      return new ReferenceProviders.Seeding.Policy() {
+        @Override
+        public SeedPlan plan(Map<String, Verdict> verdicts, Set<String> applied) {
+          SeedPlan p = super.plan(verdicts, applied);
+          return new SeedPlan(p.stubOverrides(), Set.of(), p.alreadySeeded());
+        }
+      };
+    }
+  }
+
+  /** Records its plan in the applied markers it was handed, while planning. */
+  static class PlanMutatesApplied extends Broken {
+    @Override
+    SeedingPolicy brokenPolicy() {
+      return new ReferenceProviders.Seeding.Policy() {
+        @Override
+        public SeedPlan plan(Map<String, Verdict> verdicts, Set<String> applied) {
+          SeedPlan p = super.plan(verdicts, applied);
+          try {
+            applied.addAll(p.stubOverrides().keySet());
+          } catch (UnsupportedOperationException e) {
+            // An immutable input: nothing to spoil.
+          }
+          return p;
+        }
+      };
+    }
+  }
+}
