@@ -119,6 +119,10 @@ public final class InMemoryRecordStores implements RecordStores {
       flushedGeneration = generation;
     }
 
+    /** Nothing to re-read: the records live only here. */
+    @Override
+    public void reload() {}
+
     @Override
     public synchronized boolean hasUnflushed() {
       return generation != flushedGeneration;

@@ -50,6 +50,9 @@ final class RacyLedger implements HazardLedger {
   }
 
   @Override
+  public void reload() {}
+
+  @Override
   public boolean hasUnflushed() {
     return dirty;
   }
