@@ -15,7 +15,7 @@ import dev.cotenant.api.ServerDescription;
 import dev.cotenant.api.Strength;
 import dev.cotenant.gateway.providers.fixtures.FakeRecordStoreProvider;
 import dev.cotenant.gateway.providers.fixtures.FakeSeedingPolicyProvider;
-import dev.cotenant.gateway.providers.fixtures.InMemoryRecordStores;
+import dev.cotenant.testkit.records.InMemoryRecordStores;
 import dev.cotenant.gateway.providers.fixtures.ListedClassifierProvider;
 import dev.cotenant.spi.ManagedServerClassifierProvider;
 import dev.cotenant.spi.ProviderConfig;

@@ -184,7 +184,7 @@ class CotenantTest {
     assertEquals(List.of("listed"), c.classifierNames());
     assertTrue(
         Cotenant.builder().discovery(ScopedServices.loader("single")).build().recordStores()
-            instanceof dev.cotenant.gateway.providers.fixtures.InMemoryRecordStores);
+            instanceof dev.cotenant.testkit.records.InMemoryRecordStores);
   }
 
   @Test

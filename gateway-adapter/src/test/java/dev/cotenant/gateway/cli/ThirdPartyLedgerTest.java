@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.cotenant.api.HazardCode;
 import dev.cotenant.gateway.Cotenant;
 import dev.cotenant.gateway.config.McpConfigReader;
-import dev.cotenant.gateway.providers.fixtures.InMemoryRecordStores;
+import dev.cotenant.testkit.records.InMemoryRecordStores;
 import dev.cotenant.spi.ConcurrencyRecords;
 import dev.cotenant.spi.HazardLedger;
 import dev.cotenant.spi.PreflightCache;

@@ -9,7 +9,7 @@ import dev.cotenant.gateway.providers.ProviderSelection.Origin;
 import dev.cotenant.gateway.providers.ProviderSelection.Selected;
 import dev.cotenant.gateway.providers.fixtures.FakePreflightTransportProvider;
 import dev.cotenant.gateway.providers.fixtures.FakeRecordStoreProvider;
-import dev.cotenant.gateway.providers.fixtures.InMemoryRecordStores;
+import dev.cotenant.testkit.records.InMemoryRecordStores;
 import dev.cotenant.spi.PreflightTransport;
 import dev.cotenant.spi.PreflightTransportProvider;
 import dev.cotenant.spi.ProviderConfig;
