@@ -1,6 +1,7 @@
 package dev.cotenant.gateway.cli;
 
 import dev.cotenant.api.HazardCode;
+import dev.cotenant.api.LogSafe;
 import dev.cotenant.api.ReasonCode;
 import dev.cotenant.gateway.config.ConfiguredServer;
 import dev.cotenant.gateway.config.ServerConfigs;
@@ -27,7 +28,12 @@ import tools.jackson.databind.node.ObjectNode;
  * configured server, prints each round's three assertions, and records the result: a leak in the
  * hazard ledger, a pass in {@code concurrency-records.json}. Exit status {@value Cli#EXIT_OK} on a
  * pass, {@value #EXIT_LEAK} on a leak, {@value #EXIT_NOT_PROVEN} when the probe proved nothing
- * (a caller did not get its own marker back, or the server could not be probed).
+ * (a caller did not get its own marker back, or the server could not be probed),
+ * {@value #EXIT_NOT_RECORDED} on a pass that could not be recorded.
+ *
+ * <p>A result that cannot be recorded (the records directory cannot be written) is still
+ * printed in full, followed by one line on standard error, {@code cotenant: recording failed:
+ * ...}, saying what was not written and why. A leak keeps its status {@value #EXIT_LEAK}.
  */
 @Command(
     name = "probe-stateless",
@@ -35,12 +41,14 @@ import tools.jackson.databind.node.ObjectNode;
         "Run the statelessness probe against one server: one backend process, two callers A and B, each round "
             + "writing both calls before reading either answer. A leak is recorded in the hazard ledger "
             + "(exit status 3); a pass is remembered under the server's current identity (exit status 0). "
-            + "Exit status 4 when nothing was proven.")
+            + "Exit status 4 when nothing was proven, 5 when a pass could not be recorded.")
 public final class ProbeStatelessCommand extends CliCommand {
   /** A caller saw the other's marker: recorded as {@code cross_session_leak}. */
   public static final int EXIT_LEAK = 3;
   /** No leak was seen, but nothing was proven either (no own marker back, or the probe could not run). */
   public static final int EXIT_NOT_PROVEN = 4;
+  /** The probe passed, but the pass could not be written to the records: it is not remembered. */
+  public static final int EXIT_NOT_RECORDED = 5;
 
   @Parameters(index = "0", paramLabel = "NAME", description = "The configured server to probe.")
   String name;
@@ -87,9 +95,11 @@ public final class ProbeStatelessCommand extends CliCommand {
     } else {
       print(context().out(), report);
     }
+    context().out().flush();
+    report.notRecorded().ifPresent(why -> context().err().println("cotenant: recording failed: " + LogSafe.escape(why, 2000)));
     switch (report.outcome()) {
       case PASSED:
-        return Cli.EXIT_OK;
+        return report.notRecorded().isPresent() ? EXIT_NOT_RECORDED : Cli.EXIT_OK;
       case LEAKED:
         return EXIT_LEAK;
       default:
@@ -115,6 +125,9 @@ public final class ProbeStatelessCommand extends CliCommand {
 
   /** The recorded consequence of an outcome, as a reason or hazard code; empty when nothing was recorded. */
   static Optional<String> recorded(ProbeReport r) {
+    if (r.notRecorded().isPresent()) {
+      return Optional.empty();
+    }
     switch (r.outcome()) {
       case PASSED:
         return Optional.of(ReasonCode.STATELESSNESS_PROBE_PASSED.wireName());
@@ -137,14 +150,19 @@ public final class ProbeStatelessCommand extends CliCommand {
     }
     r.notRunReason().ifPresent(why -> out.println("stopped: " + Output.cell(why)));
     String who = Output.cell(r.server());
+    boolean recorded = r.notRecorded().isEmpty();
     switch (r.outcome()) {
       case PASSED:
-        out.println("passed: " + who + " kept every caller's marker to itself in " + r.rounds().size()
-            + " rounds; remembered as statelessness_probe_passed under its current identity");
+        out.println("passed: " + who + " kept every caller's marker to itself in " + r.rounds().size() + " rounds; "
+            + (recorded
+                ? "remembered as statelessness_probe_passed under its current identity"
+                : "recording the pass failed (see standard error), so it is not remembered"));
         break;
       case LEAKED:
-        out.println("LEAKED: one caller saw the other's marker; recorded cross_session_leak for " + who
-            + " in the hazard ledger under its current identity");
+        out.println("LEAKED: one caller saw the other's marker; "
+            + (recorded
+                ? "recorded cross_session_leak for " + who + " in the hazard ledger under its current identity"
+                : "recording it for " + who + " failed (see standard error)"));
         break;
       case NO_OWN_MARKER:
         out.println("not proven: no marker crossed, but a caller did not get its own marker back; nothing recorded");
@@ -168,6 +186,7 @@ public final class ProbeStatelessCommand extends CliCommand {
       o.putNull("recorded");
     }
     r.notRunReason().ifPresent(why -> o.put("notRunReason", why));
+    r.notRecorded().ifPresent(why -> o.put("notRecorded", why));
     ArrayNode rounds = o.putArray("rounds");
     for (Round round : r.rounds()) {
       ObjectNode rn = rounds.addObject();

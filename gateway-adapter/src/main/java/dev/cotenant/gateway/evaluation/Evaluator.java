@@ -9,6 +9,7 @@ import dev.cotenant.spi.PreflightRecord;
 import dev.cotenant.spi.PreflightResult;
 import dev.cotenant.spi.PreflightTransport;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -21,9 +22,11 @@ import java.util.concurrent.ExecutorCompletionService;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.DoubleSupplier;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,10 +40,16 @@ import org.slf4j.LoggerFactory;
  *       {@link #BUDGET} servers and takes the pass lock only if it is free; otherwise it yields
  *       and the caller serves stored rows.
  *   <li>An {@linkplain #uncappedPass uncapped} pass provokes every due server and reports
- *       {@link Progress}; {@link #startUncapped} runs one as a background job.
- *   <li>One pass at a time; one flush per pass; a failure measuring one server resolves to that
- *       server being unmeasurable and never loses the others; cancellation propagates, after
- *       the measurements already paid for are flushed.
+ *       {@link Progress}; {@link #startUncapped} runs one as a background job. Its completed
+ *       measurements reach the cache as they complete, batched: it flushes whenever some are
+ *       waiting and {@link #FLUSH_INTERVAL} has passed since its last flush, and once more at
+ *       the end, so a process killed mid-pass loses only the measurements in flight and those
+ *       completed within the last interval.
+ *   <li>A budgeted pass flushes once, at its end: no more file writes on a request path than
+ *       that.
+ *   <li>One pass at a time; a failure measuring one server resolves to that server being
+ *       unmeasurable and never loses the others; cancellation propagates, after the
+ *       measurements already paid for are flushed.
  * </ul>
  *
  * <p>A pre-flight that could not run leaves no row: the server is attempted again on the next
@@ -50,13 +59,23 @@ public final class Evaluator {
   /** The most servers a budgeted pass provokes. */
   public static final int BUDGET = 2;
 
+  /**
+   * The longest completed measurements of an uncapped pass wait in memory before they are
+   * flushed (and the shortest time between two of its flushes).
+   */
+  public static final Duration FLUSH_INTERVAL = Duration.ofSeconds(1);
+
   private static final Logger LOG = LoggerFactory.getLogger(Evaluator.class);
+
+  /** No flush is due while waiting: wait for the next result however long it takes. */
+  private static final long NEVER = Long.MAX_VALUE;
 
   private final PreflightTransport transport;
   private final PreflightCache cache;
   private final IdentityResolver identities;
   private final DoubleSupplier epochSeconds;
   private final int parallelism;
+  private final LongSupplier nanoTime;
   private final ReentrantLock passLock = new ReentrantLock();
   private final AtomicReference<Progress> progress = new AtomicReference<>(Progress.IDLE);
 
@@ -75,6 +94,17 @@ public final class Evaluator {
       IdentityResolver identities,
       DoubleSupplier epochSeconds,
       int parallelism) {
+    this(transport, cache, identities, epochSeconds, parallelism, System::nanoTime);
+  }
+
+  /** As the public constructor, with the monotonic clock that times the batched flushes. */
+  Evaluator(
+      PreflightTransport transport,
+      PreflightCache cache,
+      IdentityResolver identities,
+      DoubleSupplier epochSeconds,
+      int parallelism,
+      LongSupplier nanoTime) {
     if (parallelism < 1) {
       throw new IllegalArgumentException("parallelism must be at least 1, got " + parallelism);
     }
@@ -83,6 +113,7 @@ public final class Evaluator {
     this.identities = identities;
     this.epochSeconds = epochSeconds;
     this.parallelism = parallelism;
+    this.nanoTime = nanoTime;
   }
 
   /** The progress of the current or last uncapped pass. */
@@ -147,71 +178,157 @@ public final class Evaluator {
     return MeasureJob.start(this, () -> uncappedPass(copy));
   }
 
-  private PassResult run(Collection<ServerDescription> servers, int cap, boolean track)
+  /**
+   * Runs one pass; the caller holds the pass lock.
+   *
+   * @param uncapped true for an uncapped pass, which tracks {@link #progress} and flushes as it
+   *     goes; false for a budgeted one, which flushes once, at its end
+   */
+  private PassResult run(Collection<ServerDescription> servers, int cap, boolean uncapped)
       throws IOException, InterruptedException {
     PreflightCache.Snapshot stored = cache.load();
     List<ServerDescription> due = due(servers, stored);
     if (due.size() > cap) {
       due = due.subList(0, cap);
     }
-    int total = due.size();
-    if (track) {
-      progress.set(new Progress(true, 0, 0, total));
+    Pass pass = new Pass(uncapped, due.size());
+    if (uncapped) {
+      progress.set(new Progress(true, 0, 0, pass.total));
     }
-    Map<String, PreflightResult> attempted = new LinkedHashMap<>();
-    int measured = 0;
-    boolean putAny = false;
-    ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, Math.min(parallelism, total)), daemonThreads());
+    ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, Math.min(parallelism, pass.total)), daemonThreads());
     try {
       CompletionService<Measured> done = new ExecutorCompletionService<>(pool);
-      List<Future<Measured>> futures = new ArrayList<>();
       for (ServerDescription s : due) {
-        futures.add(done.submit(() -> measure(s)));
+        done.submit(() -> measure(s));
       }
       try {
-        for (int i = 0; i < futures.size(); i++) {
-          Measured m = take(done);
-          attempted.put(m.server.name(), m.result);
-          if (store(m)) {
-            putAny = true;
-            measured++;
+        while (pass.received < pass.total) {
+          long wait = pass.nanosUntilFlush();
+          Future<Measured> f = wait == NEVER ? done.take() : done.poll(wait, TimeUnit.NANOSECONDS);
+          if (f != null) {
+            pass.add(result(f));
           }
-          if (track) {
-            progress.set(new Progress(true, i + 1, measured, total));
-          }
+          pass.flushIfDue();
         }
       } catch (InterruptedException e) {
         // Measurements that completed before the cancellation were paid for: keep them.
         Future<Measured> f;
         while ((f = done.poll()) != null) {
-          Measured m;
           try {
-            m = f.get();
+            pass.add(f.get());
           } catch (ExecutionException | java.util.concurrent.CancellationException ignored) {
-            continue;
-          }
-          attempted.put(m.server.name(), m.result);
-          if (store(m)) {
-            putAny = true;
-            measured++;
-          }
-          if (track) {
-            progress.set(new Progress(true, attempted.size(), measured, total));
+            // the worker was cancelled with the pass
           }
         }
         throw e;
       }
     } finally {
       pool.shutdownNow();
-      if (track) {
+      if (uncapped) {
         Progress p = progress.get();
         progress.set(new Progress(false, p.done(), p.measured(), p.total()));
       }
-      if (putAny) {
-        cache.flush();
+      pass.flushPending();
+    }
+    return new PassResult(pass.attempted, new Progress(false, pass.attempted.size(), pass.measured, pass.total));
+  }
+
+  /**
+   * One pass's state, confined to the thread running it: what it received, and when its stored
+   * rows are flushed. An uncapped pass flushes whenever rows are pending and
+   * {@link #FLUSH_INTERVAL} has passed since its last flush (its start, before the first); every
+   * pass flushes what is pending at its end.
+   */
+  private final class Pass {
+    final boolean uncapped;
+    final int total;
+    final Map<String, PreflightResult> attempted = new LinkedHashMap<>();
+    int received;
+    int measured;
+    /** Rows stored since the last successful flush. */
+    boolean pending;
+    long lastFlush = nanoTime.getAsLong();
+    boolean warned;
+
+    Pass(boolean uncapped, int total) {
+      this.uncapped = uncapped;
+      this.total = total;
+    }
+
+    /** Takes one result in: the row of a pre-flight that ran is stored and becomes pending. */
+    void add(Measured m) {
+      received++;
+      attempted.put(m.server.name(), m.result);
+      if (store(m)) {
+        measured++;
+        pending = true;
+      }
+      if (uncapped) {
+        progress.set(new Progress(true, received, measured, total));
       }
     }
-    return new PassResult(attempted, new Progress(false, attempted.size(), measured, total));
+
+    /** How long the next result may be waited for before a flush is due; {@link #NEVER} when none will be. */
+    long nanosUntilFlush() {
+      if (!uncapped || !pending) {
+        return NEVER;
+      }
+      return Math.max(0, FLUSH_INTERVAL.toNanos() - (nanoTime.getAsLong() - lastFlush));
+    }
+
+    /**
+     * Flushes when a flush is due. A failure does not end the pass: the rows stay pending in the
+     * cache and a later flush writes them; the one at the pass's end propagates its failure.
+     */
+    void flushIfDue() {
+      if (nanosUntilFlush() != 0) {
+        return;
+      }
+      try {
+        flush();
+      } catch (IOException e) {
+        if (!warned) {
+          warned = true;
+          LOG.warn("the pre-flight cache could not be written ({}); the measurements stay in memory for the next "
+              + "flush of this pass", LogSafe.escape(describe(e)));
+        }
+      }
+      lastFlush = nanoTime.getAsLong();
+    }
+
+    /** The flush at the pass's end, also after a cancellation or a failure. */
+    void flushPending() throws IOException {
+      if (pending) {
+        flush();
+      }
+    }
+
+    /**
+     * Flushes the cache. A cancellation that interrupts the write (an interruptible file channel
+     * gives up when its thread is interrupted) does not lose what was paid for: the flush is
+     * retried with the interrupt cleared, and the interrupt is restored for the pass to see.
+     */
+    private void flush() throws IOException {
+      boolean interrupted = false;
+      try {
+        for (;;) {
+          try {
+            cache.flush();
+            pending = false;
+            return;
+          } catch (IOException e) {
+            if (!Thread.interrupted()) {
+              throw e;
+            }
+            interrupted = true;
+          }
+        }
+      } finally {
+        if (interrupted) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    }
   }
 
   /** Puts the row of a pre-flight that ran; returns true when it did. */
@@ -232,9 +349,9 @@ public final class Evaluator {
     return true;
   }
 
-  private static Measured take(CompletionService<Measured> done) throws InterruptedException {
+  private static Measured result(Future<Measured> f) throws InterruptedException {
     try {
-      return done.take().get();
+      return f.get();
     } catch (ExecutionException e) {
       // measure() catches everything but cancellation; an ExecutionException here means the
       // worker itself was interrupted, which is cancellation of the pass.

@@ -15,6 +15,9 @@ import java.util.Optional;
  * @param rounds every round that completed, in order
  * @param outcome the verdict over the rounds
  * @param notRunReason why the probe stopped before its last round, when it did
+ * @param notRecorded when what the outcome records (a leak in the hazard ledger, a pass in the
+ *     concurrency records) could not be written: what was not, and why. Empty when everything was
+ *     written, or the outcome records nothing. The report stands either way: the rounds happened.
  */
 public record ProbeReport(
     String server,
@@ -23,7 +26,8 @@ public record ProbeReport(
     boolean callerBlocks,
     List<Round> rounds,
     Outcome outcome,
-    Optional<String> notRunReason) {
+    Optional<String> notRunReason,
+    Optional<String> notRecorded) {
 
   /** The verdict over the rounds. */
   public enum Outcome {
@@ -44,6 +48,24 @@ public record ProbeReport(
     rounds = List.copyOf(rounds);
     Objects.requireNonNull(outcome, "outcome");
     Objects.requireNonNull(notRunReason, "notRunReason");
+    Objects.requireNonNull(notRecorded, "notRecorded");
+  }
+
+  /** A report of what the probe saw, before anything was recorded. */
+  public ProbeReport(
+      String server,
+      String identity,
+      ProbeSpec spec,
+      boolean callerBlocks,
+      List<Round> rounds,
+      Outcome outcome,
+      Optional<String> notRunReason) {
+    this(server, identity, spec, callerBlocks, rounds, outcome, notRunReason, Optional.empty());
+  }
+
+  /** This report, saying that what its outcome records could not be written, and why. */
+  public ProbeReport withNotRecorded(String why) {
+    return new ProbeReport(server, identity, spec, callerBlocks, rounds, outcome, notRunReason, Optional.of(why));
   }
 
   /** True when every round of the spec ran and held all three assertions. */

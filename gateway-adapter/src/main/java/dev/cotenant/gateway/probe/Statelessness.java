@@ -14,6 +14,9 @@ import dev.cotenant.spi.ConcurrencyRecords;
 import dev.cotenant.spi.EvidenceInput;
 import dev.cotenant.spi.HazardLedger;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -85,30 +88,57 @@ public final class Statelessness {
    * before returning), a pass in the concurrency records. A probe that could not run, or that
    * saw no leak but did not get the markers back, records nothing.
    *
-   * @throws IOException when the ledger or the records cannot be written; the report is lost
-   *     with it, so the caller learns that nothing was kept
+   * <p>A record that cannot be written does not lose the report: it comes back with
+   * {@link ProbeReport#notRecorded()} saying what was not written and why, and the caller must
+   * show it. A leak that could not be written to the file stays in this runtime's ledger, so a
+   * later flush of it may still write it.
    */
-  public ProbeReport probe(ServerDescription server, ProbeSpec spec) throws IOException, InterruptedException {
+  public ProbeReport probe(ServerDescription server, ProbeSpec spec) throws InterruptedException {
     ExecutionIdentity identity = identities.identify(server);
     String key = identity.ledgerKey();
     ProbeReport report = probe.run(server, key, spec);
     String name = server.name();
+    List<String> notWritten = new ArrayList<>();
     switch (report.outcome()) {
       case LEAKED:
         ledger.record(name, key, HazardCode.CROSS_SESSION_LEAK, PROBE_SESSIONS);
-        ledger.flush();
-        records.update(name, current -> current.map(r -> withdrawn(r, key)));
-        LOG.warn("statelessness probe of {}: a caller saw the other's marker; recorded {}",
-            LogSafe.escape(name), HazardCode.CROSS_SESSION_LEAK.wireName());
+        if (write(notWritten, HazardCode.CROSS_SESSION_LEAK.wireName() + " for " + name + " was not written to the hazard ledger",
+            ledger::flush)) {
+          LOG.warn("statelessness probe of {}: a caller saw the other's marker; recorded {}",
+              LogSafe.escape(name), HazardCode.CROSS_SESSION_LEAK.wireName());
+        }
+        if (records.get(name).filter(r -> r.probedUnder(key)).isPresent()) {
+          write(notWritten, "the statelessness pass of " + name + " on record under this identity was not withdrawn",
+              () -> records.update(name, current -> current.map(r -> withdrawn(r, key))));
+        }
         break;
       case PASSED:
         ProbePass pass = new ProbePass(key, spec.tool(), report.rounds().size(), clockMillis.getAsLong() / 1000.0);
-        records.update(name, current -> Optional.of(passed(name, current, pass)));
+        write(notWritten, "the pass of " + name + " was not written to the concurrency records",
+            () -> records.update(name, current -> Optional.of(passed(name, current, pass))));
         break;
       default:
         break;
     }
-    return report;
+    return notWritten.isEmpty() ? report : report.withNotRecorded(String.join("; ", notWritten));
+  }
+
+  /** A write to the records. */
+  @FunctionalInterface
+  private interface Write {
+    void run() throws IOException;
+  }
+
+  /** Runs {@code write}; on failure adds {@code what} and the cause to {@code notWritten} and returns false. */
+  private static boolean write(List<String> notWritten, String what, Write write) {
+    try {
+      write.run();
+      return true;
+    } catch (IOException | UncheckedIOException e) {
+      String m = e.getMessage();
+      notWritten.add(what + ": " + e.getClass().getSimpleName() + (m == null ? "" : ": " + m));
+      return false;
+    }
   }
 
   private static ConcurrencyRecord passed(String name, Optional<ConcurrencyRecord> current, ProbePass pass) {

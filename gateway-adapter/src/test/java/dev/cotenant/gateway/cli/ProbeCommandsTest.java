@@ -8,7 +8,11 @@ import dev.cotenant.api.HazardCode;
 import dev.cotenant.gateway.probe.ProbeHarness;
 import dev.cotenant.providers.records.FileConcurrencyRecords;
 import dev.cotenant.providers.records.FileHazardLedger;
+import java.io.IOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -38,8 +42,28 @@ class ProbeCommandsTest {
   }
 
   @AfterEach
-  void noneLeft() {
+  void noneLeft() throws IOException {
+    if (Files.isDirectory(cli.records)) {
+      Files.setPosixFilePermissions(cli.records, PosixFilePermissions.fromString("rwx------"));
+    }
     processes.assertNoneLeft();
+  }
+
+  /**
+   * Makes the records directory refuse writes: created, then read-only ({@code chmod 500}). Where
+   * permissions do not stop this user (root), a plain file takes the directory's place instead.
+   */
+  private void unwritableRecords() throws IOException {
+    Files.createDirectories(cli.records);
+    Files.setPosixFilePermissions(cli.records, PosixFilePermissions.fromString("r-x------"));
+    try {
+      Files.delete(Files.createTempFile(cli.records, "probe", ".tmp"));
+    } catch (AccessDeniedException expected) {
+      return;
+    }
+    Files.setPosixFilePermissions(cli.records, PosixFilePermissions.fromString("rwx------"));
+    Files.delete(cli.records);
+    Files.writeString(cli.records, "a file where the records directory should be");
   }
 
   /** Writes a config with one server per mode, each named after its mode; {@code extra} JVM args change the identity. */
@@ -97,6 +121,48 @@ class ProbeCommandsTest {
     JsonNode row = row("global");
     assertEquals("refuted", row.path("strength").stringValue());
     assertTrue(reasons(row).contains("observed_hazard(cross_session_leak)"), row.toString());
+  }
+
+  @Test
+  void aLeakThatCannotBeRecordedIsStillPrintedExitsThreeAndSaysWhyOnOneLine() throws IOException {
+    unwritableRecords();
+
+    CliHarness.Result r = cli.run("probe-stateless", "global", "--tool", "remember", "--args", ARGS, "mcp.json");
+
+    assertEquals(ProbeStatelessCommand.EXIT_LEAK, r.code(), r.err() + r.out());
+    for (int n = 1; n <= 5; n++) {
+      assertTrue(r.out().contains("round " + n + ": A alpha-" + n + "-"), r.out());
+    }
+    assertTrue(r.out().contains("  B never sees A's marker: FAILED: A's marker alpha-1-"), r.out());
+    assertTrue(r.out().contains("LEAKED: one caller saw the other's marker; recording it for global failed (see standard error)"),
+        r.out());
+    List<String> err = r.errLines();
+    assertEquals(2, err.size(), r.err());
+    assertTrue(err.get(0).startsWith("cotenant: probing global"), r.err());
+    assertTrue(err.get(1).startsWith("cotenant: recording failed: cross_session_leak for global was not written to the "
+        + "hazard ledger: "), r.err());
+    assertTrue(err.get(1).contains(cli.records.toString()), "the line says why, naming the records: " + r.err());
+  }
+
+  @Test
+  void aPassThatCannotBeRecordedIsStillPrintedAndExitsFive() throws IOException {
+    unwritableRecords();
+
+    CliHarness.Result text = cli.run("probe-stateless", "echo", "--tool", "remember", "--args", ARGS, "mcp.json");
+    assertEquals(ProbeStatelessCommand.EXIT_NOT_RECORDED, text.code(), text.err() + text.out());
+    assertEquals(5, count(text.out(), "  each caller gets its own marker back: held"), text.out());
+    assertTrue(text.out().contains("passed: echo kept every caller's marker to itself in 5 rounds; recording the pass "
+        + "failed (see standard error), so it is not remembered"), text.out());
+    assertEquals(1, text.errLines().stream().filter(l -> l.startsWith("cotenant: recording failed: the pass of echo was "
+        + "not written to the concurrency records: ")).count(), text.err());
+
+    CliHarness.Result json = cli.run("probe-stateless", "echo", "--tool", "remember", "--args", ARGS, "--json", "mcp.json");
+    assertEquals(ProbeStatelessCommand.EXIT_NOT_RECORDED, json.code(), json.err());
+    JsonNode report = JSON.readTree(json.out());
+    assertEquals("passed", report.path("outcome").stringValue());
+    assertTrue(report.path("recorded").isNull(), report.toString());
+    assertTrue(report.path("notRecorded").stringValue().startsWith("the pass of echo was not written"), report.toString());
+    assertEquals(5, report.path("rounds").size());
   }
 
   @Test

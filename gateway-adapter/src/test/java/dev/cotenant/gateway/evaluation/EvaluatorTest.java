@@ -10,6 +10,8 @@ import dev.cotenant.api.HandshakeFacts;
 import dev.cotenant.api.ServerDescription;
 import dev.cotenant.spi.PreflightResult;
 import dev.cotenant.spi.PreflightTransport;
+import java.io.IOException;
+import java.nio.channels.ClosedByInterruptException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +22,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 class EvaluatorTest {
@@ -66,8 +69,20 @@ class EvaluatorTest {
         ExecutionIdentity.PREFLIGHT_SCHEMA);
   }
 
+  /** The monotonic clock of {@link #clocked}, moved only by the tests. */
+  private final AtomicLong nanos = new AtomicLong();
+
   private Evaluator evaluator() {
     return new Evaluator(transport, cache, this::identify, () -> 1_700_000_000.0, 4);
+  }
+
+  /** An evaluator whose batched flushes are timed by {@link #nanos}. */
+  private Evaluator clocked(int parallelism) {
+    return new Evaluator(transport, cache, this::identify, () -> 1_700_000_000.0, parallelism, nanos::get);
+  }
+
+  private void advanceOneInterval() {
+    nanos.addAndGet(Evaluator.FLUSH_INTERVAL.toNanos());
   }
 
   private static List<ServerDescription> servers(String... names) {
@@ -266,6 +281,147 @@ class EvaluatorTest {
     assertTrue(interrupted.await(30, TimeUnit.SECONDS), "the running pre-flight is interrupted");
     assertEquals(Set.of("a"), cache.flushed().keySet(), "the measurement already paid for is flushed");
     assertEquals(0, transport.calls("c"), "nothing after the cancellation is provoked");
+    assertFalse(e.passRunning());
+  }
+
+  // ---- batched flushes ----
+
+  @Test
+  void anUncappedPassFlushesAMeasurementOnceTheIntervalHasPassedWithoutWaitingForTheOthers() throws Exception {
+    transport.behaviours.put("a", () -> {
+      advanceOneInterval();
+      return PreflightResult.ran(List.of(), FACTS);
+    });
+    // b completes only once a's row has reached the cache: a pass that flushed at its end only would never end.
+    transport.behaviours.put("b", () -> {
+      if (!cache.awaitFlushed("a")) {
+        return PreflightResult.notRun("a's row was never flushed while the pass ran");
+      }
+      return PreflightResult.ran(List.of(), FACTS);
+    });
+
+    PassResult r = clocked(2).uncappedPass(servers("a", "b"));
+
+    assertTrue(r.attempted().get("b").ran(), r.attempted().toString());
+    assertEquals(Set.of("a"), cache.history.get(0).keySet(), "the first flush held a alone");
+    assertEquals(Set.of("a", "b"), cache.flushed().keySet());
+  }
+
+  @Test
+  void measurementsCompletedWithinTheIntervalWaitForOneFlush() throws Exception {
+    CountDownLatch release = new CountDownLatch(1);
+    transport.behaviours.put("c", () -> {
+      release.await();
+      return PreflightResult.ran(List.of(), FACTS);
+    });
+    Evaluator e = clocked(1);
+    MeasureJob job = e.startUncapped(servers("a", "b", "c"));
+
+    awaitProgress(e, p -> p.done() == 2);
+    assertEquals(0, cache.flushes.get(), "the clock has not moved: no flush is due yet");
+    advanceOneInterval();
+    assertTrue(cache.awaitFlushed("b"), "both are flushed once the interval has passed, while c still runs");
+    assertEquals(List.of(Set.of("a", "b")), cache.history.stream().map(Map::keySet).toList());
+    release.countDown();
+    job.await(30, TimeUnit.SECONDS).orElseThrow();
+
+    assertEquals(Set.of("a", "b", "c"), cache.flushed().keySet());
+    assertEquals(2, cache.flushes.get(), "one batch, then the end of the pass");
+  }
+
+  @Test
+  void aPassWaitingOnASlowServerStillFlushesWhatCompleted() throws Exception {
+    // The real clock: a's row is pending while the pass waits for b, and is flushed within the interval.
+    transport.behaviours.put("b", () -> {
+      if (!cache.awaitFlushed("a")) {
+        return PreflightResult.notRun("a's row was never flushed while the pass waited");
+      }
+      return PreflightResult.ran(List.of(), FACTS);
+    });
+
+    PassResult r = evaluator().uncappedPass(servers("a", "b"));
+
+    assertTrue(r.attempted().get("b").ran(), r.attempted().toString());
+    assertEquals(Set.of("a", "b"), cache.flushed().keySet());
+  }
+
+  @Test
+  void aBudgetedPassFlushesOnceAtItsEndHoweverLongItTakes() throws Exception {
+    transport.behaviours.put("a", () -> {
+      advanceOneInterval();
+      advanceOneInterval();
+      return PreflightResult.ran(List.of(), FACTS);
+    });
+    transport.behaviours.put("b", () -> {
+      advanceOneInterval();
+      return PreflightResult.ran(List.of(), FACTS);
+    });
+
+    clocked(1).budgetedPass(servers("a", "b", "c")).orElseThrow();
+
+    assertEquals(1, cache.flushes.get(), "one flush on a request path, as before");
+    assertEquals(Set.of("a", "b"), cache.flushed().keySet());
+  }
+
+  @Test
+  void aFailedFlushMidPassKeepsTheRowsForTheNextOne() throws Exception {
+    cache.beforeFlush = attempt -> {
+      if (attempt == 1) {
+        throw new IOException("disk full");
+      }
+    };
+    transport.behaviours.put("a", () -> {
+      advanceOneInterval();
+      return PreflightResult.ran(List.of(), FACTS);
+    });
+
+    PassResult r = clocked(1).uncappedPass(servers("a", "b"));
+
+    assertEquals(new Progress(false, 2, 2, 2), r.progress());
+    assertEquals(Set.of("a", "b"), cache.flushed().keySet());
+  }
+
+  @Test
+  void aFailedFlushAtTheEndFailsThePass() {
+    cache.beforeFlush = attempt -> {
+      throw new IOException("read-only file system");
+    };
+
+    IOException e = assertThrows(IOException.class, () -> evaluator().uncappedPass(servers("a")));
+    assertEquals("read-only file system", e.getMessage());
+  }
+
+  @Test
+  void aCancellationThatInterruptsAFlushStillWritesTheRowsAndCancelsThePass() throws Exception {
+    CountDownLatch interrupted = new CountDownLatch(1);
+    // The cancellation lands while the first flush writes: an interruptible channel gives up.
+    cache.beforeFlush = attempt -> {
+      if (attempt == 1) {
+        Thread.currentThread().interrupt();
+        throw new ClosedByInterruptException();
+      }
+    };
+    transport.behaviours.put("a", () -> {
+      advanceOneInterval();
+      return PreflightResult.ran(List.of(), FACTS);
+    });
+    transport.behaviours.put("stuck", () -> {
+      try {
+        new CountDownLatch(1).await();
+      } catch (InterruptedException ie) {
+        interrupted.countDown();
+        throw ie;
+      }
+      return PreflightResult.notRun("unreachable");
+    });
+    Evaluator e = clocked(2);
+    MeasureJob job = e.startUncapped(servers("a", "stuck"));
+
+    MeasureJob.JobFailedException failed =
+        assertThrows(MeasureJob.JobFailedException.class, () -> job.await(30, TimeUnit.SECONDS));
+    assertTrue(failed.cancelled(), failed.toString());
+    assertTrue(interrupted.await(30, TimeUnit.SECONDS), "the running pre-flight is interrupted");
+    assertEquals(Set.of("a"), cache.flushed().keySet(), "the interrupted flush was written all the same");
     assertFalse(e.passRunning());
   }
 

@@ -2,16 +2,29 @@ package dev.cotenant.gateway.evaluation;
 
 import dev.cotenant.spi.PreflightCache;
 import dev.cotenant.spi.PreflightRecord;
+import java.io.IOException;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** A pre-flight cache in memory that counts loads and flushes and remembers what was flushed. */
+/**
+ * A pre-flight cache in memory that counts loads and flushes and remembers what was flushed. A
+ * {@link #beforeFlush} hook may fail a flush (nothing is written then) or act while it runs.
+ */
 final class InMemoryPreflightCache implements PreflightCache {
+  /** Runs at the start of every flush; throwing fails that flush. */
+  interface FlushHook {
+    void run(int attempt) throws IOException;
+  }
+
   final AtomicInteger loads = new AtomicInteger();
   final AtomicInteger flushes = new AtomicInteger();
+  final AtomicInteger attempts = new AtomicInteger();
+  volatile FlushHook beforeFlush = attempt -> {};
+  /** Every flush's rows, in order. */
+  final java.util.List<Map<String, PreflightRecord>> history = new java.util.concurrent.CopyOnWriteArrayList<>();
   private final Map<String, PreflightRecord> rows = new LinkedHashMap<>();
   private final Set<String> applied = new HashSet<>();
   private volatile Map<String, PreflightRecord> flushed = Map.of();
@@ -33,9 +46,25 @@ final class InMemoryPreflightCache implements PreflightCache {
   }
 
   @Override
-  public synchronized void flush() {
+  public synchronized void flush() throws IOException {
+    beforeFlush.run(attempts.incrementAndGet());
     flushes.incrementAndGet();
     flushed = Map.copyOf(rows);
+    history.add(flushed);
+    notifyAll();
+  }
+
+  /** Waits (at most 30 s) until a flush has written {@code name}'s row; false when none did. */
+  synchronized boolean awaitFlushed(String name) throws InterruptedException {
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+    while (!flushed.containsKey(name)) {
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        return false;
+      }
+      java.util.concurrent.TimeUnit.NANOSECONDS.timedWait(this, left);
+    }
+    return true;
   }
 
   /** The rows as of the last flush. */

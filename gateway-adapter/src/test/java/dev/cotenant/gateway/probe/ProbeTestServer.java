@@ -42,6 +42,7 @@ import tools.jackson.databind.json.JsonMapper;
  *       {@code clientInfo.name}); {@code initialize} is refused.
  *   <li>{@code modern-late}: as {@code modern}, but answers {@code server/discover} only after
  *       refusing an {@code initialize} (a server that was slow to start).
+ *   <li>{@code mute}: reads every request and answers none, until its standard input closes.
  * </ul>
  */
 public final class ProbeTestServer {
@@ -84,7 +85,7 @@ public final class ProbeTestServer {
       Map<String, Object> msg = MAPPER.readValue(line, Map.class);
       Object method = msg.get("method");
       Object id = msg.get("id");
-      if (method == null || id == null) {
+      if (method == null || id == null || mode.equals("mute")) {
         continue;
       }
       @SuppressWarnings("unchecked")

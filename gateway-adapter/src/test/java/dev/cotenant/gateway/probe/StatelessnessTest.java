@@ -19,6 +19,7 @@ import dev.cotenant.gateway.Cotenant;
 import dev.cotenant.gateway.probe.ProbeReport.Outcome;
 import dev.cotenant.providers.records.FileConcurrencyRecords;
 import dev.cotenant.providers.records.FileHazardLedger;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
@@ -66,6 +67,7 @@ class StatelessnessTest {
 
     ProbeReport r = statelessness.probe(global, remember());
     assertEquals(Outcome.LEAKED, r.outcome());
+    assertEquals(Optional.empty(), r.notRecorded());
     String id = statelessness.identityOf(global);
     assertEquals(id, r.identity());
     // Flushed: a ledger opened afresh on the same directory sees it under the current identity.
@@ -80,10 +82,29 @@ class StatelessnessTest {
   }
 
   @Test
+  void aLeakThatCannotBeWrittenComesBackWithTheReportAndStaysInTheRuntimesLedger() throws Exception {
+    Path notADirectory = Files.writeString(records.resolve("plain"), "a file where the records directory should be");
+    Cotenant unwritable = Cotenant.builder().config(ProbeHarness.config()).recordsDirectory(notADirectory).build();
+    ServerDescription global = ProbeHarness.server("global", "global");
+
+    ProbeReport r = unwritable.statelessness().probe(global, remember());
+
+    assertEquals(Outcome.LEAKED, r.outcome());
+    assertEquals(5, r.rounds().size());
+    String why = r.notRecorded().orElseThrow();
+    assertTrue(why.startsWith("cross_session_leak for global was not written to the hazard ledger: "), why);
+    assertTrue(why.contains(notADirectory.toString()), why);
+    String id = unwritable.statelessness().identityOf(global);
+    assertEquals(Set.of(HazardCode.CROSS_SESSION_LEAK), unwritable.recordStores().hazardLedger().codesFor("global", id),
+        "the observation stays in the runtime's ledger for a later flush");
+  }
+
+  @Test
   void aPassIsRememberedUnderTheCurrentIdentityAndSurfacesAsSupportingEvidence() throws Exception {
     ServerDescription echo = ProbeHarness.server("echo", "echo");
     ProbeReport r = statelessness.probe(echo, remember());
     assertEquals(Outcome.PASSED, r.outcome());
+    assertEquals(Optional.empty(), r.notRecorded());
 
     ConcurrencyRecord stored = FileConcurrencyRecords.open(records).get("echo").orElseThrow();
     assertEquals(ConcurrencyModel.SIDECAR, stored.model());
