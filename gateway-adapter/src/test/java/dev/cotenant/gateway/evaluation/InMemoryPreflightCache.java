@@ -2,16 +2,15 @@ package dev.cotenant.gateway.evaluation;
 
 import dev.cotenant.spi.PreflightCache;
 import dev.cotenant.spi.PreflightRecord;
+import dev.cotenant.testkit.records.InMemoryRecordStores;
 import java.io.IOException;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A pre-flight cache in memory that counts loads and flushes and remembers what was flushed. A
- * {@link #beforeFlush} hook may fail a flush (nothing is written then) or act while it runs.
+ * The kit's in-memory pre-flight cache (held to the contract suite) behind counters: it counts
+ * loads and flushes and remembers what was flushed. A {@link #beforeFlush} hook may fail a flush
+ * (nothing is written then) or act while it runs.
  */
 final class InMemoryPreflightCache implements PreflightCache {
   /** Runs at the start of every flush; throwing fails that flush. */
@@ -25,31 +24,36 @@ final class InMemoryPreflightCache implements PreflightCache {
   volatile FlushHook beforeFlush = attempt -> {};
   /** Every flush's rows, in order. */
   final java.util.List<Map<String, PreflightRecord>> history = new java.util.concurrent.CopyOnWriteArrayList<>();
-  private final Map<String, PreflightRecord> rows = new LinkedHashMap<>();
-  private final Set<String> applied = new HashSet<>();
+  private final PreflightCache store = new InMemoryRecordStores().preflightCache();
   private volatile Map<String, PreflightRecord> flushed = Map.of();
 
   @Override
   public synchronized Snapshot load() {
     loads.incrementAndGet();
-    return new Snapshot(rows, applied);
+    return store.load();
   }
 
   @Override
   public synchronized void put(PreflightRecord record) {
-    rows.put(record.serverName(), record);
+    store.put(record);
   }
 
   @Override
   public synchronized void markApplied(String serverName) {
-    applied.add(serverName);
+    store.markApplied(serverName);
+  }
+
+  @Override
+  public synchronized boolean drop(String serverName) {
+    return store.drop(serverName);
   }
 
   @Override
   public synchronized void flush() throws IOException {
     beforeFlush.run(attempts.incrementAndGet());
+    store.flush();
     flushes.incrementAndGet();
-    flushed = Map.copyOf(rows);
+    flushed = Map.copyOf(store.snapshot().rows());
     history.add(flushed);
     notifyAll();
   }
