@@ -79,11 +79,12 @@ public final class Assessor {
           inferred[n++] = new Reason(ReasonCode.HANDSHAKE_NOT_REPRODUCIBLE, facets.get(i));
         }
       }
+    } else if (preflight instanceof PreflightOutcome.NotRun) {
+      // Could not ask: said at every strength, with why, as a supporting reason that grounds
+      // nothing and gates nothing.
+      inferred[n++] = new Reason(ReasonCode.PREFLIGHT_NOT_RUN, ((PreflightOutcome.NotRun) preflight).reason());
     } else if (declaration) {
-      inferred[n++] =
-          preflight instanceof PreflightOutcome.NotRun
-              ? new Reason(ReasonCode.PREFLIGHT_NOT_RUN, ((PreflightOutcome.NotRun) preflight).reason())
-              : PREFLIGHT_NOT_MEASURED;
+      inferred[n++] = PREFLIGHT_NOT_MEASURED;
     }
 
     List<HazardCode> observations = evidence.observations();

@@ -22,7 +22,10 @@ public enum ReasonCode {
   REGISTERED_SHARED(ReasonRole.DECLARATION, Origin.SOURCE),
   /** The pre-flight ran and found no divergence. */
   PREFLIGHT_PASSED(ReasonRole.MEASUREMENT, Origin.CORE),
-  /** Beside a declaration: the pre-flight has not run, or could not run, under this identity. */
+  /**
+   * The pre-flight could not run under this identity (detail: why), at any strength; or, beside a
+   * declaration, no measurement exists under it (no detail). Supporting: it grounds nothing.
+   */
   PREFLIGHT_NOT_RUN(ReasonRole.SUPPORTING, Origin.CORE),
   /** The pre-flight saw a divergent replayed surface; detail: the facet. */
   HANDSHAKE_NOT_REPRODUCIBLE(ReasonRole.NOTE, Origin.CORE),

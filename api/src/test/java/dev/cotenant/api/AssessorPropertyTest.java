@@ -214,6 +214,36 @@ class AssessorPropertyTest {
   }
 
   @Test
+  void aPreflightThatCouldNotRunSaysWhyAndChangesNoDecision() {
+    aPreflightThatCouldNotRunSaysWhyAndChangesNoDecision(Theories.qt(), Assessor::assess);
+  }
+
+  static void aPreflightThatCouldNotRunSaysWhyAndChangesNoDecision(QuickTheory qt, Function<Evidence, Verdict> assess) {
+    qt.forAll(evidence(), EvidenceGenerators.text())
+        .checkAssert(
+            (e, why) -> {
+              Verdict notMeasured =
+                  assess.apply(
+                      new Evidence(e.observations(), e.findings(), PreflightOutcome.NOT_MEASURED, e.handshakeObserved()));
+              Verdict notRun =
+                  assess.apply(
+                      new Evidence(
+                          e.observations(), e.findings(), new PreflightOutcome.NotRun(why), e.handshakeObserved()));
+              assertSameDecision(notMeasured, notRun);
+              assertTrue(
+                  notRun.reasons().contains(new Reason(ReasonCode.PREFLIGHT_NOT_RUN, why)),
+                  () -> "a pre-flight that could not run says why, at " + notRun.strength() + ": " + notRun.reasons());
+              assertEquals(
+                  without(notMeasured.reasons(), ReasonCode.PREFLIGHT_NOT_RUN),
+                  without(notRun.reasons(), ReasonCode.PREFLIGHT_NOT_RUN));
+            });
+  }
+
+  private static List<Reason> without(List<Reason> reasons, ReasonCode code) {
+    return reasons.stream().filter(r -> r.code() != code).collect(Collectors.toList());
+  }
+
+  @Test
   void recommendShareIffDeclared_andStubAtDeclaredMeasuredOrNoObjection() {
     recommendShareIffDeclared_andStubAtDeclaredMeasuredOrNoObjection(Theories.qt(), Assessor::assess);
   }

@@ -100,6 +100,25 @@ class PropertiesBiteTest {
         oneFacet ? new Evidence(e.observations(), e.findings(), PreflightOutcome.passed(), e.handshakeObserved()) : e);
   }
 
+  /** Counts a pre-flight that could not run as a seen handshake. */
+  private static Verdict countsAPreflightThatCouldNotRunAsAHandshake(Evidence e) {
+    return Assessor.assess(
+        e.preflight() instanceof PreflightOutcome.NotRun
+            ? new Evidence(e.observations(), e.findings(), e.preflight(), true)
+            : e);
+  }
+
+  /** Says why a pre-flight could not run only beside a declaration (the rule before it was said everywhere). */
+  private static Verdict saysWhyAPreflightCouldNotRunOnlyBesideADeclaration(Evidence e) {
+    Verdict v = Assessor.assess(e);
+    if (v.strength() == Strength.DECLARED) {
+      return v;
+    }
+    List<Reason> kept =
+        v.reasons().stream().filter(r -> r.code() != ReasonCode.PREFLIGHT_NOT_RUN).collect(Collectors.toList());
+    return new Verdict(v.strength(), kept, v.recommendStub(), v.recommendShare());
+  }
+
   /** Withholds the stub at {@code no_objection}. */
   private static Verdict withholdsTheStubAtNoObjection(Evidence e) {
     Verdict v = Assessor.assess(e);
@@ -258,6 +277,22 @@ class PropertiesBiteTest {
         () ->
             AssessorPropertyTest.moreOrFewerDivergentFacetsChangeNoDecision(
                 qt(), PropertiesBiteTest::passesAPreflightWithOneDivergentFacet));
+  }
+
+  @Test
+  void aPreflightThatCouldNotRun_failsOnAnAssessorThatCountsItAsAHandshake() {
+    assertFalsified(
+        () ->
+            AssessorPropertyTest.aPreflightThatCouldNotRunSaysWhyAndChangesNoDecision(
+                qt(), PropertiesBiteTest::countsAPreflightThatCouldNotRunAsAHandshake));
+  }
+
+  @Test
+  void aPreflightThatCouldNotRun_failsOnAnAssessorThatSaysWhyOnlyBesideADeclaration() {
+    assertFalsified(
+        () ->
+            AssessorPropertyTest.aPreflightThatCouldNotRunSaysWhyAndChangesNoDecision(
+                qt(), PropertiesBiteTest::saysWhyAPreflightCouldNotRunOnlyBesideADeclaration));
   }
 
   @Test

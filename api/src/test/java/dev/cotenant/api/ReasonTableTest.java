@@ -140,6 +140,46 @@ class ReasonTableTest {
   }
 
   @Test
+  void preflightNotRun_withNothingElse_saysWhy_besideNotProbed_andGroundsNothing() {
+    Evidence e =
+        new Evidence(List.of(), List.of(), new PreflightOutcome.NotRun("command not found: acme-mcp"), false);
+    Verdict v = Assessor.assess(e);
+    assertVerdict(v, ReasonCode.PREFLIGHT_NOT_RUN, "command not found: acme-mcp", Strength.UNKNOWN, false, false);
+    assertEquals(
+        List.of(Reason.of(ReasonCode.NOT_PROBED), new Reason(ReasonCode.PREFLIGHT_NOT_RUN, "command not found: acme-mcp")),
+        v.reasons());
+  }
+
+  @Test
+  void preflightNotRun_atEveryStrength_leavesTheStrengthAndBothRecommendationsAsTheyWere() {
+    List<Evidence> bases =
+        List.of(
+            new Evidence(List.of(HazardCode.CROSS_SESSION_LEAK), List.of(), PreflightOutcome.NOT_MEASURED, true),
+            findings(false, Finding.of(SRC, ReasonCode.NOT_STDIO, "http")),
+            findings(false, Finding.of(SRC, ReasonCode.REGISTERED_SHARED, "tenant")),
+            findings(true),
+            findings(false));
+    for (Evidence base : bases) {
+      Verdict without = Assessor.assess(base);
+      Verdict with =
+          Assessor.assess(
+              new Evidence(
+                  base.observations(), base.findings(), new PreflightOutcome.NotRun("no answer in 15 s"),
+                  base.handshakeObserved()));
+      assertVerdict(
+          with, ReasonCode.PREFLIGHT_NOT_RUN, "no answer in 15 s", without.strength(), without.recommendStub(),
+          without.recommendShare());
+    }
+  }
+
+  @Test
+  void preflightNotRun_withoutDetail_onlyBesideADeclaration_whenNoMeasurementExists() {
+    assertFalse(Assessor.assess(findings(true)).has(ReasonCode.PREFLIGHT_NOT_RUN));
+    Verdict declared = Assessor.assess(findings(false, Finding.of(SRC, ReasonCode.REGISTERED_SHARED, "tenant")));
+    assertVerdict(declared, ReasonCode.PREFLIGHT_NOT_RUN, "", Strength.DECLARED, true, true);
+  }
+
+  @Test
   void handshakeNotReproducible_isANote_theRanPreflightStillCountsAsAHandshake() {
     Verdict v =
         Assessor.assess(new Evidence(List.of(), List.of(), PreflightOutcome.diverged("serverInfo"), false));

@@ -69,9 +69,10 @@ final class ReferenceAssessor {
           notes.add(new Reason(ReasonCode.HANDSHAKE_NOT_REPRODUCIBLE, facet));
         }
       }
+    } else if (preflight instanceof PreflightOutcome.NotRun) {
+      supporting.add(new Reason(ReasonCode.PREFLIGHT_NOT_RUN, ((PreflightOutcome.NotRun) preflight).reason()));
     } else if (!declaration.isEmpty()) {
-      String detail = preflight instanceof PreflightOutcome.NotRun ? ((PreflightOutcome.NotRun) preflight).reason() : "";
-      supporting.add(new Reason(ReasonCode.PREFLIGHT_NOT_RUN, detail));
+      supporting.add(Reason.of(ReasonCode.PREFLIGHT_NOT_RUN));
     }
 
     Strength strength;
