@@ -33,6 +33,17 @@ public enum ReasonCode {
   ROTATING_SECRET_ENV(ReasonRole.NOTE, Origin.SOURCE),
   /** The server advertises {@code logging}; detail: {@code logging_level}. */
   DEGRADES_WHEN_SHARED(ReasonRole.NOTE, Origin.SOURCE),
+  /**
+   * The hazard ledger could not be read completely (cut off, a newer schema, an entry of the wrong
+   * type, an unreadable copy moved aside); detail: the file and the problem. Explains why nothing
+   * recommends sharing; the gate is {@link Evidence#recordsComplete()}.
+   */
+  LEDGER_UNREADABLE(ReasonRole.NOTE, Origin.CORE),
+  /**
+   * The concurrency records could not be read completely; detail: the file and the problem.
+   * Explains why nothing recommends sharing; the gate is {@link Evidence#recordsComplete()}.
+   */
+  CONCURRENCY_RECORDS_UNREADABLE(ReasonRole.NOTE, Origin.CORE),
   /** Every tool declares {@code readOnlyHint: true}. */
   ALL_TOOLS_READ_ONLY(ReasonRole.SUPPORTING, Origin.SOURCE),
   /** Tool annotations were unavailable; detail: the negotiated protocol version. */

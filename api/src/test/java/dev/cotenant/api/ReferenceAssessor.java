@@ -75,6 +75,8 @@ final class ReferenceAssessor {
       supporting.add(Reason.of(ReasonCode.PREFLIGHT_NOT_RUN));
     }
 
+    notes.addAll(evidence.recordsNotes());
+
     Strength strength;
     if (!observation.isEmpty()) {
       strength = Strength.REFUTED;
@@ -103,7 +105,7 @@ final class ReferenceAssessor {
     reasons.addAll(supporting);
     reasons.addAll(notes);
 
-    boolean share = strength == Strength.DECLARED;
+    boolean share = strength == Strength.DECLARED && evidence.recordsComplete();
     boolean stub =
         strength == Strength.DECLARED || strength == Strength.MEASURED || strength == Strength.NO_OBJECTION;
     return new Verdict(strength, reasons, stub, share);
@@ -131,7 +133,7 @@ final class ReferenceAssessor {
               + LogSafe.escape(f.source())
               + "' contributed reason code '"
               + code.wireName()
-              + "', which only the core derives (from the hazard ledger or the pre-flight outcome)");
+              + "', which only the core derives (from the records or the pre-flight outcome)");
     }
     return code;
   }
