@@ -85,8 +85,15 @@ final class RecordsJson {
       }
       return new Parsed(root);
     } catch (JacksonException e) {
-      return new Unreadable("is not valid JSON: " + e.getOriginalMessage());
+      return new Unreadable("is not valid JSON: " + withoutSourceMarker(e.getOriginalMessage()));
     }
+  }
+
+  /** A parser message without the "(start marker at [Source: ...])" that says nothing to an operator. */
+  private static String withoutSourceMarker(String message) {
+    String m = String.valueOf(message);
+    int cut = m.indexOf(" (start marker at [Source:");
+    return cut < 0 ? m : m.substring(0, cut);
   }
 
   /**
