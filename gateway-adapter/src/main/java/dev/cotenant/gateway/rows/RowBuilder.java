@@ -28,6 +28,9 @@ import java.util.function.Function;
  *   <li>the handshake: the host's own when it supplied one, else the stored first-caller one;
  *   <li>the hazards the ledger holds under the identity's {@code ledgerKey()};
  *   <li>the server's concurrency record, which counts only under that same {@code ledgerKey()};
+ *   <li>whether the ledger and the concurrency records were read completely, and if not why
+ *       ({@link LoadedState#recordsComplete()}, {@link LoadedState#recordsNotes()}): while they
+ *       were not, no row recommends sharing and every row says why;
  * </ul>
  *
  * and hands them to {@link Cotenant#assess}. Thread-safe.
@@ -75,9 +78,11 @@ public final class RowBuilder {
         sourceLabel.apply(server),
         cotenant.assess(
             new EvidenceInput(server.description(), handshake, Optional.of(id.ledgerKey()),
-                Optional.ofNullable(state.concurrency().get(server.name()))),
+                state.concurrency().get(server.name())),
             outcome(measurement),
-            hazards));
+            hazards,
+            state.recordsComplete(),
+            state.recordsNotes()));
   }
 
   /** The pre-flight outcome a stored measurement stands for. */
