@@ -10,7 +10,8 @@ import java.util.List;
  * ({@code disqualified}), a declaration ({@code declared}), a pre-flight that ran and replayed
  * identically ({@code measured}), an observed handshake ({@code no_objection}), nothing
  * ({@code unknown}). The strength is the strongest ground present. Notes and supporting reasons
- * ground nothing and gate nothing. {@code recommendShare} holds only at {@code declared};
+ * ground nothing and gate nothing. {@code recommendShare} holds only at {@code declared}, and only
+ * while the records were read completely ({@link Evidence#recordsComplete()}: fail closed);
  * {@code recommendStub} at {@code declared}, {@code measured} and {@code no_objection}.
  *
  * <p>Pure: no IO, clock, environment or configuration; the same evidence gives the same verdict
@@ -46,7 +47,8 @@ public final class Assessor {
     PreflightOutcome preflight = evidence.preflight();
     List<String> facets =
         preflight instanceof PreflightOutcome.Ran ? ((PreflightOutcome.Ran) preflight).divergentFacets() : List.of();
-    Reason[] inferred = new Reason[findings.size() + facets.size() + 1];
+    List<Reason> recordsNotes = evidence.recordsNotes();
+    Reason[] inferred = new Reason[findings.size() + facets.size() + 1 + recordsNotes.size()];
     int n = 0;
     boolean disqualifying = false;
     boolean declaration = false;
@@ -79,11 +81,16 @@ public final class Assessor {
           inferred[n++] = new Reason(ReasonCode.HANDSHAKE_NOT_REPRODUCIBLE, facets.get(i));
         }
       }
+    } else if (preflight instanceof PreflightOutcome.NotRun) {
+      // Could not ask: said at every strength, with why, as a supporting reason that grounds
+      // nothing and gates nothing.
+      inferred[n++] = new Reason(ReasonCode.PREFLIGHT_NOT_RUN, ((PreflightOutcome.NotRun) preflight).reason());
     } else if (declaration) {
-      inferred[n++] =
-          preflight instanceof PreflightOutcome.NotRun
-              ? new Reason(ReasonCode.PREFLIGHT_NOT_RUN, ((PreflightOutcome.NotRun) preflight).reason())
-              : PREFLIGHT_NOT_MEASURED;
+      inferred[n++] = PREFLIGHT_NOT_MEASURED;
+    }
+
+    for (int i = 0, size = recordsNotes.size(); i < size; i++) {
+      inferred[n++] = recordsNotes.get(i);
     }
 
     List<HazardCode> observations = evidence.observations();
@@ -123,7 +130,10 @@ public final class Assessor {
     addRole(reasons, inferred, n, ReasonRole.SUPPORTING);
     addRole(reasons, inferred, n, ReasonRole.NOTE);
 
-    boolean share = strength == Strength.DECLARED;
+    // Fail closed: records that could not be read completely may hide an observation or a
+    // withdrawn registration, so nothing recommends sharing; the strength stays what the
+    // evidence says.
+    boolean share = strength == Strength.DECLARED && evidence.recordsComplete();
     boolean stub =
         strength == Strength.DECLARED || strength == Strength.MEASURED || strength == Strength.NO_OBJECTION;
     return new Verdict(strength, reasons, stub, share);
@@ -161,7 +171,7 @@ public final class Assessor {
               + LogSafe.escape(f.source())
               + "' contributed reason code '"
               + code.wireName()
-              + "', which only the core derives (from the hazard ledger or the pre-flight outcome)");
+              + "', which only the core derives (from the records or the pre-flight outcome)");
     }
     return code;
   }

@@ -22,7 +22,10 @@ public enum ReasonCode {
   REGISTERED_SHARED(ReasonRole.DECLARATION, Origin.SOURCE),
   /** The pre-flight ran and found no divergence. */
   PREFLIGHT_PASSED(ReasonRole.MEASUREMENT, Origin.CORE),
-  /** Beside a declaration: the pre-flight has not run, or could not run, under this identity. */
+  /**
+   * The pre-flight could not run under this identity (detail: why), at any strength; or, beside a
+   * declaration, no measurement exists under it (no detail). Supporting: it grounds nothing.
+   */
   PREFLIGHT_NOT_RUN(ReasonRole.SUPPORTING, Origin.CORE),
   /** The pre-flight saw a divergent replayed surface; detail: the facet. */
   HANDSHAKE_NOT_REPRODUCIBLE(ReasonRole.NOTE, Origin.CORE),
@@ -30,6 +33,17 @@ public enum ReasonCode {
   ROTATING_SECRET_ENV(ReasonRole.NOTE, Origin.SOURCE),
   /** The server advertises {@code logging}; detail: {@code logging_level}. */
   DEGRADES_WHEN_SHARED(ReasonRole.NOTE, Origin.SOURCE),
+  /**
+   * The hazard ledger could not be read completely (cut off, a newer schema, an entry of the wrong
+   * type, an unreadable copy moved aside); detail: the file and the problem. Explains why nothing
+   * recommends sharing; the gate is {@link Evidence#recordsComplete()}.
+   */
+  LEDGER_UNREADABLE(ReasonRole.NOTE, Origin.CORE),
+  /**
+   * The concurrency records could not be read completely; detail: the file and the problem.
+   * Explains why nothing recommends sharing; the gate is {@link Evidence#recordsComplete()}.
+   */
+  CONCURRENCY_RECORDS_UNREADABLE(ReasonRole.NOTE, Origin.CORE),
   /** Every tool declares {@code readOnlyHint: true}. */
   ALL_TOOLS_READ_ONLY(ReasonRole.SUPPORTING, Origin.SOURCE),
   /** Tool annotations were unavailable; detail: the negotiated protocol version. */

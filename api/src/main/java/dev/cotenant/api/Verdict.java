@@ -10,7 +10,8 @@ import java.util.Objects;
  * @param reasons every reason, strongest role first, in a deterministic order
  * @param recommendStub keep the backend 1:1 with the session (the topology of no gateway); true
  *     at {@code declared}, {@code measured} and {@code no_objection}
- * @param recommendShare co-tenancy; true only at {@code declared}
+ * @param recommendShare co-tenancy; true only at {@code declared}, and only while the records were
+ *     read completely
  */
 public record Verdict(Strength strength, List<Reason> reasons, boolean recommendStub, boolean recommendShare) {
   public Verdict {

@@ -1,5 +1,6 @@
 package dev.cotenant.api;
 
+import static dev.cotenant.api.EvidenceGenerators.copy;
 import static dev.cotenant.api.EvidenceGenerators.evidence;
 import static dev.cotenant.api.EvidenceGenerators.shuffled;
 import static dev.cotenant.api.EvidenceGenerators.withFindings;
@@ -81,7 +82,12 @@ class AssessorPropertyTest {
           "registered_shared", Strength.DECLARED);
 
   private static final Set<String> NOTE_CODES =
-      Set.of("handshake_not_reproducible", "rotating_secret_env", "degrades_when_shared");
+      Set.of(
+          "handshake_not_reproducible",
+          "rotating_secret_env",
+          "degrades_when_shared",
+          "ledger_unreadable",
+          "concurrency_records_unreadable");
 
   private static Strength expectedStrength(Evidence e) {
     List<Strength> grounds = new ArrayList<>();
@@ -130,7 +136,7 @@ class AssessorPropertyTest {
     qt.forAll(evidence(), EvidenceGenerators.observed())
         .checkAssert(
             (e, observed) -> {
-              Evidence withLedger = new Evidence(observed, e.findings(), e.preflight(), e.handshakeObserved());
+              Evidence withLedger = copy(e, observed, e.findings(), e.preflight(), e.handshakeObserved());
               Verdict v = assess.apply(withLedger);
               assertEquals(Strength.REFUTED, v.strength());
               assertFalse(v.recommendStub());
@@ -153,7 +159,7 @@ class AssessorPropertyTest {
     qt.forAll(evidence())
         .checkAssert(
             e -> {
-              Evidence noLedger = new Evidence(List.of(), e.findings(), e.preflight(), e.handshakeObserved());
+              Evidence noLedger = copy(e, List.of(), e.findings(), e.preflight(), e.handshakeObserved());
               assertFalse(assess.apply(noLedger).strength() == Strength.REFUTED);
             });
   }
@@ -185,7 +191,7 @@ class AssessorPropertyTest {
             e -> {
               List<Finding> kept = e.findings().stream().filter(f -> !isNote(f)).collect(Collectors.toList());
               Verdict before = assess.apply(e);
-              Verdict after = assess.apply(withFindings(e, kept));
+              Verdict after = assess.apply(withFindings(e, kept).withRecords(e.recordsComplete(), List.of()));
               assertSameDecision(before, after);
               assertEquals(withoutNotes(before.reasons()), withoutNotes(after.reasons()));
             });
@@ -204,13 +210,42 @@ class AssessorPropertyTest {
               all.addAll(more);
               Verdict fewer =
                   assess.apply(
-                      new Evidence(e.observations(), e.findings(), new PreflightOutcome.Ran(some), e.handshakeObserved()));
+                      copy(e, e.observations(), e.findings(), new PreflightOutcome.Ran(some), e.handshakeObserved()));
               Verdict moreNotes =
                   assess.apply(
-                      new Evidence(e.observations(), e.findings(), new PreflightOutcome.Ran(all), e.handshakeObserved()));
+                      copy(e, e.observations(), e.findings(), new PreflightOutcome.Ran(all), e.handshakeObserved()));
               assertSameDecision(fewer, moreNotes);
               assertFalse(moreNotes.has(ReasonCode.PREFLIGHT_PASSED), "never beside handshake_not_reproducible");
             });
+  }
+
+  @Test
+  void aPreflightThatCouldNotRunSaysWhyAndChangesNoDecision() {
+    aPreflightThatCouldNotRunSaysWhyAndChangesNoDecision(Theories.qt(), Assessor::assess);
+  }
+
+  static void aPreflightThatCouldNotRunSaysWhyAndChangesNoDecision(QuickTheory qt, Function<Evidence, Verdict> assess) {
+    qt.forAll(evidence(), EvidenceGenerators.text())
+        .checkAssert(
+            (e, why) -> {
+              Verdict notMeasured =
+                  assess.apply(
+                      copy(e, e.observations(), e.findings(), PreflightOutcome.NOT_MEASURED, e.handshakeObserved()));
+              Verdict notRun =
+                  assess.apply(
+                      copy(e, e.observations(), e.findings(), new PreflightOutcome.NotRun(why), e.handshakeObserved()));
+              assertSameDecision(notMeasured, notRun);
+              assertTrue(
+                  notRun.reasons().contains(new Reason(ReasonCode.PREFLIGHT_NOT_RUN, why)),
+                  () -> "a pre-flight that could not run says why, at " + notRun.strength() + ": " + notRun.reasons());
+              assertEquals(
+                  without(notMeasured.reasons(), ReasonCode.PREFLIGHT_NOT_RUN),
+                  without(notRun.reasons(), ReasonCode.PREFLIGHT_NOT_RUN));
+            });
+  }
+
+  private static List<Reason> without(List<Reason> reasons, ReasonCode code) {
+    return reasons.stream().filter(r -> r.code() != code).collect(Collectors.toList());
   }
 
   @Test
@@ -226,12 +261,48 @@ class AssessorPropertyTest {
             e -> {
               Verdict v = assess.apply(e);
               seen.add(v.strength());
-              assertEquals(v.strength() == Strength.DECLARED, v.recommendShare());
+              assertEquals(v.strength() == Strength.DECLARED && e.recordsComplete(), v.recommendShare());
               assertEquals(
                   EnumSet.of(Strength.DECLARED, Strength.MEASURED, Strength.NO_OBJECTION).contains(v.strength()),
                   v.recommendStub());
             });
     assertEquals(EnumSet.allOf(Strength.class), seen, "coverage: every strength is generated");
+  }
+
+  @Test
+  void incompleteRecordsNeverRecommendSharing_andCompleteRecordsChangeNothing() {
+    incompleteRecordsNeverRecommendSharing_andCompleteRecordsChangeNothing(Theories.qt(), Assessor::assess);
+  }
+
+  static void incompleteRecordsNeverRecommendSharing_andCompleteRecordsChangeNothing(
+      QuickTheory qt, Function<Evidence, Verdict> assess) {
+    Set<Strength> seenIncomplete = EnumSet.noneOf(Strength.class);
+    qt.forAll(evidence())
+        .checkAssert(
+            e -> {
+              Verdict incomplete = assess.apply(e.withRecords(false, e.recordsNotes()));
+              Verdict complete = assess.apply(e.withRecords(true, e.recordsNotes()));
+              Verdict plain = assess.apply(copy(e, e.observations(), e.findings(), e.preflight(), e.handshakeObserved())
+                  .withRecords(true, List.of()));
+              seenIncomplete.add(incomplete.strength());
+
+              assertFalse(incomplete.recommendShare(), () -> "records read incompletely, yet sharing: " + incomplete);
+              assertEquals(complete.strength(), incomplete.strength(), "the strength is what the evidence says");
+              assertEquals(complete.recommendStub(), incomplete.recommendStub(), "recommendStub");
+              assertEquals(complete.reasons(), incomplete.reasons(), "the flag adds and removes no reason");
+
+              assertSameDecision(plain, complete);
+              assertEquals(plain.reasons(), withoutNotesOf(complete.reasons(), e.recordsNotes()));
+              for (Reason note : e.recordsNotes()) {
+                assertTrue(complete.reasons().contains(note), () -> note + " missing from " + complete.reasons());
+                assertTrue(incomplete.reasons().contains(note), () -> note + " missing from " + incomplete.reasons());
+              }
+            });
+    assertTrue(seenIncomplete.contains(Strength.DECLARED), "coverage: a declaration read from incomplete records");
+  }
+
+  private static List<Reason> withoutNotesOf(List<Reason> reasons, List<Reason> notes) {
+    return reasons.stream().filter(r -> !notes.contains(r)).collect(Collectors.toList());
   }
 
   @Test
@@ -248,7 +319,7 @@ class AssessorPropertyTest {
                       .filter(f -> SOURCE_GROUNDS.get(f.code()) != Strength.DECLARED)
                       .collect(Collectors.toList());
               Evidence measured =
-                  new Evidence(e.observations(), noDeclarations, PreflightOutcome.passed(), e.handshakeObserved());
+                  copy(e, e.observations(), noDeclarations, PreflightOutcome.passed(), e.handshakeObserved());
               Verdict v = assess.apply(measured);
               assertFalse(v.recommendShare());
               if (v.strength() == Strength.MEASURED) {
@@ -308,9 +379,14 @@ class AssessorPropertyTest {
                   e.preflight() instanceof PreflightOutcome.Ran
                       ? new PreflightOutcome.Ran(new ArrayList<>(((PreflightOutcome.Ran) e.preflight()).divergentFacets()))
                       : e.preflight();
-              Evidence input = new Evidence(observations, findings, preflight, e.handshakeObserved());
+              List<Reason> notes = new ArrayList<>(e.recordsNotes());
+              Evidence input =
+                  new Evidence(observations, findings, preflight, e.handshakeObserved(), e.recordsComplete(), notes);
               Evidence snapshot =
-                  new Evidence(List.copyOf(observations), List.copyOf(findings), preflight, e.handshakeObserved());
+                  new Evidence(
+                      List.copyOf(observations), List.copyOf(findings), preflight, e.handshakeObserved(),
+                      e.recordsComplete(), List.copyOf(notes));
+              List<Reason> notesBefore = List.copyOf(notes);
               List<HazardCode> observationsBefore = List.copyOf(observations);
               List<Finding> findingsBefore = List.copyOf(findings);
 
@@ -324,6 +400,7 @@ class AssessorPropertyTest {
               assertEquals(snapshot, input);
               assertEquals(observationsBefore, observations);
               assertEquals(findingsBefore, findings);
+              assertEquals(notesBefore, notes);
               assertEquals(e, input);
             });
   }

@@ -40,7 +40,9 @@ class AssessorReferencePropertyTest {
                             facets.addAll(((PreflightOutcome.Ran) pre).divergentFacets());
                             pre = new PreflightOutcome.Ran(facets);
                           }
-                          return new Evidence(obs, doubled, pre, e.handshakeObserved());
+                          List<Reason> notes = new ArrayList<>(e.recordsNotes());
+                          notes.addAll(e.recordsNotes());
+                          return new Evidence(obs, doubled, pre, e.handshakeObserved(), e.recordsComplete(), notes);
                         }));
   }
 

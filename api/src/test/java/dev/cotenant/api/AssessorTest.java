@@ -76,9 +76,19 @@ class AssessorTest {
   }
 
   @Test
-  void withoutADeclaration_aNotRunPreflightAddsNothing() {
+  void withoutADeclaration_aNotRunPreflightSaysWhy_andChangesNothingElse() {
     Verdict v = Assessor.assess(new Evidence(List.of(), List.of(), new PreflightOutcome.NotRun("timed out"), true));
     assertEquals(Strength.NO_OBJECTION, v.strength());
+    assertTrue(v.recommendStub());
+    assertFalse(v.recommendShare());
+    assertEquals(
+        List.of(Reason.of(ReasonCode.NO_OBJECTION_FOUND), new Reason(ReasonCode.PREFLIGHT_NOT_RUN, "timed out")),
+        v.reasons());
+  }
+
+  @Test
+  void withoutADeclaration_noMeasurementAddsNothing() {
+    Verdict v = Assessor.assess(new Evidence(List.of(), List.of(), PreflightOutcome.NOT_MEASURED, true));
     assertEquals(List.of(Reason.of(ReasonCode.NO_OBJECTION_FOUND)), v.reasons());
   }
 

@@ -19,8 +19,8 @@ import org.quicktheories.generators.Generate;
 
 /**
  * QuickTheories generators for {@link Evidence}: ledger observations, findings of every
- * source-origin code with arbitrary details and source names, every pre-flight outcome, and the
- * handshake flag. Weights keep every strength reachable: observations and disqualifying facts
+ * source-origin code with arbitrary details and source names, every pre-flight outcome, the
+ * handshake flag, and whether the records were read completely with the notes saying why not. Weights keep every strength reachable: observations and disqualifying facts
  * are present often enough to be tested and rarely enough that weaker strengths are tested too.
  *
  * <p>Every generator is composed from QuickTheories' own draws (ranges, picks, lists,
@@ -109,8 +109,33 @@ final class EvidenceGenerators {
         Pair.of(2, divergedPreflight()));
   }
 
+  /** A note saying why the records could not be read completely, with any detail. */
+  static Gen<Reason> recordsNote() {
+    return Generate.pick(List.copyOf(Evidence.RECORDS_NOTE_CODES)).zip(text(), Reason::new);
+  }
+
+  /** Zero to two records notes. */
+  static Gen<List<Reason>> recordsNotes() {
+    return lists().of(recordsNote()).ofSizeBetween(0, 2);
+  }
+
+  /**
+   * Whether the records were read completely, and the notes saying why not. Mostly complete
+   * without notes, as read from healthy records; often incomplete, usually with notes and
+   * sometimes without; now and then complete with notes, since the flag, not the notes, is the
+   * gate.
+   */
+  static Gen<Pair<Boolean, List<Reason>>> records() {
+    return Generate.frequency(
+        Pair.of(6, Generate.constant(Pair.of(true, List.<Reason>of()))),
+        Pair.of(3, recordsNotes().map(n -> Pair.of(false, n))),
+        Pair.of(1, recordsNotes().map(n -> Pair.of(true, n))));
+  }
+
   static Gen<Evidence> evidence() {
-    return observations().zip(findings(), preflight(), Generate.booleans(), Evidence::new);
+    return observations()
+        .zip(findings(), preflight(), Generate.booleans(), Evidence::new)
+        .zip(records(), (e, r) -> e.withRecords(r._1, r._2));
   }
 
   /** A code string the vocabulary does not contain, including near misses of real codes. */
@@ -161,6 +186,13 @@ final class EvidenceGenerators {
 
   /** {@code e} with {@code findings} in place of its own. */
   static Evidence withFindings(Evidence e, List<Finding> findings) {
-    return new Evidence(e.observations(), findings, e.preflight(), e.handshakeObserved());
+    return copy(e, e.observations(), findings, e.preflight(), e.handshakeObserved());
+  }
+
+  /** {@code e} with the given parts in place of its own; whether its records were complete, and why not, kept. */
+  static Evidence copy(
+      Evidence e, List<HazardCode> observations, List<Finding> findings, PreflightOutcome preflight,
+      boolean handshakeObserved) {
+    return new Evidence(observations, findings, preflight, handshakeObserved, e.recordsComplete(), e.recordsNotes());
   }
 }

@@ -1,5 +1,6 @@
 package dev.cotenant.api;
 
+import static dev.cotenant.api.EvidenceGenerators.copy;
 import static dev.cotenant.api.EvidenceGenerators.withFindings;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -73,7 +74,7 @@ class PropertiesBiteTest {
 
   /** Never looks at the ledger. */
   private static Verdict ignoresObservations(Evidence e) {
-    return Assessor.assess(new Evidence(List.of(), e.findings(), e.preflight(), e.handshakeObserved()));
+    return Assessor.assess(copy(e, List.of(), e.findings(), e.preflight(), e.handshakeObserved()));
   }
 
   /** Refutes on a disqualifying fact, as if it were an observation. */
@@ -97,7 +98,45 @@ class PropertiesBiteTest {
         e.preflight() instanceof PreflightOutcome.Ran
             && ((PreflightOutcome.Ran) e.preflight()).divergentFacets().size() == 1;
     return Assessor.assess(
-        oneFacet ? new Evidence(e.observations(), e.findings(), PreflightOutcome.passed(), e.handshakeObserved()) : e);
+        oneFacet ? copy(e, e.observations(), e.findings(), PreflightOutcome.passed(), e.handshakeObserved()) : e);
+  }
+
+  /** Counts a pre-flight that could not run as a seen handshake. */
+  private static Verdict countsAPreflightThatCouldNotRunAsAHandshake(Evidence e) {
+    return Assessor.assess(
+        e.preflight() instanceof PreflightOutcome.NotRun
+            ? copy(e, e.observations(), e.findings(), e.preflight(), true)
+            : e);
+  }
+
+  /** Says why a pre-flight could not run only beside a declaration (the rule before it was said everywhere). */
+  private static Verdict saysWhyAPreflightCouldNotRunOnlyBesideADeclaration(Evidence e) {
+    Verdict v = Assessor.assess(e);
+    if (v.strength() == Strength.DECLARED) {
+      return v;
+    }
+    List<Reason> kept =
+        v.reasons().stream().filter(r -> r.code() != ReasonCode.PREFLIGHT_NOT_RUN).collect(Collectors.toList());
+    return new Verdict(v.strength(), kept, v.recommendStub(), v.recommendShare());
+  }
+
+  /** Recommends sharing at {@code declared} even while the records could not be read completely. */
+  private static Verdict ignoresIncompleteRecords(Evidence e) {
+    return Assessor.assess(e.withRecords(true, e.recordsNotes()));
+  }
+
+  /** Demotes a declaration to {@code unknown} while the records could not be read completely. */
+  private static Verdict demotesADeclarationWhenRecordsAreIncomplete(Evidence e) {
+    Verdict v = Assessor.assess(e);
+    return !e.recordsComplete() && v.strength() == Strength.DECLARED
+        ? new Verdict(Strength.UNKNOWN, v.reasons(), false, false)
+        : v;
+  }
+
+  /** Lets a records note, rather than the completeness flag, withhold sharing. */
+  private static Verdict aRecordsNoteWithholdsSharing(Evidence e) {
+    Verdict v = Assessor.assess(e);
+    return e.recordsNotes().isEmpty() ? v : withRecommendations(v, v.recommendStub(), false);
   }
 
   /** Withholds the stub at {@code no_objection}. */
@@ -261,6 +300,22 @@ class PropertiesBiteTest {
   }
 
   @Test
+  void aPreflightThatCouldNotRun_failsOnAnAssessorThatCountsItAsAHandshake() {
+    assertFalsified(
+        () ->
+            AssessorPropertyTest.aPreflightThatCouldNotRunSaysWhyAndChangesNoDecision(
+                qt(), PropertiesBiteTest::countsAPreflightThatCouldNotRunAsAHandshake));
+  }
+
+  @Test
+  void aPreflightThatCouldNotRun_failsOnAnAssessorThatSaysWhyOnlyBesideADeclaration() {
+    assertFalsified(
+        () ->
+            AssessorPropertyTest.aPreflightThatCouldNotRunSaysWhyAndChangesNoDecision(
+                qt(), PropertiesBiteTest::saysWhyAPreflightCouldNotRunOnlyBesideADeclaration));
+  }
+
+  @Test
   void recommendShareIffDeclared_failsOnAnAssessorThatWithholdsTheStubAtNoObjection() {
     assertFalsified(
         () ->
@@ -278,6 +333,36 @@ class PropertiesBiteTest {
                     qt(), PropertiesBiteTest::neverConcludesUnknown));
     assertTrue(failure.getMessage().contains("coverage: every strength is generated"), failure::getMessage);
     assertFalse(failure.getMessage().contains("Property falsified"), failure::getMessage);
+  }
+
+  @Test
+  void incompleteRecordsNeverRecommendSharing_failsOnAnAssessorThatIgnoresTheFlag() {
+    assertFalsified(
+        () ->
+            AssessorPropertyTest.incompleteRecordsNeverRecommendSharing_andCompleteRecordsChangeNothing(
+                qt(), PropertiesBiteTest::ignoresIncompleteRecords));
+  }
+
+  @Test
+  void incompleteRecordsNeverRecommendSharing_failsOnAnAssessorThatDemotesTheStrength() {
+    assertFalsified(
+        () ->
+            AssessorPropertyTest.incompleteRecordsNeverRecommendSharing_andCompleteRecordsChangeNothing(
+                qt(), PropertiesBiteTest::demotesADeclarationWhenRecordsAreIncomplete));
+  }
+
+  @Test
+  void recommendShareIffDeclared_failsOnAnAssessorThatIgnoresIncompleteRecords() {
+    assertFalsified(
+        () ->
+            AssessorPropertyTest.recommendShareIffDeclared_andStubAtDeclaredMeasuredOrNoObjection(
+                qt(), PropertiesBiteTest::ignoresIncompleteRecords));
+  }
+
+  @Test
+  void removingNotesChangesNoDecision_failsOnAnAssessorWhereARecordsNoteWithholdsSharing() {
+    assertFalsified(
+        () -> AssessorPropertyTest.removingNotesChangesNoDecision(qt(), PropertiesBiteTest::aRecordsNoteWithholdsSharing));
   }
 
   @Test

@@ -34,7 +34,10 @@ class ReasonTableTest {
     assertEquals(share, v.recommendShare(), "recommendShare");
   }
 
-  /** The table as DESIGN §2 writes it: wire name to role. */
+  /**
+   * The table as DESIGN §2 writes it, wire name to role, with the two notes of DESIGN §7's
+   * fail-closed rule (records that cannot be read completely).
+   */
   private static final Map<String, ReasonRole> DESIGN_TABLE = new LinkedHashMap<>();
 
   static {
@@ -48,6 +51,8 @@ class ReasonTableTest {
     DESIGN_TABLE.put("handshake_not_reproducible", ReasonRole.NOTE);
     DESIGN_TABLE.put("rotating_secret_env", ReasonRole.NOTE);
     DESIGN_TABLE.put("degrades_when_shared", ReasonRole.NOTE);
+    DESIGN_TABLE.put("ledger_unreadable", ReasonRole.NOTE);
+    DESIGN_TABLE.put("concurrency_records_unreadable", ReasonRole.NOTE);
     DESIGN_TABLE.put("all_tools_read_only", ReasonRole.SUPPORTING);
     DESIGN_TABLE.put("no_tool_annotations", ReasonRole.SUPPORTING);
     DESIGN_TABLE.put("no_tools_listed", ReasonRole.SUPPORTING);
@@ -67,7 +72,7 @@ class ReasonTableTest {
   }
 
   @Test
-  void onlyTheLedgerAndThePreflightOutcomeProduceCoreCodes() {
+  void onlyTheRecordsAndThePreflightOutcomeProduceCoreCodes() {
     List<String> core =
         Arrays.stream(ReasonCode.values())
             .filter(c -> c.origin() == ReasonCode.Origin.CORE)
@@ -79,6 +84,8 @@ class ReasonTableTest {
             "preflight_passed",
             "preflight_not_run",
             "handshake_not_reproducible",
+            "ledger_unreadable",
+            "concurrency_records_unreadable",
             "no_objection_found",
             "not_probed"),
         core);
@@ -140,6 +147,46 @@ class ReasonTableTest {
   }
 
   @Test
+  void preflightNotRun_withNothingElse_saysWhy_besideNotProbed_andGroundsNothing() {
+    Evidence e =
+        new Evidence(List.of(), List.of(), new PreflightOutcome.NotRun("command not found: acme-mcp"), false);
+    Verdict v = Assessor.assess(e);
+    assertVerdict(v, ReasonCode.PREFLIGHT_NOT_RUN, "command not found: acme-mcp", Strength.UNKNOWN, false, false);
+    assertEquals(
+        List.of(Reason.of(ReasonCode.NOT_PROBED), new Reason(ReasonCode.PREFLIGHT_NOT_RUN, "command not found: acme-mcp")),
+        v.reasons());
+  }
+
+  @Test
+  void preflightNotRun_atEveryStrength_leavesTheStrengthAndBothRecommendationsAsTheyWere() {
+    List<Evidence> bases =
+        List.of(
+            new Evidence(List.of(HazardCode.CROSS_SESSION_LEAK), List.of(), PreflightOutcome.NOT_MEASURED, true),
+            findings(false, Finding.of(SRC, ReasonCode.NOT_STDIO, "http")),
+            findings(false, Finding.of(SRC, ReasonCode.REGISTERED_SHARED, "tenant")),
+            findings(true),
+            findings(false));
+    for (Evidence base : bases) {
+      Verdict without = Assessor.assess(base);
+      Verdict with =
+          Assessor.assess(
+              new Evidence(
+                  base.observations(), base.findings(), new PreflightOutcome.NotRun("no answer in 15 s"),
+                  base.handshakeObserved()));
+      assertVerdict(
+          with, ReasonCode.PREFLIGHT_NOT_RUN, "no answer in 15 s", without.strength(), without.recommendStub(),
+          without.recommendShare());
+    }
+  }
+
+  @Test
+  void preflightNotRun_withoutDetail_onlyBesideADeclaration_whenNoMeasurementExists() {
+    assertFalse(Assessor.assess(findings(true)).has(ReasonCode.PREFLIGHT_NOT_RUN));
+    Verdict declared = Assessor.assess(findings(false, Finding.of(SRC, ReasonCode.REGISTERED_SHARED, "tenant")));
+    assertVerdict(declared, ReasonCode.PREFLIGHT_NOT_RUN, "", Strength.DECLARED, true, true);
+  }
+
+  @Test
   void handshakeNotReproducible_isANote_theRanPreflightStillCountsAsAHandshake() {
     Verdict v =
         Assessor.assess(new Evidence(List.of(), List.of(), PreflightOutcome.diverged("serverInfo"), false));
@@ -158,6 +205,82 @@ class ReasonTableTest {
     Verdict v =
         Assessor.assess(findings(true, Finding.of(SRC, ReasonCode.DEGRADES_WHEN_SHARED, "logging_level")));
     assertVerdict(v, ReasonCode.DEGRADES_WHEN_SHARED, "logging_level", Strength.NO_OBJECTION, true, false);
+  }
+
+  private static final Finding REGISTERED = Finding.of(SRC, ReasonCode.REGISTERED_SHARED, "tenant");
+
+  @Test
+  void ledgerUnreadable_isANote_theDeclarationStands_butNothingRecommendsSharing() {
+    Evidence e =
+        findings(false, REGISTERED)
+            .withRecords(
+                false,
+                List.of(new Reason(ReasonCode.LEDGER_UNREADABLE, "/r/observed-hazards.json is not valid JSON: cut off")));
+    Verdict v = Assessor.assess(e);
+    assertVerdict(
+        v, ReasonCode.LEDGER_UNREADABLE, "/r/observed-hazards.json is not valid JSON: cut off", Strength.DECLARED,
+        true, false);
+    assertEquals(ReasonCode.LEDGER_UNREADABLE, v.reasons().get(v.reasons().size() - 1).code(), "a note comes last");
+  }
+
+  @Test
+  void concurrencyRecordsUnreadable_isANote_theDeclarationStands_butNothingRecommendsSharing() {
+    Evidence e =
+        findings(true, Finding.of(SRC, ReasonCode.DECLARES_CALLER_IDENTITY, "cotenant.caller-identity"))
+            .withRecords(
+                false,
+                List.of(new Reason(ReasonCode.CONCURRENCY_RECORDS_UNREADABLE, "/r/concurrency-records.json has schema 2")));
+    Verdict v = Assessor.assess(e);
+    assertVerdict(
+        v, ReasonCode.CONCURRENCY_RECORDS_UNREADABLE, "/r/concurrency-records.json has schema 2", Strength.DECLARED,
+        true, false);
+  }
+
+  @Test
+  void recordsNotes_gateNothing_theCompletenessFlagDoes() {
+    Reason note = new Reason(ReasonCode.LEDGER_UNREADABLE, "x");
+    Verdict noteOnly = Assessor.assess(findings(false, REGISTERED).withRecords(true, List.of(note)));
+    assertVerdict(noteOnly, ReasonCode.LEDGER_UNREADABLE, "x", Strength.DECLARED, true, true);
+    Verdict flagOnly = Assessor.assess(findings(false, REGISTERED).withRecords(false, List.of()));
+    assertEquals(Strength.DECLARED, flagOnly.strength());
+    assertFalse(flagOnly.recommendShare());
+    assertTrue(flagOnly.recommendStub());
+  }
+
+  @Test
+  void recordsNotes_atEveryOtherStrength_changeNothingButTheReasons() {
+    Reason note = new Reason(ReasonCode.CONCURRENCY_RECORDS_UNREADABLE, "y");
+    List<Evidence> bases =
+        List.of(
+            new Evidence(List.of(HazardCode.CROSS_SESSION_LEAK), List.of(REGISTERED), PreflightOutcome.NOT_MEASURED, true),
+            findings(false, Finding.of(SRC, ReasonCode.NOT_STDIO, "http")),
+            new Evidence(List.of(), List.of(), PreflightOutcome.passed(), false),
+            findings(true),
+            findings(false));
+    for (Evidence base : bases) {
+      Verdict complete = Assessor.assess(base);
+      Verdict incomplete = Assessor.assess(base.withRecords(false, List.of(note)));
+      assertVerdict(
+          incomplete, ReasonCode.CONCURRENCY_RECORDS_UNREADABLE, "y", complete.strength(), complete.recommendStub(),
+          complete.recommendShare());
+    }
+  }
+
+  @Test
+  void aRecordsNoteCarriesOnlyARecordsCode() {
+    org.junit.jupiter.api.Assertions.assertThrows(
+        IllegalArgumentException.class,
+        () -> Evidence.none().withRecords(false, List.of(Reason.of(ReasonCode.REGISTERED_SHARED))));
+  }
+
+  @Test
+  void aSourceMayNotContributeARecordsNote() {
+    for (ReasonCode code : List.of(ReasonCode.LEDGER_UNREADABLE, ReasonCode.CONCURRENCY_RECORDS_UNREADABLE)) {
+      EvidenceRejectedException ex =
+          org.junit.jupiter.api.Assertions.assertThrows(
+              EvidenceRejectedException.class, () -> Assessor.assess(findings(false, Finding.of("forger", code, ""))));
+      assertTrue(ex.getMessage().contains("which only the core derives"), ex.getMessage());
+    }
   }
 
   @Test

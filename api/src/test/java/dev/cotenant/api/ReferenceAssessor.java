@@ -69,10 +69,13 @@ final class ReferenceAssessor {
           notes.add(new Reason(ReasonCode.HANDSHAKE_NOT_REPRODUCIBLE, facet));
         }
       }
+    } else if (preflight instanceof PreflightOutcome.NotRun) {
+      supporting.add(new Reason(ReasonCode.PREFLIGHT_NOT_RUN, ((PreflightOutcome.NotRun) preflight).reason()));
     } else if (!declaration.isEmpty()) {
-      String detail = preflight instanceof PreflightOutcome.NotRun ? ((PreflightOutcome.NotRun) preflight).reason() : "";
-      supporting.add(new Reason(ReasonCode.PREFLIGHT_NOT_RUN, detail));
+      supporting.add(Reason.of(ReasonCode.PREFLIGHT_NOT_RUN));
     }
+
+    notes.addAll(evidence.recordsNotes());
 
     Strength strength;
     if (!observation.isEmpty()) {
@@ -102,7 +105,7 @@ final class ReferenceAssessor {
     reasons.addAll(supporting);
     reasons.addAll(notes);
 
-    boolean share = strength == Strength.DECLARED;
+    boolean share = strength == Strength.DECLARED && evidence.recordsComplete();
     boolean stub =
         strength == Strength.DECLARED || strength == Strength.MEASURED || strength == Strength.NO_OBJECTION;
     return new Verdict(strength, reasons, stub, share);
@@ -130,7 +133,7 @@ final class ReferenceAssessor {
               + LogSafe.escape(f.source())
               + "' contributed reason code '"
               + code.wireName()
-              + "', which only the core derives (from the hazard ledger or the pre-flight outcome)");
+              + "', which only the core derives (from the records or the pre-flight outcome)");
     }
     return code;
   }

@@ -8,6 +8,7 @@ import dev.cotenant.api.HandshakeFacts;
 import dev.cotenant.api.HazardCode;
 import dev.cotenant.api.LogSafe;
 import dev.cotenant.api.PreflightOutcome;
+import dev.cotenant.api.Reason;
 import dev.cotenant.api.ReasonCode;
 import dev.cotenant.api.ServerDescription;
 import dev.cotenant.api.Verdict;
@@ -212,7 +213,9 @@ public final class Cotenant {
   }
 
   /**
-   * Assesses one server with the fixed core ({@link Assessor#assess}).
+   * Assesses one server with the fixed core ({@link Assessor#assess}), from records read
+   * completely; a host that reads the records itself and may find them incomplete uses
+   * {@link #assess(EvidenceInput, PreflightOutcome, Collection, boolean, List)}.
    *
    * @param server the server
    * @param handshake the handshake snapshot, when one was observed (a pre-flight ran, or the host
@@ -241,8 +244,30 @@ public final class Cotenant {
    *     {@link #assess(ServerDescription, Optional, PreflightOutcome, Collection)}
    */
   public Verdict assess(EvidenceInput input, PreflightOutcome preflight, Collection<HazardCode> observations) {
+    return assess(input, preflight, observations, true, List.of());
+  }
+
+  /**
+   * Assesses one server as {@link #assess(EvidenceInput, PreflightOutcome, Collection)}, saying
+   * whether the records the observations and the concurrency record came from were read
+   * completely. While they were not ({@code recordsComplete} false), the verdict never recommends
+   * sharing (DESIGN §7, fail closed); {@code recordsNotes} say why ({@code ledger_unreadable},
+   * {@code concurrency_records_unreadable}).
+   *
+   * @throws dev.cotenant.api.EvidenceRejectedException as
+   *     {@link #assess(ServerDescription, Optional, PreflightOutcome, Collection)}
+   * @throws IllegalArgumentException when a records note carries another code
+   */
+  public Verdict assess(
+      EvidenceInput input,
+      PreflightOutcome preflight,
+      Collection<HazardCode> observations,
+      boolean recordsComplete,
+      List<Reason> recordsNotes) {
     return Assessor.assess(
-        new Evidence(List.copyOf(observations), findings(input), preflight, input.handshake().isPresent()));
+        new Evidence(
+            List.copyOf(observations), findings(input), preflight, input.handshake().isPresent(), recordsComplete,
+            recordsNotes));
   }
 
   /**

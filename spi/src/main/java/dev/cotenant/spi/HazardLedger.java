@@ -6,6 +6,7 @@ import java.util.Collections;
 import java.util.EnumSet;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 
@@ -63,10 +64,11 @@ public interface HazardLedger {
 
   /**
    * Re-reads the durable copy and takes in what other writers recorded since this ledger was
-   * opened or last flushed. Blocking IO. A missing, unreadable or future-schema copy changes
-   * nothing. There is no default: doing nothing is right only for a ledger with no durable copy
-   * (say so by implementing it as nothing), and would hide another writer's observations from any
-   * other ledger.
+   * opened or last flushed. Blocking IO. A missing, unreadable or future-schema copy adds no
+   * observation; one that could not be read completely makes {@link #snapshot()} say so until a
+   * later read is complete. There is no default: doing nothing is right only for a ledger with no
+   * durable copy (say so by implementing it as nothing), and would hide another writer's
+   * observations from any other ledger.
    */
   void reload();
 
@@ -80,9 +82,10 @@ public interface HazardLedger {
 
   /**
    * An immutable copy of every record, per server and per identity: the read every other read of
-   * this ledger agrees with. There is no default: a ledger that cannot list its records per
-   * identity cannot show a hazard under the identity that observed it, and an observation must
-   * never be hidden.
+   * this ledger agrees with, saying whether the durable copy was last read completely
+   * ({@link Snapshot#incomplete()}). No IO. There is no default: a ledger that cannot list its
+   * records per identity cannot show a hazard under the identity that observed it, and an
+   * observation must never be hidden.
    */
   Snapshot snapshot();
 
@@ -100,16 +103,45 @@ public interface HazardLedger {
   }
 
   /**
-   * Every record of a ledger at one moment.
+   * Every record of a ledger at one moment, and whether the durable copy could be read
+   * completely.
+   *
+   * <p>A copy that could not be read completely (cut off, a newer schema, an entry of the wrong
+   * type dropped, an unreadable copy moved aside and not yet dealt with) still yields what could
+   * be read, "nothing observed" when nothing could: that is the reading for strength. But an
+   * observation may be hidden, so while {@link #incomplete()} is present nothing recommends
+   * sharing and a registration as {@code shared} is refused (DESIGN §7, fail closed).
    *
    * @param servers server name to identity to observations, both sorted
+   * @param incomplete empty when the durable copy was read completely; otherwise a short,
+   *     human-readable reason naming the record and the problem (shown to operators as the detail
+   *     of {@code ledger_unreadable})
    */
-  record Snapshot(Map<String, Map<String, Observations>> servers) {
+  record Snapshot(Map<String, Map<String, Observations>> servers, Optional<String> incomplete) {
     public Snapshot {
       Objects.requireNonNull(servers, "servers");
+      Objects.requireNonNull(incomplete, "incomplete");
+      if (incomplete.isPresent() && incomplete.get().isBlank()) {
+        throw new IllegalArgumentException("an incomplete ledger snapshot says why");
+      }
       Map<String, Map<String, Observations>> copy = new TreeMap<>();
       servers.forEach((name, ids) -> copy.put(name, Collections.unmodifiableMap(new TreeMap<>(ids))));
       servers = Collections.unmodifiableMap(copy);
+    }
+
+    /** A snapshot of a ledger read completely. */
+    public Snapshot(Map<String, Map<String, Observations>> servers) {
+      this(servers, Optional.empty());
+    }
+
+    /** What could be read of a ledger that could not be read completely, and why. */
+    public static Snapshot incomplete(Map<String, Map<String, Observations>> servers, String why) {
+      return new Snapshot(servers, Optional.of(why));
+    }
+
+    /** True when the durable copy was read completely. */
+    public boolean complete() {
+      return incomplete.isEmpty();
     }
 
     /** The union of the codes of {@code serverName} across identities (the name-only read). */

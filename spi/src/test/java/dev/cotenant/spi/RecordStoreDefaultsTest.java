@@ -107,6 +107,25 @@ class RecordStoreDefaultsTest {
     assertEquals(Set.of(), s.codesForName("other"));
   }
 
+  @Test
+  void aSnapshotIsCompleteUnlessItSaysWhyNot() {
+    Map<String, Map<String, HazardLedger.Observations>> held =
+        Map.of("srv", Map.of("id", new HazardLedger.Observations(Set.of(HazardCode.CROSS_SESSION_LEAK), 1, 2.0)));
+    assertTrue(new HazardLedger.Snapshot(held).complete());
+    HazardLedger.Snapshot cut = HazardLedger.Snapshot.incomplete(held, "/r/observed-hazards.json is cut off");
+    assertFalse(cut.complete());
+    assertEquals(Optional.of("/r/observed-hazards.json is cut off"), cut.incomplete());
+    assertEquals(Set.of(HazardCode.CROSS_SESSION_LEAK), cut.codesFor("srv", "id"), "what could be read is still read");
+    assertThrows(IllegalArgumentException.class, () -> HazardLedger.Snapshot.incomplete(held, " "));
+
+    assertTrue(ConcurrencyRecords.Snapshot.empty().complete());
+    assertTrue(new ConcurrencyRecords.Snapshot(Map.of(), Map.of("x", "refused")).complete(),
+        "a refused entry reads as absent; it alone does not make the read incomplete");
+    ConcurrencyRecords.Snapshot future = ConcurrencyRecords.Snapshot.incomplete(Map.of(), Map.of(), "schema 2");
+    assertEquals(Optional.of("schema 2"), future.incomplete());
+    assertThrows(IllegalArgumentException.class, () -> ConcurrencyRecords.Snapshot.incomplete(Map.of(), Map.of(), ""));
+  }
+
   /** A ledger implementing only what it must: every read derives from its snapshot. */
   static final class MinimalLedger implements HazardLedger {
     final Map<String, Map<String, Observations>> held = new HashMap<>();

@@ -21,21 +21,32 @@ import tools.jackson.databind.JsonNode;
  * <p><b>Reads</b> never throw and never guess "safe": a missing, unreadable or future-schema file
  * reads as no records (every server {@code sidecar}, not probed), and an entry that the record's
  * own constructor refuses ({@code shared} without a passed probe or without a positive
- * {@code maxConcurrent}) reads as absent and is listed in {@link Snapshot#rejected()}.
+ * {@code maxConcurrent}) reads as absent and is listed in {@link Snapshot#rejected()}. An
+ * unreadable or future-schema file, or a {@code concurrency-records.json.corrupt} copy still
+ * there, makes the snapshot {@linkplain Snapshot#incomplete() incomplete}, naming the file and the
+ * problem, so nothing recommends sharing until it is dealt with (fail closed). Each problem is
+ * logged once, when first seen.
  *
  * <p><b>Writes</b> ({@link #update}) take the file lock, re-read the file, change exactly one
  * entry, and replace the file atomically (temp file, fsync, rename), so two writers in two
  * processes lose nothing; the other entries are written back verbatim, refused ones included. A
  * future-schema file is never overwritten; an unreadable one is moved to
- * {@code concurrency-records.json.corrupt} first. Thread-safe; holds no state but the path.
+ * {@code concurrency-records.json.corrupt} first (the write fails rather than overwrite it when
+ * it cannot be moved). Thread-safe; holds no state but the path and what was already logged.
  */
 public final class FileConcurrencyRecords implements ConcurrencyRecords {
   /** The file name inside the records directory. */
   public static final String FILE_NAME = "concurrency-records.json";
 
   private static final Logger LOG = LoggerFactory.getLogger(FileConcurrencyRecords.class);
+  /** What incomplete records read as, for the log line. */
+  private static final String READS_AS =
+      "what could be read (no concurrency records when nothing could), and nothing recommends sharing until it can be read completely";
 
   private final Path file;
+  private final RecordsJson.WarnOnce warnings = new RecordsJson.WarnOnce();
+  /** The refused entries last logged, so each set of them is logged once. */
+  private Map<String, String> rejectedLogged = Map.of();
 
   private FileConcurrencyRecords(Path file) {
     this.file = file;
@@ -55,20 +66,42 @@ public final class FileConcurrencyRecords implements ConcurrencyRecords {
   @Override
   public Snapshot load() {
     ConcurrencyRecordsCodec.Result r = ConcurrencyRecordsCodec.read(file);
+    Optional<String> problem = RecordsJson.problems(problemOf(r), RecordsJson.movedAsideCopy(file, "records"));
+    warnings.warn(problem, READS_AS);
+    Map<String, ConcurrencyRecord> records = Map.of();
+    Map<String, String> rejected = Map.of();
     if (r instanceof ConcurrencyRecordsCodec.Loaded) {
       ConcurrencyRecordsCodec.Loaded l = (ConcurrencyRecordsCodec.Loaded) r;
-      l.rejected().forEach(
-          (name, why) -> LOG.warn("{}: refusing the entry of {}: {}; it reads as sidecar, not probed",
-              LogSafe.escape(file.toString(), 500), LogSafe.escape(name), LogSafe.escape(why, 300)));
-      return new Snapshot(l.records(), l.rejected());
+      records = l.records();
+      rejected = l.rejected();
+      logRejected(rejected);
     }
+    return new Snapshot(records, rejected, problem);
+  }
+
+  private synchronized void logRejected(Map<String, String> rejected) {
+    if (rejected.equals(rejectedLogged)) {
+      return;
+    }
+    rejected.forEach((name, why) -> {
+      if (!why.equals(rejectedLogged.get(name))) {
+        LOG.warn("{}: refusing the entry of {}: {}; it reads as sidecar, not probed",
+            LogSafe.escape(file.toString(), 500), LogSafe.escape(name), LogSafe.escape(why, 300));
+      }
+    });
+    rejectedLogged = Map.copyOf(rejected);
+  }
+
+  private Optional<String> problemOf(ConcurrencyRecordsCodec.Result r) {
     if (r instanceof ConcurrencyRecordsCodec.Unreadable) {
-      RecordsJson.warnUnreadable(file, ((ConcurrencyRecordsCodec.Unreadable) r).why(), "no concurrency records");
-    } else if (r instanceof ConcurrencyRecordsCodec.Future) {
-      LOG.warn("{} has schema {}, newer than this build's {}; it reads as no concurrency records",
-          LogSafe.escape(file.toString(), 500), ((ConcurrencyRecordsCodec.Future) r).schema(), ConcurrencyRecordsCodec.SCHEMA);
+      return Optional.of(file + " " + ((ConcurrencyRecordsCodec.Unreadable) r).why());
     }
-    return new Snapshot(Map.of(), Map.of());
+    if (r instanceof ConcurrencyRecordsCodec.Future) {
+      return Optional.of(file + " has schema " + ((ConcurrencyRecordsCodec.Future) r).schema()
+          + ", newer than this build's " + ConcurrencyRecordsCodec.SCHEMA
+          + " (written by a newer build; this build never overwrites it)");
+    }
+    return Optional.empty();
   }
 
   /**
@@ -108,9 +141,8 @@ public final class FileConcurrencyRecords implements ConcurrencyRecords {
         }
       });
       if (disk instanceof ConcurrencyRecordsCodec.Unreadable) {
-        RecordsJson.warnUnreadable(file, ((ConcurrencyRecordsCodec.Unreadable) disk).why(),
-            "no concurrency records; rewriting it");
-        RecordsJson.moveAside(file);
+        warnings.warn(problemOf(disk), "no concurrency records; rewriting it");
+        RecordsJson.moveAsideOrThrow(file);
       }
       if (next.isPresent()) {
         raw.put(serverName, ConcurrencyRecordsCodec.encodeRecord(next.get()));

@@ -8,8 +8,10 @@ import java.nio.file.Path;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -35,9 +37,17 @@ import org.slf4j.LoggerFactory;
  * progress stays pending and reaches disk on the next flush.
  *
  * <p><b>Files that cannot be used.</b> A missing, unreadable or future-schema file reads as
- * nothing observed. A future-schema file is never overwritten ({@link #flush} fails naming it);
- * an unreadable one is moved to {@code observed-hazards.json.corrupt} and replaced by what this
- * ledger knows.
+ * nothing observed, and a file with entries of the wrong type reads as what could be read. A
+ * future-schema file is never overwritten ({@link #flush} fails naming it); an unreadable one, or
+ * one with entries that had to be dropped, is moved to {@code observed-hazards.json.corrupt}
+ * before it is replaced by what this ledger knows (a flush fails rather than overwrite it when it
+ * cannot be moved).
+ *
+ * <p><b>Fail closed.</b> An observation may hide in what could not be read, so
+ * {@link #snapshot()} says the ledger is {@linkplain Snapshot#incomplete() incomplete}, naming
+ * the file and the problem, while the last read of the file found any of these, or while an
+ * {@code observed-hazards.json.corrupt} copy is still there (its observations are not read until
+ * an operator deals with it and deletes it). Each problem is logged once, when first seen.
  */
 public final class FileHazardLedger implements HazardLedger {
   /** The file name inside the records directory. */
@@ -45,6 +55,11 @@ public final class FileHazardLedger implements HazardLedger {
 
   private static final Logger LOG = LoggerFactory.getLogger(FileHazardLedger.class);
   private static final int CODE_COUNT = HazardCode.values().length;
+  /** What an incomplete ledger reads as, for the log line. */
+  private static final String READS_AS =
+      "what could be read (nothing observed when nothing could), and nothing recommends sharing until it can be read completely";
+  /** How many dropped entries a problem names before it counts the rest. */
+  private static final int DROPPED_NAMED = 3;
 
   private final Path file;
   private final LongSupplier clockMillis;
@@ -56,6 +71,9 @@ public final class FileHazardLedger implements HazardLedger {
   /** Names cleared since the last flush; guarded by {@link #ioLock}. */
   private final Set<String> pendingClears = new HashSet<>();
   private volatile Runnable afterCapture = () -> {};
+  /** Why the durable copy was not read completely at the last read, or null; written under {@link #ioLock}. */
+  private volatile String incomplete;
+  private final RecordsJson.WarnOnce warnings = new RecordsJson.WarnOnce();
 
   private FileHazardLedger(Path file, LongSupplier clockMillis) {
     this.file = file;
@@ -218,20 +236,27 @@ public final class FileHazardLedger implements HazardLedger {
         LedgerCodec.Result disk = LedgerCodec.read(file);
         Map<String, Map<String, LedgerCodec.Obs>> base;
         if (disk instanceof LedgerCodec.Future) {
+          noteRead(disk);
           throw new IOException(
               file + " has schema " + ((LedgerCodec.Future) disk).schema()
                   + ", newer than this build's " + LedgerCodec.SCHEMA + "; refusing to overwrite a newer writer's ledger");
         } else if (disk instanceof LedgerCodec.Loaded) {
           base = ((LedgerCodec.Loaded) disk).servers();
+          if (!((LedgerCodec.Loaded) disk).dropped().isEmpty()) {
+            // What was dropped may be evidence: keep the file as it was for an operator.
+            noteRead(disk);
+            RecordsJson.moveAsideOrThrow(file);
+          }
         } else {
           if (disk instanceof LedgerCodec.Unreadable) {
-            RecordsJson.warnUnreadable(file, ((LedgerCodec.Unreadable) disk).why(), "nothing observed; rewriting it from memory");
-            RecordsJson.moveAside(file);
+            noteRead(disk);
+            RecordsJson.moveAsideOrThrow(file);
           }
           base = known;
         }
         merged = merge(base, fresh, clears);
         AtomicFiles.write(file, LedgerCodec.encode(merged));
+        noteRead(new LedgerCodec.Loaded(merged, List.of()));
       } finally {
         lock.close();
       }
@@ -252,16 +277,40 @@ public final class FileHazardLedger implements HazardLedger {
         Map<String, Map<String, LedgerCodec.Obs>> model = new TreeMap<>(((LedgerCodec.Loaded) disk).servers());
         model.keySet().removeAll(pendingClears);
         absorb(model, Map.of());
-      } else if (disk instanceof LedgerCodec.Unreadable) {
-        RecordsJson.warnUnreadable(file, ((LedgerCodec.Unreadable) disk).why(), "nothing observed");
-      } else if (disk instanceof LedgerCodec.Future) {
-        LOG.warn(
-            "{} has schema {}, newer than this build's {}; it reads as nothing observed",
-            LogSafe.escape(file.toString(), 500), ((LedgerCodec.Future) disk).schema(), LedgerCodec.SCHEMA);
       }
+      noteRead(disk);
     } finally {
       ioLock.unlock();
     }
+  }
+
+  /**
+   * Remembers whether {@code disk}, the file as just read, was read completely (and whether a
+   * moved-aside copy is still there), logging a problem the first time it is seen. Under
+   * {@link #ioLock}.
+   */
+  private void noteRead(LedgerCodec.Result disk) {
+    Optional<String> problem = RecordsJson.problems(problemOf(disk), RecordsJson.movedAsideCopy(file, "observations"));
+    incomplete = problem.orElse(null);
+    warnings.warn(problem, READS_AS);
+  }
+
+  private Optional<String> problemOf(LedgerCodec.Result disk) {
+    if (disk instanceof LedgerCodec.Unreadable) {
+      return Optional.of(file + " " + ((LedgerCodec.Unreadable) disk).why());
+    }
+    if (disk instanceof LedgerCodec.Future) {
+      return Optional.of(file + " has schema " + ((LedgerCodec.Future) disk).schema() + ", newer than this build's "
+          + LedgerCodec.SCHEMA + " (written by a newer build; this build never overwrites it)");
+    }
+    if (disk instanceof LedgerCodec.Loaded && !((LedgerCodec.Loaded) disk).dropped().isEmpty()) {
+      List<String> dropped = ((LedgerCodec.Loaded) disk).dropped();
+      String named = String.join("; ", dropped.subList(0, Math.min(DROPPED_NAMED, dropped.size())));
+      int more = dropped.size() - DROPPED_NAMED;
+      return Optional.of(file + " holds entries this build cannot read, dropped on reading: " + named
+          + (more > 0 ? "; and " + more + " more" : ""));
+    }
+    return Optional.empty();
   }
 
   @Override
@@ -281,7 +330,8 @@ public final class FileHazardLedger implements HazardLedger {
                   }
                   out.computeIfAbsent(name, k -> new TreeMap<>()).put(id, o);
                 }));
-    return new Snapshot(out);
+    String why = incomplete;
+    return why == null ? new Snapshot(out) : Snapshot.incomplete(out, why);
   }
 
   /** Copies every cell: what the file is believed to hold (its base) and what is pending. */

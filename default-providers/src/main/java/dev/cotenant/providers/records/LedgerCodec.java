@@ -2,8 +2,10 @@ package dev.cotenant.providers.records;
 
 import dev.cotenant.api.HazardCode;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -16,6 +18,12 @@ import tools.jackson.databind.node.ObjectNode;
  * the finest grain that keeps observations: an unknown code is dropped, a server or identity
  * entry of the wrong type is dropped, a bad {@code count} reads as 1 and a bad {@code lastSeen}
  * as 0. Only a file that is not a schema-1 ledger at all is unreadable.
+ *
+ * <p>Everything dropped that might have held an observation (an entry or a code of the wrong
+ * type, an unknown code, an {@code identities} that is not an object) is listed in
+ * {@link Loaded#dropped()}: the ledger was then not read completely, which the ledger reports so
+ * that nothing recommends sharing until it is. A bad {@code count} or {@code lastSeen} hides no
+ * observation and is not listed.
  */
 final class LedgerCodec {
   /** The schema this build reads and writes. */
@@ -55,8 +63,18 @@ final class LedgerCodec {
   /** A newer writer's file: nothing observed, and not to be overwritten. */
   record Future(long schema) implements Result {}
 
-  /** The records it holds. */
-  record Loaded(Map<String, Map<String, Obs>> servers) implements Result {}
+  /**
+   * The records it holds.
+   *
+   * @param servers what could be read
+   * @param dropped what was dropped that might have held an observation, each saying where and
+   *     why; empty when the file was read completely
+   */
+  record Loaded(Map<String, Map<String, Obs>> servers, List<String> dropped) implements Result {
+    Loaded {
+      dropped = List.copyOf(dropped);
+    }
+  }
 
   static Result read(Path file) {
     return RecordsJson.readServers(file, SCHEMA, Missing::new, Unreadable::new, Future::new, LedgerCodec::loaded);
@@ -68,45 +86,66 @@ final class LedgerCodec {
 
   private static Loaded loaded(JsonNode servers) {
     Map<String, Map<String, Obs>> model = emptyModel();
+    List<String> dropped = new ArrayList<>();
     for (Map.Entry<String, JsonNode> e : servers.properties()) {
+      String name = e.getKey();
       JsonNode server = e.getValue();
-      if (!server.isObject() || e.getKey().isEmpty()) {
+      String where = "server \"" + name + "\"";
+      if (name.isEmpty()) {
+        dropped.add("a server entry without a name");
+        continue;
+      }
+      if (!server.isObject()) {
+        dropped.add(where + " is not an object");
         continue;
       }
       Map<String, Obs> ids = new TreeMap<>();
       JsonNode identities = server.get("identities");
       if (identities != null && identities.isObject()) {
         for (Map.Entry<String, JsonNode> id : identities.properties()) {
-          Obs o = decodeObs(id.getValue());
+          Obs o = decodeObs(id.getValue(), where + " identity \"" + id.getKey() + "\"", dropped);
           if (o != null) {
             ids.put(id.getKey(), o);
           }
         }
       } else {
-        Obs o = decodeObs(server);
+        if (identities != null && !identities.isNull()) {
+          dropped.add(where + ": \"identities\" is not an object (its flat fields are read under no launch identity)");
+        }
+        Obs o = decodeObs(server, where, dropped);
         if (o != null) {
           ids.put("", o);
         }
       }
       if (!ids.isEmpty()) {
-        model.put(e.getKey(), ids);
+        model.put(name, ids);
       }
     }
-    return new Loaded(model);
+    return new Loaded(model, dropped);
   }
 
-  private static Obs decodeObs(JsonNode n) {
+  private static Obs decodeObs(JsonNode n, String where, List<String> dropped) {
     if (!n.isObject()) {
+      dropped.add(where + " is not an object");
       return null;
     }
     JsonNode codes = n.get("codes");
+    if (codes == null || !codes.isArray()) {
+      dropped.add(where + ": \"codes\" is " + (codes == null ? "missing" : "not a list"));
+      return null;
+    }
     int mask = 0;
-    if (codes != null && codes.isArray()) {
-      for (JsonNode c : codes) {
-        if (c.isString()) {
-          mask |= HazardCode.fromWire(c.stringValue()).map(h -> 1 << h.ordinal()).orElse(0);
-        }
+    for (JsonNode c : codes) {
+      if (!c.isString()) {
+        dropped.add(where + ": a code that is not a string");
+        continue;
       }
+      java.util.Optional<HazardCode> h = HazardCode.fromWire(c.stringValue());
+      if (h.isEmpty()) {
+        dropped.add(where + ": unknown code \"" + c.stringValue() + "\"");
+        continue;
+      }
+      mask |= 1 << h.get().ordinal();
     }
     if (mask == 0) {
       return null;

@@ -85,8 +85,15 @@ final class RecordsJson {
       }
       return new Parsed(root);
     } catch (JacksonException e) {
-      return new Unreadable("is not valid JSON: " + e.getOriginalMessage());
+      return new Unreadable("is not valid JSON: " + withoutSourceMarker(e.getOriginalMessage()));
     }
+  }
+
+  /** A parser message without the "(start marker at [Source: ...])" that says nothing to an operator. */
+  private static String withoutSourceMarker(String message) {
+    String m = String.valueOf(message);
+    int cut = m.indexOf(" (start marker at [Source:");
+    return cut < 0 ? m : m.substring(0, cut);
   }
 
   /**
@@ -148,12 +155,87 @@ final class RecordsJson {
    * operator can still inspect it after a writer replaces it. Call under the file's lock.
    */
   static void moveAside(Path file) {
-    Path aside = file.resolveSibling(file.getFileName() + ".corrupt");
     try {
-      Files.move(file, aside, StandardCopyOption.REPLACE_EXISTING);
-      LOG.warn("moved the unreadable {} to {}", LogSafe.escape(file.toString(), 500), LogSafe.escape(aside.getFileName().toString()));
+      moveAsideOrThrow(file);
     } catch (IOException e) {
       // the atomic write replaces it anyway
+    }
+  }
+
+  /**
+   * Moves {@code file}, which could not be read completely, to {@link #corruptCopy} (replacing an
+   * older one) before a writer replaces it, for a record whose unread content may be evidence.
+   * Call under the file's lock.
+   *
+   * @throws IOException when it cannot be moved: the caller must then not overwrite it
+   */
+  static void moveAsideOrThrow(Path file) throws IOException {
+    Path aside = corruptCopy(file);
+    try {
+      Files.move(file, aside, StandardCopyOption.REPLACE_EXISTING);
+    } catch (NoSuchFileException e) {
+      return;
+    } catch (IOException | SecurityException e) {
+      throw new IOException("cannot move " + file + ", which could not be read completely, aside to " + aside
+          + "; refusing to overwrite it: " + e, e);
+    }
+    LOG.warn("moved {}, which could not be read completely, to {}", LogSafe.escape(file.toString(), 500),
+        LogSafe.escape(aside.getFileName().toString()));
+  }
+
+  /** Where {@code file} goes when it could not be read and a writer replaces it: {@code <file>.corrupt}. */
+  static Path corruptCopy(Path file) {
+    return file.resolveSibling(file.getFileName() + ".corrupt");
+  }
+
+  /**
+   * When a copy of {@code file} that could not be read completely was moved aside and is still
+   * there, why reading {@code file} alone is not complete: what the copy holds is not read.
+   *
+   * @param holds what such a copy may hold that matters, e.g. "observations"
+   */
+  static java.util.Optional<String> movedAsideCopy(Path file, String holds) {
+    Path aside = corruptCopy(file);
+    boolean there;
+    try {
+      there = Files.exists(aside);
+    } catch (SecurityException e) {
+      there = true;
+    }
+    return there
+        ? java.util.Optional.of("a copy that could not be read completely was moved to " + aside + "; the " + holds
+            + " it holds are not read (inspect it, copy what it holds back into " + file.getFileName()
+            + " if anything, then delete it)")
+        : java.util.Optional.empty();
+  }
+
+  /** Joins the problems found reading one record; empty when there is none. */
+  static java.util.Optional<String> problems(java.util.Optional<String> first, java.util.Optional<String> second) {
+    if (first.isPresent() && second.isPresent()) {
+      return java.util.Optional.of(first.get() + "; " + second.get());
+    }
+    return first.isPresent() ? first : second;
+  }
+
+  /**
+   * Logs the problems of one record file once each: a problem is logged when it is first seen,
+   * not again while every read finds the same one, and again if it comes back after a complete
+   * read. Thread-safe.
+   */
+  static final class WarnOnce {
+    private String last;
+
+    /** Logs {@code problem} (with what the record reads as) unless it was the last one logged; forgets it when empty. */
+    synchronized void warn(java.util.Optional<String> problem, String readsAs) {
+      if (problem.isEmpty()) {
+        last = null;
+        return;
+      }
+      if (problem.get().equals(last)) {
+        return;
+      }
+      last = problem.get();
+      LOG.warn("{}; it reads as {}", LogSafe.escape(problem.get(), 1000), readsAs);
     }
   }
 

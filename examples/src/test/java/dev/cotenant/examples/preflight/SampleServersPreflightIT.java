@@ -191,7 +191,8 @@ class SampleServersPreflightIT {
     assertTrue(reason.length() <= 300 && reason.indexOf('\n') < 0, "short, one line: " + reason);
     assertEquals(List.of(), result.divergentFacets());
     assertTrue(result.handshake().isEmpty());
-    assertVerdict("needs-credential", Strength.UNKNOWN, Reason.of(ReasonCode.NOT_PROBED));
+    assertVerdict("needs-credential", Strength.UNKNOWN,
+        Reason.of(ReasonCode.NOT_PROBED), new Reason(ReasonCode.PREFLIGHT_NOT_RUN, reason));
   }
 
   @Test
@@ -274,7 +275,8 @@ class SampleServersPreflightIT {
     PreflightResult result = results.get("remote-http");
     assertFalse(result.ran());
     assertEquals("not a stdio server", result.notRunReason());
-    Verdict verdict = assertVerdict("remote-http", Strength.DISQUALIFIED, new Reason(ReasonCode.NOT_STDIO, "http"));
+    Verdict verdict = assertVerdict("remote-http", Strength.DISQUALIFIED, new Reason(ReasonCode.NOT_STDIO, "http"),
+        new Reason(ReasonCode.PREFLIGHT_NOT_RUN, "not a stdio server"));
     assertFalse(verdict.recommendStub());
   }
 
@@ -284,7 +286,8 @@ class SampleServersPreflightIT {
     assertFalse(result.ran());
     assertEquals("command not found: " + servers.get(MISSING).command(), result.notRunReason());
     assertTrue(result.handshake().isEmpty());
-    assertVerdict(MISSING, Strength.UNKNOWN, Reason.of(ReasonCode.NOT_PROBED));
+    assertVerdict(MISSING, Strength.UNKNOWN,
+        Reason.of(ReasonCode.NOT_PROBED), new Reason(ReasonCode.PREFLIGHT_NOT_RUN, result.notRunReason()));
   }
 
   private static HandshakeFacts ranWithoutDivergence(String name) {

@@ -1,5 +1,7 @@
 package dev.cotenant.gateway.cli;
 
+import dev.cotenant.api.Reason;
+import dev.cotenant.api.ReasonCode;
 import dev.cotenant.gateway.Cotenant;
 import dev.cotenant.gateway.config.ConfigException;
 import dev.cotenant.gateway.config.ConfiguredServer;
@@ -8,6 +10,7 @@ import dev.cotenant.gateway.config.McpConfigReader;
 import dev.cotenant.gateway.config.ServerConfigs;
 import dev.cotenant.gateway.evaluation.Evaluator;
 import dev.cotenant.gateway.records.RecordsDirectory;
+import dev.cotenant.gateway.rows.LoadedState;
 import dev.cotenant.gateway.rows.Row;
 import dev.cotenant.gateway.seeding.Seeder;
 import dev.cotenant.spi.ProviderConfig;
@@ -179,9 +182,19 @@ public final class CliRuntime {
     return configs.list().stream().filter(s -> names.contains(s.name())).toList();
   }
 
-  /** Every row of {@code servers}: one load, then rows built without IO, labelled with their file as shown. */
+  /**
+   * Every row of {@code servers}: one load, then rows built without IO, labelled with their file as
+   * shown. When the ledger or the concurrency records cannot be read completely, one warning per
+   * record says so on standard error (every row also carries it as a note).
+   */
   public List<Row> rows(Collection<ConfiguredServer> servers) {
-    return cotenant.rows(cotenant.load(servers), s -> context.display(s.source()));
+    LoadedState state = cotenant.load(servers);
+    for (Reason note : state.recordsNotes()) {
+      warn((note.code() == ReasonCode.LEDGER_UNREADABLE ? "the hazard ledger" : "the concurrency records")
+          + " cannot be read completely: " + Output.cell(note.detail())
+          + "; no server is recommended for sharing until it can (" + note.code().wireName() + ")");
+    }
+    return cotenant.rows(state, s -> context.display(s.source()));
   }
 
   /** An evaluator over the record stores and the pre-flight transport. */

@@ -13,7 +13,9 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * {@code cotenant hazards list}: every record of the observed-hazard ledger, per server and
- * launch identity.
+ * launch identity. A ledger that cannot be read completely is listed as far as it could be read,
+ * after a warning on standard error naming the file and the problem (and where an unreadable copy
+ * was moved); {@code --json} carries the same reason as {@code "incomplete"}.
  */
 @Command(name = "list", description = "List every hazard the ledger holds, per server and launch identity.")
 public final class HazardsListCommand extends CliCommand {
@@ -27,6 +29,7 @@ public final class HazardsListCommand extends CliCommand {
   public Integer call() throws Exception {
     CliRuntime rt = runtime();
     HazardLedger.Snapshot snapshot = rt.stores().hazardLedger().snapshot();
+    snapshot.incomplete().ifPresent(why -> rt.warn(unreadable(why)));
     if (common.json()) {
       ObjectNode root = Output.object();
       ArrayNode servers = root.putArray("servers");
@@ -43,11 +46,14 @@ public final class HazardsListCommand extends CliCommand {
           o.put("lastSeen", id.getValue().lastSeen());
         }
       }
+      snapshot.incomplete().ifPresent(why -> root.put("incomplete", why));
       Output.json(context().out(), root);
       return Cli.EXIT_OK;
     }
     if (snapshot.servers().isEmpty()) {
-      context().err().println("cotenant: no hazards observed (records in " + rt.recordsDirectory() + ")");
+      context().err().println(
+          (snapshot.complete() ? "cotenant: no hazards observed" : "cotenant: no hazards could be read")
+              + " (records in " + rt.recordsDirectory() + ")");
       return Cli.EXIT_OK;
     }
     List<List<String>> table = new ArrayList<>();
@@ -65,5 +71,12 @@ public final class HazardsListCommand extends CliCommand {
                             o.lastSeen() > 0 ? Instant.ofEpochMilli(Math.round(o.lastSeen() * 1000)).toString() : "-"))));
     Output.table(context().out(), table);
     return Cli.EXIT_OK;
+  }
+
+  /** The warning for a ledger that cannot be read completely. */
+  static String unreadable(String why) {
+    return "the hazard ledger cannot be read completely: " + Output.cell(why)
+        + "; listed as far as it could be read; until it can be read completely nothing recommends sharing "
+        + "and `cotenant register --model shared` is refused";
   }
 }

@@ -34,8 +34,8 @@ import org.slf4j.LoggerFactory;
  * Decides which servers are worth a pre-flight and runs passes (DESIGN §6).
  *
  * <ul>
- *   <li>Only enabled stdio servers whose stored measurement is missing or under another identity
- *       are provoked; the steady state is a file read.
+ *   <li>Only enabled stdio servers whose stored measurement is missing, under another identity,
+ *       or a pre-flight that could not run are provoked; the steady state is a file read.
  *   <li>A {@linkplain #budgetedPass budgeted} pass (reached from a request) provokes at most
  *       {@link #BUDGET} servers and takes the pass lock only if it is free; otherwise it yields
  *       and the caller serves stored rows.
@@ -52,8 +52,13 @@ import org.slf4j.LoggerFactory;
  *       measurements already paid for are flushed.
  * </ul>
  *
- * <p>A pre-flight that could not run leaves no row: the server is attempted again on the next
- * pass (a credential may have appeared since). Thread-safe.
+ * <p>A pre-flight that could not run leaves a row saying so ({@code ran: false}, its reason), so
+ * every surface that reads the records shows why the server has no measurement
+ * ({@code preflight_not_run}); such a row is not a measurement, and the server is attempted again
+ * on the next pass (a credential may have appeared since). It never replaces a measurement whose
+ * identity differs from the current one only in a binary fingerprint that has just become
+ * {@code unknown}: an executable that is briefly unreadable (mid-install) must not discard a good
+ * measurement. Thread-safe.
  */
 public final class Evaluator {
   /** The most servers a budgeted pass provokes. */
@@ -128,7 +133,7 @@ public final class Evaluator {
 
   /**
    * The servers a pass would provoke, in the given order: enabled stdio servers whose stored
-   * row is missing or was taken under another identity.
+   * row is missing, was taken under another identity, or says the pre-flight could not run.
    */
   public List<ServerDescription> due(Collection<ServerDescription> servers, PreflightCache.Snapshot stored) {
     List<ServerDescription> out = new ArrayList<>();
@@ -137,7 +142,7 @@ public final class Evaluator {
         continue;
       }
       PreflightRecord row = stored.rows().get(s.name());
-      if (row == null || !row.identity().equals(identities.identify(s).cacheKey())) {
+      if (row == null || !row.ran() || !row.identity().equals(identities.identify(s).cacheKey())) {
         out.add(s);
       }
     }
@@ -191,7 +196,7 @@ public final class Evaluator {
     if (due.size() > cap) {
       due = due.subList(0, cap);
     }
-    Pass pass = new Pass(uncapped, due.size());
+    Pass pass = new Pass(uncapped, due.size(), stored);
     if (uncapped) {
       progress.set(new Progress(true, 0, 0, pass.total));
     }
@@ -250,17 +255,20 @@ public final class Evaluator {
     long lastFlush = nanoTime.getAsLong();
     boolean warned;
 
-    Pass(boolean uncapped, int total) {
+    final PreflightCache.Snapshot stored;
+
+    Pass(boolean uncapped, int total, PreflightCache.Snapshot stored) {
       this.uncapped = uncapped;
       this.total = total;
+      this.stored = stored;
     }
 
-    /** Takes one result in: the row of a pre-flight that ran is stored and becomes pending. */
+    /** Takes one result in: its row (a measurement, or why it could not run) is stored and becomes pending. */
     void add(Measured m) {
       received++;
       attempted.put(m.server.name(), m.result);
-      if (store(m)) {
-        measured++;
+      if (store(m, stored)) {
+        measured += m.result.ran() ? 1 : 0;
         pending = true;
       }
       if (uncapped) {
@@ -331,10 +339,22 @@ public final class Evaluator {
     }
   }
 
-  /** Puts the row of a pre-flight that ran; returns true when it did. */
-  private boolean store(Measured m) {
+  /**
+   * Puts the row of a pre-flight: a measurement when it ran, otherwise a row saying it could not
+   * run and why (see the class comment for the one row it never replaces). Returns true when a
+   * row was put.
+   */
+  private boolean store(Measured m, PreflightCache.Snapshot stored) {
     if (!m.result.ran()) {
-      return false;
+      if (m.identity == null || keepsAMeasurementThroughAnUnreadableBinary(stored.rows().get(m.server.name()), m.identity)) {
+        return false;
+      }
+      String why = m.result.notRunReason().isBlank() ? "the pre-flight could not run" : m.result.notRunReason();
+      cache.put(
+          new PreflightRecord(
+              m.server.name(), m.identity.cacheKey(), false, false, List.of(why), epochSeconds.getAsDouble(),
+              Optional.empty(), Optional.empty()));
+      return true;
     }
     cache.put(
         new PreflightRecord(
@@ -347,6 +367,28 @@ public final class Evaluator {
             m.result.handshake().flatMap(h -> h.reportedVersion()),
             m.result.handshake()));
     return true;
+  }
+
+  /**
+   * True when {@code row} is a measurement that ran under an identity differing from {@code now}
+   * only in the binary fingerprint, which is {@code unknown} now: the executable is briefly
+   * unreadable, and a pre-flight that could not run then must not replace the measurement.
+   */
+  static boolean keepsAMeasurementThroughAnUnreadableBinary(PreflightRecord row, ExecutionIdentity now) {
+    if (row == null || !row.ran() || !ExecutionIdentity.UNKNOWN_BINARY.equals(now.binaryVersion())) {
+      return false;
+    }
+    ExecutionIdentity then;
+    try {
+      then = ExecutionIdentity.parseCacheKey(row.identity());
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+    return !ExecutionIdentity.UNKNOWN_BINARY.equals(then.binaryVersion())
+        && then.serverName().equals(now.serverName())
+        && then.commandArgsHash().equals(now.commandArgsHash())
+        && then.envHash().equals(now.envHash())
+        && then.schema().equals(now.schema());
   }
 
   private static Measured result(Future<Measured> f) throws InterruptedException {

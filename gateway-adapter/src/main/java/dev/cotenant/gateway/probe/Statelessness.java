@@ -37,7 +37,9 @@ import org.slf4j.LoggerFactory;
  *   <li>A pass is remembered in the concurrency records under the current identity, where it
  *       surfaces as {@code statelessness_probe_passed}; an existing registration is kept.
  *   <li>{@link #register} refuses {@code shared} unless a probe passed under the server's CURRENT
- *       identity and the ledger holds nothing against that identity.
+ *       identity and the ledger holds nothing against that identity, and while the ledger or the
+ *       concurrency records cannot be read completely (fail closed: what could not be read may be
+ *       the observation that refutes it).
  * </ul>
  *
  * <p>Built by {@code Cotenant#statelessness()} over the runtime's stores and session transport.
@@ -159,9 +161,11 @@ public final class Statelessness {
   }
 
   /**
-   * Registers how {@code server} may be used. {@code shared} needs a statelessness probe that
-   * passed under the server's CURRENT launch identity, no hazard in the ledger under it, and a
-   * positive {@code maxConcurrent}; the other models need nothing and keep a pass on record.
+   * Registers how {@code server} may be used. {@code shared} needs the hazard ledger and the
+   * concurrency records to be read completely (the ledger is re-read first, to see what other
+   * writers recorded), a statelessness probe that passed under the server's CURRENT launch
+   * identity, no hazard in the ledger under it, and a positive {@code maxConcurrent}; the other
+   * models need nothing and keep a pass on record.
    *
    * @return the stored record
    * @throws RegistrationRefusedException saying why, and what to run first
@@ -177,7 +181,20 @@ public final class Statelessness {
     String name = server.name();
     String key = identityOf(server);
     if (model == ConcurrencyModel.SHARED) {
-      Set<HazardCode> observed = ledger.codesFor(name, key);
+      ledger.reload();
+      HazardLedger.Snapshot read = ledger.snapshot();
+      if (!read.complete()) {
+        throw new RegistrationRefusedException("refusing to register " + name + " as shared: the hazard ledger cannot be "
+            + "read completely (" + read.incomplete().orElseThrow() + "); an observation it holds may be hidden, and "
+            + "nothing is registered or recommended as shared until it can be read completely");
+      }
+      ConcurrencyRecords.Snapshot stored = records.load();
+      if (!stored.complete()) {
+        throw new RegistrationRefusedException("refusing to register " + name + " as shared: the concurrency records "
+            + "cannot be read completely (" + stored.incomplete().orElseThrow() + "); a withdrawn registration may be "
+            + "hidden, and nothing is registered or recommended as shared until they can be read completely");
+      }
+      Set<HazardCode> observed = read.codesFor(name, key);
       if (!observed.isEmpty()) {
         throw new RegistrationRefusedException("refusing to register " + name + " as shared: the hazard ledger holds "
             + observed.stream().map(HazardCode::wireName).sorted().toList()

@@ -1,11 +1,14 @@
 package dev.cotenant.gateway.rows;
 
-import dev.cotenant.api.ConcurrencyRecord;
 import dev.cotenant.api.ExecutionIdentity;
 import dev.cotenant.api.HandshakeFacts;
+import dev.cotenant.api.Reason;
+import dev.cotenant.api.ReasonCode;
 import dev.cotenant.gateway.config.ConfiguredServer;
+import dev.cotenant.spi.ConcurrencyRecords;
 import dev.cotenant.spi.HazardLedger;
 import dev.cotenant.spi.PreflightCache;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,17 +16,18 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Everything a row is built from, loaded once by {@link RowLoader#load}: both records and every
- * server's current launch identity. Immutable: two rows built from one state never disagree
+ * Everything a row is built from, loaded once by {@link RowLoader#load}: the three records and
+ * every server's current launch identity. Immutable: two rows built from one state never disagree
  * about a file, and nothing a row needs is read after the state exists.
  *
  * @param servers the servers, in row order
  * @param identities each server's current launch identity, by name
  * @param cache the pre-flight cache as loaded
- * @param ledger the hazard ledger as loaded
+ * @param ledger the hazard ledger as loaded, saying whether it was read completely
  * @param hostHandshakes handshakes the host observed itself, by name; they take the place of the
  *     stored first-caller handshake
- * @param concurrency the concurrency records as loaded, by name (DESIGN §7)
+ * @param concurrency the concurrency records as loaded (DESIGN §7), saying whether they were read
+ *     completely
  */
 public record LoadedState(
     List<ConfiguredServer> servers,
@@ -31,9 +35,9 @@ public record LoadedState(
     PreflightCache.Snapshot cache,
     HazardLedger.Snapshot ledger,
     Map<String, HandshakeFacts> hostHandshakes,
-    Map<String, ConcurrencyRecord> concurrency) {
+    ConcurrencyRecords.Snapshot concurrency) {
   public LoadedState {
-    concurrency = Map.copyOf(concurrency);
+    Objects.requireNonNull(concurrency, "concurrency");
     servers = List.copyOf(servers);
     identities = Collections.unmodifiableMap(new LinkedHashMap<>(identities));
     Objects.requireNonNull(cache, "cache");
@@ -53,6 +57,27 @@ public record LoadedState(
       PreflightCache.Snapshot cache,
       HazardLedger.Snapshot ledger,
       Map<String, HandshakeFacts> hostHandshakes) {
-    this(servers, identities, cache, ledger, hostHandshakes, Map.of());
+    this(servers, identities, cache, ledger, hostHandshakes, ConcurrencyRecords.Snapshot.empty());
+  }
+
+  /**
+   * True when the hazard ledger and the concurrency records were both read completely. While
+   * they were not, an observation or a withdrawn registration may be hidden, and no row
+   * recommends sharing (DESIGN §7, fail closed).
+   */
+  public boolean recordsComplete() {
+    return ledger.complete() && concurrency.complete();
+  }
+
+  /**
+   * Why the records were not read completely: {@code ledger_unreadable} and
+   * {@code concurrency_records_unreadable}, each with the store's reason as detail; empty when
+   * they were.
+   */
+  public List<Reason> recordsNotes() {
+    List<Reason> out = new ArrayList<>(2);
+    ledger.incomplete().ifPresent(why -> out.add(new Reason(ReasonCode.LEDGER_UNREADABLE, why)));
+    concurrency.incomplete().ifPresent(why -> out.add(new Reason(ReasonCode.CONCURRENCY_RECORDS_UNREADABLE, why)));
+    return List.copyOf(out);
   }
 }

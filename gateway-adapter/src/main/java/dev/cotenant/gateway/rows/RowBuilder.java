@@ -23,11 +23,14 @@ import java.util.function.Function;
  *   <li>the stored measurement under the server's current identity ({@code cacheKey()}); a row
  *       under another identity is "no measurement";
  *   <li>the pre-flight outcome: {@code Ran} with the divergent facets when the stored row ran,
- *       {@code NotRun} with its reason when it could not, {@code NotMeasured} when there is no
- *       row;
+ *       {@code NotRun} with its reason (bounded) when it could not, {@code NotMeasured} when there
+ *       is no row;
  *   <li>the handshake: the host's own when it supplied one, else the stored first-caller one;
  *   <li>the hazards the ledger holds under the identity's {@code ledgerKey()};
  *   <li>the server's concurrency record, which counts only under that same {@code ledgerKey()};
+ *   <li>whether the ledger and the concurrency records were read completely, and if not why
+ *       ({@link LoadedState#recordsComplete()}, {@link LoadedState#recordsNotes()}): while they
+ *       were not, no row recommends sharing and every row says why;
  * </ul>
  *
  * and hands them to {@link Cotenant#assess}. Thread-safe.
@@ -35,6 +38,12 @@ import java.util.function.Function;
 public final class RowBuilder {
   /** The facet named when a stored row says it diverged but names no facet. */
   static final String UNNAMED_FACET = "unspecified";
+
+  /**
+   * The most characters of a stored "could not run" reason a row carries (in JSON as in a table,
+   * where it is escaped as well); a longer one is cut and ends with {@code …}.
+   */
+  static final int NOT_RUN_REASON_MAX = 500;
 
   private final Cotenant cotenant;
   private final Function<ConfiguredServer, String> sourceLabel;
@@ -75,9 +84,11 @@ public final class RowBuilder {
         sourceLabel.apply(server),
         cotenant.assess(
             new EvidenceInput(server.description(), handshake, Optional.of(id.ledgerKey()),
-                Optional.ofNullable(state.concurrency().get(server.name()))),
+                state.concurrency().get(server.name())),
             outcome(measurement),
-            hazards));
+            hazards,
+            state.recordsComplete(),
+            state.recordsNotes()));
   }
 
   /** The pre-flight outcome a stored measurement stands for. */
@@ -87,12 +98,25 @@ public final class RowBuilder {
     }
     PreflightRecord r = measurement.get();
     if (!r.ran()) {
-      return new PreflightOutcome.NotRun(r.reasons().isEmpty() ? "the pre-flight could not run" : String.join("; ", r.reasons()));
+      String why = String.join("; ", r.reasons());
+      return new PreflightOutcome.NotRun(why.isBlank() ? "the pre-flight could not run" : bounded(why));
     }
     if (r.callerSensitive()) {
       // A row that says it diverged without naming a facet still diverged: never read it as passed.
       return new PreflightOutcome.Ran(r.reasons().isEmpty() ? List.of(UNNAMED_FACET) : r.reasons());
     }
     return PreflightOutcome.passed();
+  }
+
+  /** {@code text} cut to {@link #NOT_RUN_REASON_MAX} characters, never inside a surrogate pair. */
+  static String bounded(String text) {
+    if (text.length() <= NOT_RUN_REASON_MAX) {
+      return text;
+    }
+    int end = NOT_RUN_REASON_MAX - 1;
+    if (Character.isHighSurrogate(text.charAt(end - 1))) {
+      end--;
+    }
+    return text.substring(0, end) + "…";
   }
 }

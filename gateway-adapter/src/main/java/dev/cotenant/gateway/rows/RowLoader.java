@@ -19,7 +19,9 @@ import java.util.Optional;
  * {@link PreflightCache#load()}, the hazard ledger with {@link HazardLedger#snapshot()}, the
  * concurrency records with {@link dev.cotenant.spi.ConcurrencyRecords#load()} — and
  * computes every server's current launch identity (which stats the executable), before any row
- * exists. {@link RowBuilder} then builds every row from the result without IO.
+ * exists. {@link RowBuilder} then builds every row from the result without IO. The ledger's and
+ * the concurrency records' snapshots carry whether each was read completely, so every row built
+ * from one state agrees on it.
  *
  * <p>The ledger is read as its owner holds it: a long-lived host that records hazards keeps it
  * current; a host that wants another process's observations calls {@link HazardLedger#reload()}
@@ -71,6 +73,6 @@ public final class RowLoader {
       loaded = cache.snapshot();
     }
     HazardLedger.Snapshot ledger = stores.hazardLedger().snapshot();
-    return new LoadedState(list, ids, loaded, ledger, hostHandshakes, stores.concurrencyRecords().load().records());
+    return new LoadedState(list, ids, loaded, ledger, hostHandshakes, stores.concurrencyRecords().load());
   }
 }

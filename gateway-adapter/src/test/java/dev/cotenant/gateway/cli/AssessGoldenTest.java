@@ -27,7 +27,8 @@ import tools.jackson.databind.json.JsonMapper;
  * (key order included). The fixtures' {@code ${cacheKey:NAME}} and {@code ${ledgerKey:NAME}}
  * placeholders are filled with each server's current launch identity, so every strength the
  * records can produce appears: declared, measured, no_objection, refuted, unknown (a row under
- * another identity, no row at all, a disabled server) and disqualified.
+ * another identity, no row at all, a disabled server, a pre-flight that could not run and says
+ * why) and disqualified.
  */
 class AssessGoldenTest {
   private static final Pattern PLACEHOLDER = Pattern.compile("\\$\\{(cacheKey|ledgerKey):([^}]+)}");

@@ -220,6 +220,8 @@ class CliTest {
     JsonNode servers = json(r.out()).path("servers");
     assertEquals("measured", servers.get(0).path("strength").stringValue());
     assertEquals("unknown", servers.get(1).path("strength").stringValue(), "could not ask is not unsafe");
+    assertEquals("preflight_not_run", servers.get(1).path("reasons").get(1).path("code").stringValue());
+    assertEquals("needs a credential", servers.get(1).path("reasons").get(1).path("detail").stringValue());
     assertEquals("disqualified", servers.get(3).path("strength").stringValue());
 
     CliHarness.Result again = cli.run("measure", "mcp.json");

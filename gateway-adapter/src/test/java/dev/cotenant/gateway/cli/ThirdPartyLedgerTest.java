@@ -3,7 +3,11 @@ package dev.cotenant.gateway.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.cotenant.api.ConcurrencyModel;
+import dev.cotenant.api.ConcurrencyRecord;
 import dev.cotenant.api.HazardCode;
+import dev.cotenant.api.ProbePass;
+import dev.cotenant.api.ShareScope;
 import dev.cotenant.gateway.Cotenant;
 import dev.cotenant.gateway.config.McpConfigReader;
 import dev.cotenant.testkit.records.InMemoryRecordStores;
@@ -17,6 +21,8 @@ import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,6 +40,8 @@ class ThirdPartyLedgerTest {
   /** Only the required methods. */
   static final class BareLedger implements HazardLedger {
     private final Map<String, Map<String, Set<HazardCode>>> held = new HashMap<>();
+    /** Why its durable copy could not be read completely, when it could not. */
+    volatile String unreadable;
 
     @Override
     public synchronized boolean record(String serverName, String identity, HazardCode code, int attachedSessions) {
@@ -52,7 +60,7 @@ class ThirdPartyLedgerTest {
         ids.forEach((id, codes) -> m.put(id, new Observations(codes, 1, 1.0)));
         out.put(name, m);
       });
-      return new Snapshot(out);
+      return unreadable == null ? new Snapshot(out) : Snapshot.incomplete(out, unreadable);
     }
 
     @Override
@@ -67,10 +75,7 @@ class ThirdPartyLedgerTest {
     public void reload() {}
   }
 
-  @Test
-  void oneHazardInABareThirdPartyLedgerMakesAssessSayRefuted() throws Exception {
-    BareLedger ledger = new BareLedger();
-    InMemoryRecordStores memory = new InMemoryRecordStores();
+  private static RecordStoreProvider provider(BareLedger ledger, InMemoryRecordStores memory) {
     RecordStores stores = new RecordStores() {
       @Override
       public HazardLedger hazardLedger() {
@@ -87,7 +92,7 @@ class ThirdPartyLedgerTest {
         return memory.concurrencyRecords();
       }
     };
-    RecordStoreProvider provider = new RecordStoreProvider() {
+    return new RecordStoreProvider() {
       @Override
       public String name() {
         return "third-party";
@@ -98,6 +103,12 @@ class ThirdPartyLedgerTest {
         return stores;
       }
     };
+  }
+
+  @Test
+  void oneHazardInABareThirdPartyLedgerMakesAssessSayRefuted() throws Exception {
+    BareLedger ledger = new BareLedger();
+    RecordStoreProvider provider = provider(ledger, new InMemoryRecordStores());
     CliHarness cli = new CliHarness(tmp);
     cli.runtime = b -> b.recordStores(provider);
     Path config = cli.write("mcp.json", "{\"mcpServers\": {\"watched\": {\"command\": \"/nonexistent/third-party/watched\"}}}");
@@ -113,5 +124,41 @@ class ThirdPartyLedgerTest {
     assertEquals("observed_hazard", row.get("reasons").get(0).get("code").asString(), row.toString());
     assertEquals("unroutable_server_request", row.get("reasons").get(0).get("detail").asString(), row.toString());
     assertEquals(false, row.get("recommendShare").asBoolean());
+  }
+
+  @Test
+  void aThirdPartyLedgerThatCouldNotBeReadCompletelyWithholdsSharingAndRefusesRegistration() throws Exception {
+    BareLedger ledger = new BareLedger();
+    InMemoryRecordStores memory = new InMemoryRecordStores();
+    RecordStoreProvider provider = provider(ledger, memory);
+    CliHarness cli = new CliHarness(tmp);
+    cli.runtime = b -> b.recordStores(provider);
+    Path config = cli.write("mcp.json", "{\"mcpServers\": {\"registered\": {\"command\": \"/nonexistent/third-party/registered\"}}}");
+    Cotenant host = Cotenant.builder().recordsDirectory(cli.records).environment(cli.env).recordStores(provider).build();
+    String identity = host.identityOf(new McpConfigReader().readFile(config).get(0).description()).ledgerKey();
+    memory.concurrencyRecords().put(new ConcurrencyRecord("registered", ConcurrencyModel.SHARED, ShareScope.TENANT,
+        OptionalInt.of(2), Optional.of(new ProbePass(identity, "echo", 5, 1.0))));
+    JsonMapper json = JsonMapper.builder().build();
+    assertEquals(true, json.readTree(cli.run("assess", "mcp.json", "--json").out()).get("servers").get(0)
+        .get("recommendShare").asBoolean(), "healthy: a registered server shares");
+
+    ledger.unreadable = "shard 3 of the hazard table did not answer";
+    CliHarness.Result r = cli.run("assess", "mcp.json", "--json");
+
+    assertEquals(0, r.code(), r.err());
+    JsonNode row = json.readTree(r.out()).get("servers").get(0);
+    assertEquals("declared", row.get("strength").asString(), row.toString());
+    assertEquals(false, row.get("recommendShare").asBoolean(), row.toString());
+    assertEquals(true, row.get("recommendStub").asBoolean(), row.toString());
+    JsonNode last = row.get("reasons").get(row.get("reasons").size() - 1);
+    assertEquals("ledger_unreadable", last.get("code").asString(), row.toString());
+    assertEquals("shard 3 of the hazard table did not answer", last.get("detail").asString());
+
+    CliHarness.Result register = cli.run("register", "registered", "mcp.json", "--model", "shared", "--max-concurrent", "2");
+    assertEquals(RegisterCommand.EXIT_REFUSED, register.code(), register.err());
+    assertTrue(register.err().contains("shard 3 of the hazard table did not answer"), register.err());
+
+    CliHarness.Result list = cli.run("hazards", "list", "--json");
+    assertEquals("shard 3 of the hazard table did not answer", json.readTree(list.out()).get("incomplete").asString());
   }
 }

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.cotenant.api.ExecutionIdentity;
 import dev.cotenant.api.HandshakeFacts;
 import dev.cotenant.api.ServerDescription;
+import dev.cotenant.spi.PreflightRecord;
 import dev.cotenant.spi.PreflightResult;
 import dev.cotenant.spi.PreflightTransport;
 import java.io.IOException;
@@ -153,8 +154,60 @@ class EvaluatorTest {
 
     assertEquals(new Progress(false, 3, 2, 3), r.progress());
     assertEquals(new Progress(false, 3, 2, 3), e.progress());
-    assertFalse(cache.flushed().containsKey("needs-token"), "a pre-flight that could not run leaves no row");
+    PreflightRecord notRun = cache.flushed().get("needs-token");
+    assertFalse(notRun.ran(), "a pre-flight that could not run leaves a row saying so");
+    assertEquals(List.of("exited before answering"), notRun.reasons());
+    assertEquals(identify(servers("needs-token").get(0)).cacheKey(), notRun.identity());
     assertEquals(Optional.of("measured 2 of 3 servers"), e.progress().closingLine());
+  }
+
+  @Test
+  void aServerThatCouldNotBeAskedIsAttemptedAgain_andItsRowGivesWayToAMeasurement() throws Exception {
+    transport.behaviours.put("a", () -> PreflightResult.notRun("command not found: /bin/a"));
+    Evaluator e = evaluator();
+
+    e.uncappedPass(servers("a"));
+    assertEquals(List.of("command not found: /bin/a"), cache.flushed().get("a").reasons());
+    assertEquals(List.of(servers("a").get(0)), e.due(servers("a"), cache.load()), "a row that did not run is due");
+
+    transport.behaviours.remove("a");
+    PassResult second = e.uncappedPass(servers("a"));
+    assertEquals(2, transport.calls("a"));
+    assertEquals(new Progress(false, 1, 1, 1), second.progress());
+    assertTrue(cache.flushed().get("a").ran());
+    assertEquals(List.of(), e.due(servers("a"), cache.load()), "a measurement under the same identity is not due");
+  }
+
+  @Test
+  void aPreflightThatCouldNotRunNeverReplacesAMeasurementWhileTheBinaryIsBrieflyUnreadable() throws Exception {
+    Evaluator e = evaluator();
+    e.uncappedPass(servers("a"));
+    PreflightRecord measured = cache.flushed().get("a");
+    assertTrue(measured.ran());
+
+    binaryVersions.put("a", ExecutionIdentity.UNKNOWN_BINARY);
+    transport.behaviours.put("a", () -> PreflightResult.notRun("command not found: /bin/a"));
+    e.uncappedPass(servers("a"));
+
+    assertEquals(2, transport.calls("a"), "attempted under the new identity");
+    assertEquals(measured, cache.load().rows().get("a"), "the good measurement is kept for when the binary is back");
+  }
+
+  @Test
+  void aPreflightThatCouldNotRunReplacesAMeasurementOfAnotherLaunch() throws Exception {
+    Evaluator e = evaluator();
+    e.uncappedPass(servers("a"));
+    assertTrue(cache.flushed().get("a").ran());
+
+    ServerDescription retyped = ServerDescription.stdio("a", "/bin/a-typo");
+    binaryVersions.put("a", ExecutionIdentity.UNKNOWN_BINARY);
+    transport.behaviours.put("a", () -> PreflightResult.notRun("command not found: /bin/a-typo"));
+    e.uncappedPass(List.of(retyped));
+
+    PreflightRecord row = cache.flushed().get("a");
+    assertFalse(row.ran(), "a changed command is another launch: its row says why it could not run");
+    assertEquals(List.of("command not found: /bin/a-typo"), row.reasons());
+    assertEquals(identify(retyped).cacheKey(), row.identity());
   }
 
   @Test
@@ -248,7 +301,11 @@ class EvaluatorTest {
 
     PassResult r = evaluator().uncappedPass(servers("a", "broken", "deep", "d"));
 
-    assertEquals(Set.of("a", "d"), cache.flushed().keySet());
+    assertEquals(Set.of("a", "broken", "deep", "d"), cache.flushed().keySet());
+    assertTrue(cache.flushed().get("a").ran());
+    assertTrue(cache.flushed().get("d").ran());
+    assertFalse(cache.flushed().get("broken").ran(), "its row says why it has no measurement");
+    assertTrue(cache.flushed().get("broken").reasons().get(0).contains("walk of hostile JSON failed"));
     assertFalse(r.attempted().get("broken").ran());
     assertTrue(r.attempted().get("broken").notRunReason().contains("walk of hostile JSON failed"));
     assertFalse(r.attempted().get("deep").ran());
