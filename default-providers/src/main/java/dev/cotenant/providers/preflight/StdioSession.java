@@ -288,7 +288,10 @@ final class StdioSession implements ServerSession {
     p.kill();
   }
 
-  /** Tears the process and its descendants down (close stdin, wait, SIGTERM, wait, SIGKILL); idempotent. */
+  /**
+   * Tears the process, its descendants and every process carrying its spawn cookie down (close
+   * stdin, wait, SIGTERM, wait, SIGKILL, sweep for cookie carriers); idempotent.
+   */
   @Override
   public void close() {
     ServerProcess p;

@@ -11,6 +11,7 @@ import dev.cotenant.api.LogSafe;
 import dev.cotenant.api.ServerDescription;
 import dev.cotenant.spi.PreflightResult;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -25,8 +26,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * One integration test per hostile server: the pass completes within its bounds (the class-wide
  * timeout is far above every configured bound), the server resolves to {@code ran=false} with a
- * short reason or to a measurement, nothing escapes as an exception, and no process it started,
- * descendants included, is alive afterwards.
+ * short reason or to a measurement, nothing escapes as an exception, and no process it started is
+ * alive afterwards: neither a descendant nor a process that left the tree (found by the
+ * environment entry every test server carries, {@link PreflightHarness#marker()}).
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class HostileServersTest {
@@ -117,6 +119,61 @@ class HostileServersTest {
     assertNoDivergence(r);
     // Two shells, two forked children, and the same two pids again from the exec'd servers.
     h.assertRecordedAtLeast(4);
+  }
+
+  /**
+   * A process the server moves out of its own tree is reparented at once, so it is never the
+   * server's descendant: each leaves a {@code sleep} that ignores SIGTERM and records its pid in
+   * {@code $COTENANT_TEST_PIDS.orphans}. The leak check finds such a process by the environment
+   * entry it inherited.
+   */
+  private static final String ORPHAN = "sh -c 'trap \"\" TERM; exec sleep 1000'";
+
+  @Test
+  void aDoubleForkedGrandchildThatIgnoresSigterm() throws Exception {
+    // The subshell starts the grandchild and exits: the grandchild is reparented before the
+    // server has answered anything.
+    PreflightResult r = transport().preflight(h.shThenJava("double-fork",
+        "(" + ORPHAN + " & echo $! >> \"$COTENANT_TEST_PIDS.orphans\");", "legacy"));
+    assertNoDivergence(r);
+    h.assertOrphansStarted(2);
+  }
+
+  @Test
+  void aSetsidGrandchildThatIgnoresSigterm() throws Exception {
+    // setsid -f forks, and the fork starts a session of its own; its parent exits at once.
+    PreflightResult r = transport().preflight(h.shThenJava("setsid",
+        "setsid -f sh -c 'echo $$ >> \"$COTENANT_TEST_PIDS.orphans\"; trap \"\" TERM; exec sleep 1000';", "legacy"));
+    assertNoDivergence(r);
+    h.assertOrphansStarted(2);
+  }
+
+  @Test
+  void forkingAChildWhenStdinCloses() throws Exception {
+    // The shell runs the server (not exec) and, once the server exits on the closed stdin, starts
+    // a child and exits itself: the child appears after the last look at the server's tree. The
+    // shell gets the time to do it, so the child really is started.
+    String server = PreflightHarness.javaCommand("legacy").stream().map(PreflightHarness::shQuote)
+        .collect(java.util.stream.Collectors.joining(" "));
+    PreflightResult r = transport(PreflightSettings.STDIN_CLOSE_WAIT_MS, "5000").preflight(h.shServer("fork-on-close",
+        server + "; sleep 1000 & echo $! >> \"$COTENANT_TEST_PIDS.orphans\""));
+    assertNoDivergence(r);
+    h.assertOrphansStarted(2);
+  }
+
+  @Test
+  void aProcessOutsideTheTreeThatKeepsReplacingItself() throws Exception {
+    // Every 10 ms the current hopper starts its successor and exits, so its pid keeps changing;
+    // it ignores SIGTERM. It gives up by itself after 3000 hops (well over 30 s), so a hopper that
+    // escaped would not outlive the build.
+    String hop = "trap \"\" TERM; n=${HOPS:-0}; [ \"$n\" -ge 3000 ] && exit 0;"
+        + " [ \"$n\" -eq 0 ] && echo $$ >> \"$COTENANT_TEST_PIDS.orphans\";"
+        + " export HOPS=$((n+1)); sleep 0.01; sh -c \"$HOP\" &";
+    PreflightResult r = transport().preflight(h.shThenJava("hopper",
+        "export HOP=" + PreflightHarness.shQuote(hop) + "; (sh -c \"$HOP\" &);", "legacy"));
+    assertNoDivergence(r);
+    h.assertOrphansStarted(2);
+    assertEquals(List.of(), ProcScan.carriers(h.marker()), "a hopper outlived the pre-flight's teardown");
   }
 
   @Test
