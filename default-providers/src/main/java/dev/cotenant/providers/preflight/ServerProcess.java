@@ -51,15 +51,19 @@ final class ServerProcess {
   record Eof() implements Event {}
 
   /**
-   * How the process ended, read once: {@code how} is {@code "exited with status N"} or
-   * {@code "closed stdout"}, {@code stderr} the last line it wrote there (possibly empty).
+   * How the process ended, read once: {@code how} is {@code "exited N"} or {@code "closed stdout"},
+   * {@code stderr} the last line it wrote there (possibly empty).
    */
   record Exit(String how, String stderr) {
-    /** The failure for a request or write that {@code when} names, e.g. {@code "before answering tools/list"}. */
+    /**
+     * The failure for a request or write that {@code when} names, e.g. {@code "before answering"}
+     * or {@code "before answering tools/list"}: {@code "exited 1 before answering: <the last
+     * stderr line, escaped and bounded>"}.
+     */
     SessionException failure(String when) {
       StringBuilder sb = new StringBuilder(how).append(' ').append(when);
       if (!stderr.isEmpty()) {
-        sb.append("; stderr: ").append(LogSafe.escape(stderr, 160));
+        sb.append(": ").append(LogSafe.escape(stderr, STDERR_LINE));
       }
       return new SessionException(SessionException.Kind.EXITED, sb.toString());
     }
@@ -67,6 +71,10 @@ final class ServerProcess {
 
   private static final Logger LOG = LoggerFactory.getLogger(ServerProcess.class);
   private static final int STDERR_TAIL = 2048;
+  /** The most characters of the last stderr line a failure quotes, escaped. */
+  private static final int STDERR_LINE = 160;
+  /** How long a failure waits for the exit status, and then for the rest of stderr. */
+  private static final long EXIT_WAIT_MS = 500;
   /**
    * How many times teardown scans for cookie carriers after its SIGKILL. Each scan SIGKILLs what
    * it finds; a process that keeps forking replacements could otherwise hold teardown forever.
@@ -138,7 +146,7 @@ final class ServerProcess {
     try {
       process = pb.start();
     } catch (IOException | RuntimeException e) {
-      throw new SessionException(SessionException.Kind.START, startReason(server, e));
+      throw new SessionException(SessionException.Kind.START, StartFailure.reason(server, e));
     }
     cookie.spawned(process.pid());
     try {
@@ -148,24 +156,6 @@ final class ServerProcess {
       process.destroyForcibly();
       throw e;
     }
-  }
-
-  /** The cookie in the process's environment. */
-  SpawnCookie cookie() {
-    return cookie;
-  }
-
-  private static String startReason(ServerDescription server, Exception e) {
-    String cmd = LogSafe.escape(server.command(), 120);
-    String msg = String.valueOf(e.getMessage());
-    if (msg.contains("error=2,")) {
-      return "command not found: " + cmd;
-    }
-    if (msg.contains("error=13,")) {
-      return "command not executable: " + cmd;
-    }
-    int cut = msg.indexOf("error=");
-    return "could not start " + cmd + ": " + LogSafe.escape(cut >= 0 ? msg.substring(cut) : msg, 120);
   }
 
   /** The process's pid. */
@@ -217,14 +207,14 @@ final class ServerProcess {
   Exit exit() {
     String how;
     try {
-      how = process.waitFor(200, TimeUnit.MILLISECONDS) ? "exited with status " + process.exitValue() : "closed stdout";
+      how = process.waitFor(EXIT_WAIT_MS, TimeUnit.MILLISECONDS) ? "exited " + process.exitValue() : "closed stdout";
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       how = "closed stdout";
     }
     // What it wrote to stderr just before exiting may still be in the pipe: let the drainer finish.
     try {
-      drainer.join(200);
+      drainer.join(EXIT_WAIT_MS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

@@ -51,7 +51,8 @@ public final class StdioSessionTransport implements SessionTransport {
    *
    * @param label names the session's threads ({@code cotenant-session-stdout-<label>}, ...)
    * @throws SessionException of kind {@code START}: {@code "command not found: <command>"},
-   *     {@code "working directory not found: <dir>"}, {@code "not a stdio server"}, ...
+   *     {@code "not executable: <file>"}, {@code "working directory not found: <dir>"},
+   *     {@code "not a stdio server"}, ... (see {@link StartFailure})
    */
   @Override
   public ServerSession open(ServerDescription server, String label, ServerMessageHandler handler)
