@@ -101,6 +101,12 @@ public final class ProbeHarness {
         Optional.empty(), Map.of(MARKER_NAME, MARKER_VALUE, "COTENANT_TEST_ORPHANS", orphans.toString()), Optional.empty(), true);
   }
 
+  /** A {@code sh -c script} server named {@code name}. */
+  static ServerDescription sh(String name, String script) {
+    return new ServerDescription(name, Transport.STDIO, "sh", List.of("-c", script), Optional.empty(),
+        Map.of(MARKER_NAME, MARKER_VALUE), Optional.empty(), true);
+  }
+
   static String shQuote(String s) {
     return "'" + s.replace("'", "'\\''") + "'";
   }

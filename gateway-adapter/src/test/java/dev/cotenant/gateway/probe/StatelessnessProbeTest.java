@@ -215,11 +215,35 @@ class StatelessnessProbeTest {
   }
 
   @Test
+  void aServerThatExitsBeforeAnsweringIsNotRunWithTheLastLineOfItsStderr() throws Exception {
+    ProbeReport r = ProbeHarness.probe().run(ProbeHarness.sh("crash",
+        "echo starting >&2; printf '%s\\n' 'cannot read C:\\token: no such file' >&2; exit 1"), ID, spec("{\"target\": \"{marker}\"}"));
+    assertEquals(Outcome.NOT_RUN, r.outcome());
+    // Escaped once, where the session quoted the server: the backslash is doubled, not quadrupled.
+    assertEquals(Optional.of("exited 1 before answering: cannot read C:\\\\token: no such file"), r.notRunReason());
+  }
+
+  @Test
+  void aServerThatNeverAnswersIsNotRunNamingTheTimeLimit() throws Exception {
+    ProbeReport r = ProbeHarness.probe(CoreSettings.TIMEOUT_MS, "2000", ProbeHarness.DISCOVER_TIMEOUT_MS, "500")
+        .run(ProbeHarness.sh("mute", "exec sleep 1000"), ID, spec("{\"target\": \"{marker}\"}"));
+    assertEquals(Outcome.NOT_RUN, r.outcome());
+    assertEquals(Optional.of("no answer in 2 s"), r.notRunReason());
+  }
+
+  @Test
+  void aMistypedCommandIsNotRunAsNotFound() throws Exception {
+    ProbeReport r = ProbeHarness.probe().run(ServerDescription.stdio("typo", "cotenant-no-such-command"), ID,
+        spec("{\"target\": \"{marker}\"}"));
+    assertEquals(Optional.of("command not found: cotenant-no-such-command"), r.notRunReason());
+  }
+
+  @Test
   void aServerThatCannotStartIsNotRunNeverPassed() throws Exception {
     ServerDescription missing = ServerDescription.stdio("missing", "/nonexistent/cotenant-test-server");
     ProbeReport r = ProbeHarness.probe().run(missing, ID, spec("{\"target\": \"{marker}\"}"));
     assertEquals(Outcome.NOT_RUN, r.outcome());
-    assertTrue(r.notRunReason().orElseThrow().contains("not found"), r.notRunReason().toString());
+    assertEquals(Optional.of("command not found: /nonexistent/cotenant-test-server"), r.notRunReason());
     ProbeReport remote = ProbeHarness.probe().run(ServerDescription.http("remote", "http://127.0.0.1:9/mcp"), ID,
         spec("{\"target\": \"{marker}\"}"));
     assertEquals(Outcome.NOT_RUN, remote.outcome());
