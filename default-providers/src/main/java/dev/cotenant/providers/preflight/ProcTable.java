@@ -8,6 +8,7 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 
@@ -27,8 +28,11 @@ final class ProcTable {
 
   private ProcTable() {}
 
-  /** A process's state letter ({@code R}, {@code S}, {@code Z}, ...) and its start time in clock ticks since boot. */
-  record Stat(char state, long startTicks) {
+  /**
+   * A process's state letter ({@code R}, {@code S}, {@code Z}, ...), its parent's pid, and its
+   * start time in clock ticks since boot.
+   */
+  record Stat(char state, long ppid, long startTicks) {
     /** A zombie (or a dead task) is gone for teardown: it runs nothing and is only waiting to be reaped. */
     boolean gone() {
       return state == 'Z' || state == 'X' || state == 'x';
@@ -45,7 +49,10 @@ final class ProcTable {
   }
 
   /**
-   * Up to {@code max} pids from {@code /proc}, in directory order; empty when it cannot be listed.
+   * Up to {@code max} pids from {@code /proc}, newest first as far as pids tell: the kernel hands
+   * them out in increasing order and wraps around, so they are ordered downwards from the last pid
+   * it handed out ({@code /proc/loadavg}), wrapping to the highest. Empty when {@code /proc} cannot
+   * be listed.
    */
   static List<Long> pids(int max) {
     List<Long> out = new ArrayList<>();
@@ -62,7 +69,28 @@ final class ProcTable {
     } catch (IOException | RuntimeException e) {
       // No process table to read: nothing found.
     }
+    long last = lastPid().orElse(Long.MAX_VALUE);
+    out.sort(Comparator.<Long, Boolean>comparing(pid -> pid > last).thenComparing(Comparator.reverseOrder()));
     return out;
+  }
+
+  /** The last pid the kernel handed out: the last field of {@code /proc/loadavg}. */
+  static Optional<Long> lastPid() {
+    try (InputStream in = new FileInputStream("/proc/loadavg")) {
+      return parseLastPid(new String(in.readNBytes(256), StandardCharsets.ISO_8859_1));
+    } catch (IOException | RuntimeException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** The last field of a {@code /proc/loadavg} line ({@code 0.50 0.40 0.30 2/345 6789}). */
+  static Optional<Long> parseLastPid(String loadavg) {
+    String[] fields = loadavg.trim().split(" +");
+    try {
+      return fields.length == 5 ? Optional.of(Long.parseLong(fields[4])) : Optional.empty();
+    } catch (NumberFormatException e) {
+      return Optional.empty();
+    }
   }
 
   private static boolean isPid(String name) {
@@ -90,8 +118,8 @@ final class ProcTable {
 
   /**
    * Parses a {@code stat} line: {@code pid (comm) state ppid ...}, where the command name may hold
-   * spaces and parentheses, so fields are counted from the last {@code ')'}. The state is field 3
-   * and the start time field 22.
+   * spaces and parentheses, so fields are counted from the last {@code ')'}. The state is field 3,
+   * the parent's pid field 4 and the start time field 22.
    */
   static Optional<Stat> parseStat(String line) {
     int close = line.lastIndexOf(')');
@@ -103,7 +131,7 @@ final class ProcTable {
       return Optional.empty();
     }
     try {
-      return Optional.of(new Stat(fields[0].charAt(0), Long.parseLong(fields[19])));
+      return Optional.of(new Stat(fields[0].charAt(0), Long.parseLong(fields[1]), Long.parseLong(fields[19])));
     } catch (NumberFormatException e) {
       return Optional.empty();
     }

@@ -82,6 +82,8 @@ final class ServerProcess {
   static final int MAX_SWEEPS = 8;
 
   private final Process process;
+  /** The process's handle (pid and start time), taken at once. */
+  private final ProcessHandle handle;
   private final SpawnCookie cookie;
   private final PreflightSettings settings;
   private final OutputStream stdin;
@@ -96,6 +98,7 @@ final class ServerProcess {
 
   private ServerProcess(Process process, SpawnCookie cookie, PreflightSettings settings, JsonMapper mapper, String label) {
     this.process = process;
+    this.handle = process.toHandle();
     this.cookie = cookie;
     this.settings = settings;
     this.stdin = process.getOutputStream();
@@ -238,13 +241,13 @@ final class ServerProcess {
 
   /**
    * The process, every descendant seen so far and every cookie carrier found so far that is still
-   * alive (no process-table scan). A zombie counts as gone: it runs nothing, and a process
-   * reparented away from this JVM is reaped by someone else, possibly late.
+   * alive (no process-table scan). The process itself is alive until this JVM has reaped it; any
+   * other zombie counts as gone: it runs nothing, and it is reaped by someone else, possibly late.
    */
   List<ProcessHandle> liveProcesses() {
     List<ProcessHandle> out = new ArrayList<>();
     synchronized (known) {
-      known.add(process.toHandle());
+      known.add(handle);
       for (ProcessHandle h : known) {
         if (alive(h)) {
           out.add(h);
@@ -254,7 +257,10 @@ final class ServerProcess {
     return out;
   }
 
-  private static boolean alive(ProcessHandle h) {
+  private boolean alive(ProcessHandle h) {
+    if (h.equals(handle)) {
+      return process.isAlive();
+    }
     if (!h.isAlive()) {
       return false;
     }
@@ -271,7 +277,7 @@ final class ServerProcess {
       return;
     }
     synchronized (known) {
-      known.add(process.toHandle());
+      known.add(handle);
       try {
         process.descendants().forEach(known::add);
       } catch (RuntimeException e) {
@@ -281,10 +287,9 @@ final class ServerProcess {
   }
 
   /**
-   * One scan of the process table for processes carrying the spawn's cookie (see
-   * {@link SpawnCookie}): each, and each of its current descendants, is signalled the moment it is
-   * recognised, before the scan reads on (SIGKILL when {@code force}, else SIGTERM), added to the
-   * known set, and returned.
+   * One scan of the process table for processes carrying the spawn's cookie, and their
+   * descendants ({@link SpawnCookie#sweep}): each is signalled as the scan recognises it (SIGKILL
+   * when {@code force}, else SIGTERM), added to the known set, and returned.
    */
   private List<ProcessHandle> signalCarriers(boolean force) {
     List<ProcessHandle> found = new ArrayList<>();
@@ -297,10 +302,7 @@ final class ServerProcess {
       found.add(h);
     };
     try {
-      cookie.carriers(carrier -> {
-        signal.accept(carrier);
-        carrier.descendants().forEach(signal);
-      });
+      cookie.sweep(signal);
     } catch (RuntimeException e) {
       // The process table could not be read; the handles already known still get signalled.
     }
@@ -356,8 +358,9 @@ final class ServerProcess {
   /**
    * SIGKILL everything still alive and wait (uninterruptibly, bounded by the kill wait) for it to
    * vanish; then scan for processes carrying the cookie, SIGKILLing each and its descendants as it
-   * is found, wait for them, and scan again, until a scan finds none or {@link #MAX_SWEEPS} scans
-   * were made. The scans share the kill wait: past it they no longer wait between scans.
+   * is found, wait for them, and scan again, until two scans in a row find none (a process that
+   * replaced itself while one scan read the table is caught by the next) or {@link #MAX_SWEEPS}
+   * scans were made. The scans share the kill wait: past it they no longer wait between scans.
    */
   void kill() {
     remember();
@@ -367,13 +370,15 @@ final class ServerProcess {
     for (ProcessHandle h : alive) {
       h.destroyForcibly();
     }
+    int emptyScans = 0;
     for (int sweep = 0; ; sweep++) {
       interrupted |= !awaitGone(alive, deadline);
       if (sweep == MAX_SWEEPS) {
         break;
       }
       alive = signalCarriers(true);
-      if (alive.isEmpty()) {
+      emptyScans = alive.isEmpty() ? emptyScans + 1 : 0;
+      if (emptyScans == 2) {
         break;
       }
     }
@@ -392,7 +397,7 @@ final class ServerProcess {
   }
 
   /** Waits, uninterruptibly, until {@code handles} are gone or {@code deadline} passed; false when interrupted meanwhile. */
-  private static boolean awaitGone(List<ProcessHandle> handles, long deadline) {
+  private boolean awaitGone(List<ProcessHandle> handles, long deadline) {
     return pollGone(handles, deadline, false);
   }
 
@@ -401,7 +406,7 @@ final class ServerProcess {
    * from 1 ms up to 20 ms between looks. False when interrupted: at once when
    * {@code interruptible}, otherwise once the wait is over.
    */
-  private static boolean pollGone(List<ProcessHandle> handles, long deadline, boolean interruptible) {
+  private boolean pollGone(List<ProcessHandle> handles, long deadline, boolean interruptible) {
     List<ProcessHandle> left = new ArrayList<>(handles);
     boolean interrupted = false;
     long pause = 1;

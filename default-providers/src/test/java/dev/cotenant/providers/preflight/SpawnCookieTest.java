@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -60,7 +61,7 @@ class SpawnCookieTest {
   @Test
   void aStatLineIsReadFromItsLastParenthesis() {
     String line = "4242 (a (b) c) S 1 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 1000 10 184\n";
-    assertEquals(Optional.of(new ProcTable.Stat('S', 987654)), ProcTable.parseStat(line));
+    assertEquals(Optional.of(new ProcTable.Stat('S', 1, 987654)), ProcTable.parseStat(line));
     assertTrue(ProcTable.parseStat(line.replace(") S ", ") Z ")).orElseThrow().gone());
     assertEquals(Optional.empty(), ProcTable.parseStat("4242 (short) S 1 2"));
     assertEquals(Optional.empty(), ProcTable.parseStat("garbage"));
@@ -119,6 +120,41 @@ class SpawnCookieTest {
       other.destroyForcibly();
       cookie.carriers().forEach(ProcessHandle::destroyForcibly);
     }
+  }
+
+  @Test
+  void aSweepSignalsEveryCarrierParentsFirstAndWhatClearedTheCookieBelowThem() throws Exception {
+    assumeTrue(ProcTable.SUPPORTED, "needs /proc");
+    SpawnCookie cookie = SpawnCookie.create();
+    // p (a carrier) has a carrier child c; o is a carrier out of the tree, whose child e cleared
+    // its environment (env -i) and so carries nothing. Each records its pid in $D/<name>.
+    ProcessBuilder pb = new ProcessBuilder("sh", "-c",
+        "(sh -c 'env -i sleep 1000 & echo $! > \"$D/e\"; exec sleep 1000' & echo $! > \"$D/o\");"
+            + " sleep 1000 & echo $! > \"$D/c\"; exec sleep 999");
+    pb.environment().put("D", dir.toString());
+    cookie.addTo(pb.environment());
+    Process p = pb.start();
+    cookie.spawned(p.pid());
+    try {
+      waitFor(() -> lines(dir.resolve("o")).size() + lines(dir.resolve("c")).size() + lines(dir.resolve("e")).size() == 3);
+      long o = Long.parseLong(lines(dir.resolve("o")).get(0));
+      long c = Long.parseLong(lines(dir.resolve("c")).get(0));
+      long e = Long.parseLong(lines(dir.resolve("e")).get(0));
+      waitFor(() -> pids(cookie.carriers()).containsAll(List.of(p.pid(), c, o)));
+      assertFalse(pids(cookie.carriers()).contains(e), "env -i cleared the cookie");
+
+      List<Long> signalled = new ArrayList<>();
+      cookie.sweep(h -> signalled.add(h.pid()));
+      assertTrue(signalled.containsAll(List.of(p.pid(), c, o, e)), signalled.toString());
+      assertTrue(signalled.indexOf(p.pid()) < signalled.indexOf(c), "the parent first: " + signalled);
+      assertTrue(signalled.indexOf(o) < signalled.indexOf(e), "the carrier before what hangs below it: " + signalled);
+      assertEquals(signalled.size(), new HashSet<>(signalled).size(), "each once: " + signalled);
+      assertFalse(signalled.contains(ProcessHandle.current().pid()));
+    } finally {
+      cookie.sweep(ProcessHandle::destroyForcibly);
+      p.destroyForcibly();
+    }
+    waitFor(() -> cookie.carriers().isEmpty());
   }
 
   private static List<Long> pids(List<ProcessHandle> handles) {
