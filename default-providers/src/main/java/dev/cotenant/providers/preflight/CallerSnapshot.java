@@ -104,7 +104,7 @@ final class CallerSnapshot {
         params.put("_meta", meta);
       }
       Map<String, Object> response = JsonRpc.await(session.request(method, params), deadline,
-          "timed out after " + settings.timeout().toMillis() + " ms waiting for " + method);
+          "no answer to " + method + " in " + JsonRpc.duration(settings.timeout().toMillis()));
       if (response.containsKey("error")) {
         return "failed: " + JsonRpc.errorCode(response);
       }

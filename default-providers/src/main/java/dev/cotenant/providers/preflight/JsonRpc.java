@@ -117,6 +117,21 @@ final class JsonRpc {
   }
 
   /**
+   * What a failure says was awaited when the server went away: {@code "before answering"} for a
+   * handshake request ({@code initialize}, {@code server/discover}), which is the server's first
+   * answer, otherwise {@code "before answering <method>"}.
+   */
+  static String beforeAnswering(String method) {
+    return "initialize".equals(method) || "server/discover".equals(method)
+        ? "before answering" : "before answering " + method;
+  }
+
+  /** {@code "15 s"} for a whole number of seconds, otherwise {@code "1500 ms"}. */
+  static String duration(long millis) {
+    return millis % 1000 == 0 && millis != 0 ? millis / 1000 + " s" : millis + " ms";
+  }
+
+  /**
    * The deadline of one wait for a {@code server/discover} answer: {@code discoverTimeout} from
    * now, never beyond {@code deadline}.
    */

@@ -29,10 +29,10 @@ import java.util.Objects;
  *     ({@value #DISCOVER_TIMEOUT_MS}, default 5 s)
  * @param stdinCloseWait teardown: how long to wait for an exit after closing stdin
  *     ({@value #STDIN_CLOSE_WAIT_MS}, default 1 s)
- * @param termWait teardown: how long to wait after SIGTERM before SIGKILL ({@value #TERM_WAIT_MS},
- *     default 2 s)
- * @param killWait teardown: how long to wait for the processes to vanish after SIGKILL
- *     ({@value #KILL_WAIT_MS}, default 2 s)
+ * @param termWait teardown: how long to wait after SIGTERM (to the process, its descendants and the
+ *     processes carrying its spawn cookie) before SIGKILL ({@value #TERM_WAIT_MS}, default 2 s)
+ * @param killWait teardown: how long to wait for the processes to vanish after SIGKILL, the sweeps
+ *     for spawn-cookie carriers included ({@value #KILL_WAIT_MS}, default 2 s)
  * @param maxLineBytes the longest stdout line accepted ({@value #MAX_LINE_BYTES}, default 8 MiB)
  * @param maxTotalBytes the most stdout bytes read from one process ({@value #MAX_TOTAL_BYTES},
  *     default 64 MiB)

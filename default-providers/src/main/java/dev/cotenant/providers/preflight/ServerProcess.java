@@ -16,12 +16,12 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.StreamReadConstraints;
 import tools.jackson.core.exc.StreamConstraintsException;
@@ -33,8 +33,9 @@ import tools.jackson.databind.json.JsonMapper;
  * One spawned server and its three pipes: newline-delimited JSON-RPC on stdin/stdout, stderr
  * drained on its own thread (keeping only a short tail for failure messages). A reader thread
  * parses stdout under every bound and hands messages to {@link #next}. Teardown: close stdin,
- * wait, SIGTERM the process and every descendant, wait, SIGKILL. Used only by
- * {@link StdioSession}.
+ * wait, SIGTERM the process, every descendant and every process carrying the spawn's
+ * {@link SpawnCookie}, wait, SIGKILL, then scan for cookie carriers again until none is left or
+ * {@link #MAX_SWEEPS} scans were made. Used only by {@link StdioSession}.
  */
 final class ServerProcess {
   /** What the stdout reader hands over. */
@@ -50,23 +51,40 @@ final class ServerProcess {
   record Eof() implements Event {}
 
   /**
-   * How the process ended, read once: {@code how} is {@code "exited with status N"} or
-   * {@code "closed stdout"}, {@code stderr} the last line it wrote there (possibly empty).
+   * How the process ended, read once: {@code how} is {@code "exited N"} or {@code "closed stdout"},
+   * {@code stderr} the last line it wrote there (possibly empty).
    */
   record Exit(String how, String stderr) {
-    /** The failure for a request or write that {@code when} names, e.g. {@code "before answering tools/list"}. */
+    /**
+     * The failure for a request or write that {@code when} names, e.g. {@code "before answering"}
+     * or {@code "before answering tools/list"}: {@code "exited 1 before answering: <the last
+     * stderr line, escaped and bounded>"}.
+     */
     SessionException failure(String when) {
       StringBuilder sb = new StringBuilder(how).append(' ').append(when);
       if (!stderr.isEmpty()) {
-        sb.append("; stderr: ").append(LogSafe.escape(stderr, 160));
+        sb.append(": ").append(LogSafe.escape(stderr, STDERR_LINE));
       }
       return new SessionException(SessionException.Kind.EXITED, sb.toString());
     }
   }
 
+  private static final Logger LOG = LoggerFactory.getLogger(ServerProcess.class);
   private static final int STDERR_TAIL = 2048;
+  /** The most characters of the last stderr line a failure quotes, escaped. */
+  private static final int STDERR_LINE = 160;
+  /** How long a failure waits for the exit status, and then for the rest of stderr. */
+  private static final long EXIT_WAIT_MS = 500;
+  /**
+   * How many times teardown scans for cookie carriers after its SIGKILL. Each scan SIGKILLs what
+   * it finds; a process that keeps forking replacements could otherwise hold teardown forever.
+   */
+  static final int MAX_SWEEPS = 8;
 
   private final Process process;
+  /** The process's handle (pid and start time), taken at once. */
+  private final ProcessHandle handle;
+  private final SpawnCookie cookie;
   private final PreflightSettings settings;
   private final OutputStream stdin;
   private final BlockingQueue<Event> inbox = new LinkedBlockingQueue<>();
@@ -78,8 +96,10 @@ final class ServerProcess {
   private final Thread reader;
   private final Thread drainer;
 
-  private ServerProcess(Process process, PreflightSettings settings, JsonMapper mapper, String label) {
+  private ServerProcess(Process process, SpawnCookie cookie, PreflightSettings settings, JsonMapper mapper, String label) {
     this.process = process;
+    this.handle = process.toHandle();
+    this.cookie = cookie;
     this.settings = settings;
     this.stdin = process.getOutputStream();
     this.mapper = mapper;
@@ -103,8 +123,8 @@ final class ServerProcess {
   }
 
   /**
-   * Starts the server the description names, with its env on top of this process's env and in
-   * its working directory. Never mutates the description.
+   * Starts the server the description names, with its env on top of this process's env and a
+   * fresh {@link SpawnCookie}, in its working directory. Never mutates the description.
    *
    * @throws SessionException of kind {@code START}, with a reason naming the command or directory
    */
@@ -115,6 +135,8 @@ final class ServerProcess {
     command.addAll(server.args());
     ProcessBuilder pb = new ProcessBuilder(command);
     pb.environment().putAll(server.env());
+    SpawnCookie cookie = SpawnCookie.create();
+    cookie.addTo(pb.environment());
     if (server.cwd().isPresent()) {
       File dir = new File(server.cwd().get());
       if (!dir.isDirectory()) {
@@ -123,24 +145,20 @@ final class ServerProcess {
       }
       pb.directory(dir);
     }
+    Process process;
     try {
-      return new ServerProcess(pb.start(), settings, mapper, label);
+      process = pb.start();
     } catch (IOException | RuntimeException e) {
-      throw new SessionException(SessionException.Kind.START, startReason(server, e));
+      throw new SessionException(SessionException.Kind.START, StartFailure.reason(server, e));
     }
-  }
-
-  private static String startReason(ServerDescription server, Exception e) {
-    String cmd = LogSafe.escape(server.command(), 120);
-    String msg = String.valueOf(e.getMessage());
-    if (msg.contains("error=2,")) {
-      return "command not found: " + cmd;
+    cookie.spawned(process.pid());
+    try {
+      return new ServerProcess(process, cookie, settings, mapper, label);
+    } catch (RuntimeException | Error e) {
+      // The reader threads could not be started: the process must not outlive this.
+      process.destroyForcibly();
+      throw e;
     }
-    if (msg.contains("error=13,")) {
-      return "command not executable: " + cmd;
-    }
-    int cut = msg.indexOf("error=");
-    return "could not start " + cmd + ": " + LogSafe.escape(cut >= 0 ? msg.substring(cut) : msg, 120);
   }
 
   /** The process's pid. */
@@ -192,14 +210,14 @@ final class ServerProcess {
   Exit exit() {
     String how;
     try {
-      how = process.waitFor(200, TimeUnit.MILLISECONDS) ? "exited with status " + process.exitValue() : "closed stdout";
+      how = process.waitFor(EXIT_WAIT_MS, TimeUnit.MILLISECONDS) ? "exited " + process.exitValue() : "closed stdout";
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       how = "closed stdout";
     }
     // What it wrote to stderr just before exiting may still be in the pipe: let the drainer finish.
     try {
-      drainer.join(200);
+      drainer.join(EXIT_WAIT_MS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
@@ -221,18 +239,32 @@ final class ServerProcess {
     return "";
   }
 
-  /** The process and every descendant seen so far that is still alive (no process-table scan). */
+  /**
+   * The process, every descendant seen so far and every cookie carrier found so far that is still
+   * alive (no process-table scan). The process itself is alive until this JVM has reaped it; any
+   * other zombie counts as gone: it runs nothing, and it is reaped by someone else, possibly late.
+   */
   List<ProcessHandle> liveProcesses() {
     List<ProcessHandle> out = new ArrayList<>();
     synchronized (known) {
-      known.add(process.toHandle());
+      known.add(handle);
       for (ProcessHandle h : known) {
-        if (h.isAlive()) {
+        if (alive(h)) {
           out.add(h);
         }
       }
     }
     return out;
+  }
+
+  private boolean alive(ProcessHandle h) {
+    if (h.equals(handle)) {
+      return process.isAlive();
+    }
+    if (!h.isAlive()) {
+      return false;
+    }
+    return ProcTable.stat(h.pid()).map(s -> !s.gone()).orElse(!ProcTable.SUPPORTED);
   }
 
   /**
@@ -245,7 +277,7 @@ final class ServerProcess {
       return;
     }
     synchronized (known) {
-      known.add(process.toHandle());
+      known.add(handle);
       try {
         process.descendants().forEach(known::add);
       } catch (RuntimeException e) {
@@ -255,10 +287,39 @@ final class ServerProcess {
   }
 
   /**
-   * Ends the process and every descendant: close stdin, wait, SIGTERM all, wait, SIGKILL all,
-   * wait. Descendants seen before stdin closed are signalled even when the process itself has
-   * exited and left them behind. Idempotent. When the calling thread is interrupted the waits are
-   * skipped (straight to SIGKILL) and the interrupt is restored.
+   * One scan of the process table for processes carrying the spawn's cookie, and their
+   * descendants ({@link SpawnCookie#sweep}): each is signalled as the scan recognises it (SIGKILL
+   * when {@code force}, else SIGTERM), added to the known set, and returned.
+   */
+  private List<ProcessHandle> signalCarriers(boolean force) {
+    List<ProcessHandle> found = new ArrayList<>();
+    Consumer<ProcessHandle> signal = h -> {
+      if (force) {
+        h.destroyForcibly();
+      } else {
+        h.destroy();
+      }
+      found.add(h);
+    };
+    try {
+      cookie.sweep(signal);
+    } catch (RuntimeException e) {
+      // The process table could not be read; the handles already known still get signalled.
+    }
+    synchronized (known) {
+      known.addAll(found);
+    }
+    return found;
+  }
+
+  /**
+   * Ends the process and everything it started: close stdin, wait; SIGTERM the process, every
+   * descendant and every cookie carrier, wait; SIGKILL whatever is left and sweep for carriers
+   * ({@link #kill}). Descendants seen before stdin closed are signalled even when the process
+   * itself has exited and left them behind; a process started after that (say, by a server that
+   * forks when its stdin closes) or one that left the tree is found by its cookie. Idempotent.
+   * When the calling thread is interrupted the waits are skipped (straight to SIGKILL) and the
+   * interrupt is restored.
    */
   void teardown() {
     if (!tornDown.compareAndSet(false, true)) {
@@ -275,9 +336,11 @@ final class ServerProcess {
       if (!interrupted) {
         interrupted = !waitGone(settings.stdinCloseWait().toMillis());
       }
-      if (!liveProcesses().isEmpty()) {
-        remember();
-        for (ProcessHandle h : liveProcesses()) {
+      remember();
+      signalCarriers(false);
+      List<ProcessHandle> alive = liveProcesses();
+      if (!alive.isEmpty()) {
+        for (ProcessHandle h : alive) {
           h.destroy();
         }
         if (!interrupted) {
@@ -292,30 +355,36 @@ final class ServerProcess {
     }
   }
 
-  /** SIGKILL everything still alive and wait (uninterruptibly, bounded) for it to vanish. */
+  /**
+   * SIGKILL everything still alive and wait (uninterruptibly, bounded by the kill wait) for it to
+   * vanish; then scan for processes carrying the cookie, SIGKILLing each and its descendants as it
+   * is found, wait for them, and scan again, until two scans in a row find none (a process that
+   * replaced itself while one scan read the table is caught by the next) or {@link #MAX_SWEEPS}
+   * scans were made. The scans share the kill wait: past it they no longer wait between scans.
+   */
   void kill() {
     remember();
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(settings.killWait().toMillis(), 100));
+    boolean interrupted = false;
     List<ProcessHandle> alive = liveProcesses();
-    if (alive.isEmpty()) {
-      return;
-    }
     for (ProcessHandle h : alive) {
       h.destroyForcibly();
     }
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(settings.killWait().toMillis(), 100));
-    boolean interrupted = false;
-    for (ProcessHandle h : alive) {
-      long left = deadline - System.nanoTime();
-      if (left <= 0) {
+    int emptyScans = 0;
+    for (int sweep = 0; ; sweep++) {
+      interrupted |= !awaitGone(alive, deadline);
+      if (sweep == MAX_SWEEPS) {
         break;
       }
-      try {
-        h.onExit().get(left, TimeUnit.NANOSECONDS);
-      } catch (InterruptedException e) {
-        interrupted = true;
-      } catch (ExecutionException | TimeoutException e) {
+      alive = signalCarriers(true);
+      emptyScans = alive.isEmpty() ? emptyScans + 1 : 0;
+      if (emptyScans == 2) {
         break;
       }
+    }
+    if (!alive.isEmpty()) {
+      LOG.warn("processes carrying {} were still being started after {} scans; some may have been left running",
+          cookie, MAX_SWEEPS);
     }
     if (interrupted) {
       Thread.currentThread().interrupt();
@@ -324,22 +393,39 @@ final class ServerProcess {
 
   /** Waits until every known process is gone; false when interrupted. */
   private boolean waitGone(long millis) {
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
-    for (ProcessHandle h : liveProcesses()) {
-      long left = deadline - System.nanoTime();
-      if (left <= 0) {
-        return true;
+    return pollGone(liveProcesses(), System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis), true);
+  }
+
+  /** Waits, uninterruptibly, until {@code handles} are gone or {@code deadline} passed; false when interrupted meanwhile. */
+  private boolean awaitGone(List<ProcessHandle> handles, long deadline) {
+    return pollGone(handles, deadline, false);
+  }
+
+  /**
+   * Polls until every handle is gone (exited, or a zombie) or {@code deadline} passed, sleeping
+   * from 1 ms up to 20 ms between looks. False when interrupted: at once when
+   * {@code interruptible}, otherwise once the wait is over.
+   */
+  private boolean pollGone(List<ProcessHandle> handles, long deadline, boolean interruptible) {
+    List<ProcessHandle> left = new ArrayList<>(handles);
+    boolean interrupted = false;
+    long pause = 1;
+    while (true) {
+      left.removeIf(h -> !alive(h));
+      long wait = deadline - System.nanoTime();
+      if (left.isEmpty() || wait <= 0) {
+        return !interrupted;
       }
-      CompletableFuture<ProcessHandle> exit = h.onExit();
       try {
-        exit.get(left, TimeUnit.NANOSECONDS);
+        Thread.sleep(Math.min(pause, Math.max(1, TimeUnit.NANOSECONDS.toMillis(wait))));
       } catch (InterruptedException e) {
-        return false;
-      } catch (ExecutionException | TimeoutException e) {
-        return true;
+        if (interruptible) {
+          return false;
+        }
+        interrupted = true;
       }
+      pause = Math.min(pause * 2, 20);
     }
-    return true;
   }
 
   private void readStdout() {

@@ -265,7 +265,7 @@ public final class StdioPreflightTransport implements PreflightTransport {
           }
           opening = true;
         }
-        dog = watchdog.schedule(() -> stop("timed out after " + limit + " ms starting the server", false),
+        dog = watchdog.schedule(() -> stop("not started in " + JsonRpc.duration(limit), false),
             limit + WATCHDOG_GRACE_MS, TimeUnit.MILLISECONDS);
         String stoppedWhileOpening;
         try {
@@ -283,7 +283,7 @@ public final class StdioPreflightTransport implements PreflightTransport {
           return;
         }
         dog.cancel(false);
-        dog = watchdog.schedule(() -> stop("timed out after " + limit + " ms", false),
+        dog = watchdog.schedule(() -> stop("no answer in " + JsonRpc.duration(limit), false),
             limit + WATCHDOG_GRACE_MS, TimeUnit.MILLISECONDS);
         snapshot = CallerSnapshot.take(opened, caller, settings);
       } catch (SessionException e) {

@@ -34,9 +34,11 @@ import tools.jackson.databind.json.JsonMapper;
  * answered with the handler's reply ({@code -32603} when the handler throws), a notification is
  * passed on. Responses to ids nobody awaits (wrong or duplicate ids) are dropped.
  *
- * <p>Failures name what was awaited: {@code "exited with status 3 before answering tools/list;
- * stderr: ..."}, {@code "timed out after 15000 ms waiting for initialize"}. After {@link #abort}
- * every awaited answer fails with kind {@code TIMEOUT} and the abort's reason. Thread-safe.
+ * <p>Failures say what happened and, past the handshake, what was awaited: {@code "exited 1 before
+ * answering: <the last line it wrote to stderr>"}, {@code "exited 3 before answering tools/list:
+ * ..."}, {@code "no answer in 15 s"} (the handshake's whole timeout, in seconds when whole). After
+ * {@link #abort} every awaited answer fails with kind {@code TIMEOUT} and the abort's reason.
+ * Thread-safe.
  */
 final class StdioSession implements ServerSession {
   private static final Logger LOG = LoggerFactory.getLogger(StdioSession.class);
@@ -134,7 +136,7 @@ final class StdioSession implements ServerSession {
       case INITIALIZE:
         return initialize(clientInfo, capabilities, deadline, limit);
       case DISCOVER:
-        return discovered(JsonRpc.result(await(discover(clientInfo, capabilities), deadline, "server/discover", limit),
+        return discovered(JsonRpc.result(await(discover(clientInfo, capabilities), deadline, limit),
             "server/discover"));
       case AUTO:
       default:
@@ -158,7 +160,7 @@ final class StdioSession implements ServerSession {
     CompletableFuture<Map<String, Object>> discover = null;
     try {
       discover = discover(clientInfo, capabilities);
-      return discovered(JsonRpc.result(await(discover, discoverDeadline, "server/discover", discoverWait), "server/discover"));
+      return discovered(JsonRpc.result(await(discover, discoverDeadline, discoverWait), "server/discover"));
     } catch (SessionException f) {
       if (!JsonRpc.fallsBackAfterDiscover(f.kind(), deadline) || closed || abortReason != null) {
         throw f;
@@ -214,16 +216,17 @@ final class StdioSession implements ServerSession {
       throws SessionException, InterruptedException {
     Map<String, Object> params = JsonRpc.initializeParams(clientInfo, capabilities);
     Map<String, Object> result =
-        JsonRpc.result(await(request("initialize", params), deadline, "initialize", limit), "initialize");
+        JsonRpc.result(await(request("initialize", params), deadline, limit), "initialize");
     send(JsonRpc.notification("notifications/initialized", null), "after answering initialize");
     completed = HandshakeEra.INITIALIZE;
     return result;
   }
 
+  /** Waits for a handshake answer; past {@code deadline}, {@code "no answer in <waitedMillis>"}. */
   private static Map<String, Object> await(
-      CompletableFuture<Map<String, Object>> answer, long deadline, String method, long waitedMillis)
+      CompletableFuture<Map<String, Object>> answer, long deadline, long waitedMillis)
       throws SessionException, InterruptedException {
-    return JsonRpc.await(answer, deadline, "timed out after " + waitedMillis + " ms waiting for " + method);
+    return JsonRpc.await(answer, deadline, "no answer in " + JsonRpc.duration(waitedMillis));
   }
 
   @Override
@@ -238,7 +241,7 @@ final class StdioSession implements ServerSession {
     long id = ids.incrementAndGet();
     CompletableFuture<Map<String, Object>> answer = new CompletableFuture<>();
     pending.put(id, new Pending(method, answer));
-    String when = "before answering " + method;
+    String when = JsonRpc.beforeAnswering(method);
     Function<String, SessionException> over = ended;
     if (over != null) {
       pending.remove(id);
@@ -288,7 +291,10 @@ final class StdioSession implements ServerSession {
     p.kill();
   }
 
-  /** Tears the process and its descendants down (close stdin, wait, SIGTERM, wait, SIGKILL); idempotent. */
+  /**
+   * Tears the process, its descendants and every process carrying its spawn cookie down (close
+   * stdin, wait, SIGTERM, wait, SIGKILL, sweep for cookie carriers); idempotent.
+   */
   @Override
   public void close() {
     ServerProcess p;
@@ -323,7 +329,7 @@ final class StdioSession implements ServerSession {
     for (Long id : List.copyOf(pending.keySet())) {
       Pending p = pending.remove(id);
       if (p != null) {
-        p.answer().completeExceptionally(cause.apply("before answering " + p.method()));
+        p.answer().completeExceptionally(cause.apply(JsonRpc.beforeAnswering(p.method())));
       }
     }
   }

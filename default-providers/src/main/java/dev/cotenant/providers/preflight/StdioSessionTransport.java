@@ -15,6 +15,12 @@ import tools.jackson.databind.json.JsonMapper;
  * description's {@code env} on top of this process's environment, in its {@code cwd}) and speaks
  * newline-delimited JSON-RPC to it, with a raw JSON client that keeps every key the server sends.
  *
+ * <p>Every process it starts carries a fresh {@value SpawnCookie#NAME} in its environment, inherited
+ * by everything the server starts; a session's teardown ends the process, its descendants and
+ * every process still carrying that cookie (double-forked, {@code setsid}, started after the last
+ * look at the tree), scanning {@code /proc} a bounded number of times (Linux). The cookie is not
+ * part of the description, so it never changes a launch identity.
+ *
  * <p>Bounds, all from {@link PreflightSettings}: the longest stdout line, the stdout bytes, the
  * JSON nesting, the stdout lines and the non-JSON lines read from one process; the teardown waits
  * (stdin close, SIGTERM, SIGKILL); and in {@link HandshakeEra#AUTO} how long a
@@ -45,7 +51,8 @@ public final class StdioSessionTransport implements SessionTransport {
    *
    * @param label names the session's threads ({@code cotenant-session-stdout-<label>}, ...)
    * @throws SessionException of kind {@code START}: {@code "command not found: <command>"},
-   *     {@code "working directory not found: <dir>"}, {@code "not a stdio server"}, ...
+   *     {@code "not executable: <file>"}, {@code "working directory not found: <dir>"},
+   *     {@code "not a stdio server"}, ... (see {@link StartFailure})
    */
   @Override
   public ServerSession open(ServerDescription server, String label, ServerMessageHandler handler)

@@ -10,7 +10,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.cotenant.api.LogSafe;
 import dev.cotenant.api.ServerDescription;
 import dev.cotenant.spi.PreflightResult;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -25,8 +29,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * One integration test per hostile server: the pass completes within its bounds (the class-wide
  * timeout is far above every configured bound), the server resolves to {@code ran=false} with a
- * short reason or to a measurement, nothing escapes as an exception, and no process it started,
- * descendants included, is alive afterwards.
+ * short reason or to a measurement, nothing escapes as an exception, and no process it started is
+ * alive afterwards: neither a descendant nor a process that left the tree (found by the
+ * environment entry every test server carries, {@link PreflightHarness#marker()}).
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class HostileServersTest {
@@ -41,6 +46,12 @@ class HostileServersTest {
   @AfterEach
   void nothingSurvives() throws Exception {
     h.assertNothingAlive();
+  }
+
+  /** Not run, for exactly {@code reason}. */
+  private static void assertReason(PreflightResult r, String reason) {
+    assertNotRun(r, reason);
+    assertEquals(reason, r.notRunReason());
   }
 
   private static void assertNotRun(PreflightResult r, String reasonPart) {
@@ -93,14 +104,22 @@ class HostileServersTest {
   @Test
   void neverAnswering() throws Exception {
     PreflightResult r = transport(PreflightSettings.TIMEOUT_MS, "1500").preflight(h.shServer("mute", "exec sleep 1000"));
-    assertNotRun(r, "timed out after 1500 ms");
+    assertReason(r, "no answer in 1500 ms");
+  }
+
+  @Test
+  void neverAnsweringIsReportedInWholeSecondsAfterTheFallback() throws Exception {
+    // auto era: server/discover goes unanswered for 500 ms, then initialize for the rest of the 2 s.
+    PreflightResult r = transport(PreflightSettings.TIMEOUT_MS, "2000", PreflightSettings.DISCOVER_TIMEOUT_MS, "500")
+        .preflight(h.shServer("mute", "exec sleep 1000"));
+    assertReason(r, "no answer in 2 s");
   }
 
   @Test
   void ignoringStdinCloseAndSigtermWithoutAnswering() throws Exception {
     PreflightResult r = transport(PreflightSettings.TIMEOUT_MS, "1500")
         .preflight(h.shServer("stubborn", "trap '' TERM; exec sleep 1000"));
-    assertNotRun(r, "timed out");
+    assertReason(r, "no answer in 1500 ms");
   }
 
   @Test
@@ -117,6 +136,61 @@ class HostileServersTest {
     assertNoDivergence(r);
     // Two shells, two forked children, and the same two pids again from the exec'd servers.
     h.assertRecordedAtLeast(4);
+  }
+
+  /**
+   * A process the server moves out of its own tree is reparented at once, so it is never the
+   * server's descendant: each leaves a {@code sleep} that ignores SIGTERM and records its pid in
+   * {@code $COTENANT_TEST_PIDS.orphans}. The leak check finds such a process by the environment
+   * entry it inherited.
+   */
+  private static final String ORPHAN = "sh -c 'trap \"\" TERM; exec sleep 1000'";
+
+  @Test
+  void aDoubleForkedGrandchildThatIgnoresSigterm() throws Exception {
+    // The subshell starts the grandchild and exits: the grandchild is reparented before the
+    // server has answered anything.
+    PreflightResult r = transport().preflight(h.shThenJava("double-fork",
+        "(" + ORPHAN + " & echo $! >> \"$COTENANT_TEST_PIDS.orphans\");", "legacy"));
+    assertNoDivergence(r);
+    h.assertOrphansStarted(2);
+  }
+
+  @Test
+  void aSetsidGrandchildThatIgnoresSigterm() throws Exception {
+    // setsid -f forks, and the fork starts a session of its own; its parent exits at once.
+    PreflightResult r = transport().preflight(h.shThenJava("setsid",
+        "setsid -f sh -c 'echo $$ >> \"$COTENANT_TEST_PIDS.orphans\"; trap \"\" TERM; exec sleep 1000';", "legacy"));
+    assertNoDivergence(r);
+    h.assertOrphansStarted(2);
+  }
+
+  @Test
+  void forkingAChildWhenStdinCloses() throws Exception {
+    // The shell runs the server (not exec) and, once the server exits on the closed stdin, starts
+    // a child and exits itself: the child appears after the last look at the server's tree. The
+    // shell gets the time to do it, so the child really is started.
+    String server = PreflightHarness.javaCommand("legacy").stream().map(PreflightHarness::shQuote)
+        .collect(java.util.stream.Collectors.joining(" "));
+    PreflightResult r = transport(PreflightSettings.STDIN_CLOSE_WAIT_MS, "5000").preflight(h.shServer("fork-on-close",
+        server + "; sleep 1000 & echo $! >> \"$COTENANT_TEST_PIDS.orphans\""));
+    assertNoDivergence(r);
+    h.assertOrphansStarted(2);
+  }
+
+  @Test
+  void aProcessOutsideTheTreeThatKeepsReplacingItself() throws Exception {
+    // Every 10 ms the current hopper starts its successor and exits, so its pid keeps changing;
+    // it ignores SIGTERM. It gives up by itself after 3000 hops (well over 30 s), so a hopper that
+    // escaped would not outlive the build.
+    String hop = "trap \"\" TERM; n=${HOPS:-0}; [ \"$n\" -ge 3000 ] && exit 0;"
+        + " [ \"$n\" -eq 0 ] && echo $$ >> \"$COTENANT_TEST_PIDS.orphans\";"
+        + " export HOPS=$((n+1)); sleep 0.01; sh -c \"$HOP\" &";
+    PreflightResult r = transport().preflight(h.shThenJava("hopper",
+        "export HOP=" + PreflightHarness.shQuote(hop) + "; (sh -c \"$HOP\" &);", "legacy"));
+    assertNoDivergence(r);
+    h.assertOrphansStarted(2);
+    assertEquals(List.of(), ProcScan.carriers(h.marker()), "a hopper outlived the pre-flight's teardown");
   }
 
   @Test
@@ -142,21 +216,40 @@ class HostileServersTest {
   void onlyWrongIdsNeverAnswer() throws Exception {
     String script = "while read -r line; do echo '{\"jsonrpc\":\"2.0\",\"id\":9999,\"result\":{}}'; done";
     PreflightResult r = transport(PreflightSettings.TIMEOUT_MS, "1500").preflight(h.shServer("wrong", script));
-    assertNotRun(r, "timed out");
+    assertReason(r, "no answer in 1500 ms");
   }
 
   @Test
   void exitingMidHandshake() throws Exception {
     PreflightResult r = transport().preflight(h.javaServer("quitter", "legacy", "exit-after-initialize"));
-    assertNotRun(r, "exited with status 3 before answering tools/list");
-    assertTrue(r.notRunReason().contains("lost my backend"), r.notRunReason());
+    assertReason(r, "exited 3 before answering tools/list: fatal: lost my backend");
   }
 
   @Test
   void exitingBeforeAnsweringForWantOfACredential() throws Exception {
     PreflightResult r = transport().preflight(h.shServer("needs-token", "echo 'EXAMPLE_API_TOKEN is not set' >&2; exit 1"));
-    assertNotRun(r, "exited with status 1");
-    assertTrue(r.notRunReason().contains("EXAMPLE_API_TOKEN is not set"), r.notRunReason());
+    assertReason(r, "exited 1 before answering: EXAMPLE_API_TOKEN is not set");
+  }
+
+  @Test
+  void exitingBeforeAnsweringAfterPagesOfStderrKeepsTheLastLine() throws Exception {
+    PreflightResult r = transport().preflight(h.shServer("verbose-crash",
+        "head -c 100000 /dev/zero | tr '\\0' x >&2; printf '\\nfatal: the real reason\\n\\n' >&2; exit 2"));
+    assertReason(r, "exited 2 before answering: fatal: the real reason");
+  }
+
+  @Test
+  void exitingBeforeAnsweringWithoutAWord() throws Exception {
+    assertReason(transport().preflight(h.shServer("silent-crash", "exit 7")), "exited 7 before answering");
+  }
+
+  @Test
+  void exitingBeforeAnsweringWithAHostileStderrLineIsEscapedAndBounded() throws Exception {
+    PreflightResult r = transport().preflight(h.shServer("hostile-crash",
+        "printf 'boom \\033[31m C:\\\\tmp %0500d' 0 >&2; exit 1"));
+    assertNotRun(r, "exited 1 before answering: boom \\u001b[31m C:\\\\tmp 0000");
+    assertTrue(r.notRunReason().endsWith("0…"), r.notRunReason());
+    assertEquals("exited 1 before answering: ".length() + 160 + 1, r.notRunReason().length(), r.notRunReason());
   }
 
   @Test
@@ -197,7 +290,45 @@ class HostileServersTest {
   @Test
   void aMissingBinary() throws Exception {
     PreflightResult r = transport().preflight(ServerDescription.stdio("ghost", "/nonexistent/cotenant-no-such-server"));
-    assertNotRun(r, "command not found: /nonexistent/cotenant-no-such-server");
+    assertReason(r, "command not found: /nonexistent/cotenant-no-such-server");
+  }
+
+  @Test
+  void aMistypedCommandOnNoPathDirectory() throws Exception {
+    PreflightResult r = transport().preflight(ServerDescription.stdio("typo", "cotenant-no-such-command", "--stdio"));
+    assertReason(r, "command not found: cotenant-no-such-command");
+  }
+
+  @Test
+  void aFileThatIsNotExecutable() throws Exception {
+    Path script = Files.writeString(dir.resolve("server.sh"), "#!/bin/sh\nexit 0\n");
+    Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rw-r--r--"));
+    assertReason(transport().preflight(ServerDescription.stdio("plain", script.toString())),
+        "not executable: " + script);
+    // A relative command is named by the file it resolves to in the server's working directory.
+    assertReason(transport().preflight(ServerDescription.stdio("relative", "./server.sh").withCwd(Optional.of(dir.toString()))),
+        "not executable: " + script);
+  }
+
+  @Test
+  void aDirectoryAsTheCommand() throws Exception {
+    assertReason(transport().preflight(ServerDescription.stdio("dir", dir.toString())), "not executable: " + dir);
+  }
+
+  @Test
+  void aScriptWhoseInterpreterIsMissing() throws Exception {
+    Path script = Files.writeString(dir.resolve("server.py"), "#!/nonexistent/cotenant-python3 -u\nprint('hi')\n");
+    Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
+    assertReason(transport().preflight(ServerDescription.stdio("py", script.toString())),
+        "interpreter not found: /nonexistent/cotenant-python3 (named by " + script + ")");
+  }
+
+  @Test
+  void aScriptWithWindowsLineEndings() throws Exception {
+    Path script = Files.writeString(dir.resolve("server.sh"), "#!/bin/sh\r\nexit 0\r\n");
+    Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
+    assertReason(transport().preflight(ServerDescription.stdio("crlf", script.toString())),
+        "interpreter not found: /bin/sh\\r (named by " + script + ")");
   }
 
   @Test

@@ -26,7 +26,10 @@ import java.util.stream.Collectors;
 
 /**
  * Builds server descriptions for the scripted test servers and checks that nothing a pre-flight
- * started outlives it. Every server appends its pid (and its children's) to a per-test file.
+ * started outlives it. Every server appends its pid (and its children's) to a per-test file, and
+ * carries that file's name in its environment ({@code COTENANT_TEST_PIDS}), which everything it
+ * starts inherits: a process that left the tree (double-forked, {@code setsid}, reparented when
+ * its parent exited) is found by that entry in {@code /proc/<pid>/environ}.
  */
 final class PreflightHarness {
   static final String JAVA = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
@@ -90,6 +93,37 @@ final class PreflightHarness {
     return d.withEnv(env);
   }
 
+  /**
+   * The environment entry every server of this test carries, and with it everything the server
+   * starts, unless a process clears its environment.
+   */
+  String marker() {
+    return "COTENANT_TEST_PIDS=" + pidFile;
+  }
+
+  /**
+   * The pids a hostile server recorded for the processes it moved out of its tree, in the file
+   * {@code $COTENANT_TEST_PIDS.orphans}; the leak check does not read them, it finds such
+   * processes by {@link #marker()}.
+   */
+  List<Long> orphanPids() throws IOException {
+    Path orphans = Path.of(pidFile + ".orphans");
+    List<Long> out = new ArrayList<>();
+    if (Files.exists(orphans)) {
+      for (String line : Files.readAllLines(orphans, StandardCharsets.UTF_8)) {
+        if (!line.isBlank()) {
+          out.add(Long.parseLong(line.strip()));
+        }
+      }
+    }
+    return out;
+  }
+
+  void assertOrphansStarted(int atLeast) throws IOException {
+    assertTrue(orphanPids().size() >= atLeast,
+        "expected the servers to have started at least " + atLeast + " processes outside their tree, got " + orphanPids());
+  }
+
   static String shQuote(String s) {
     return "'" + s.replace("'", "'\\''") + "'";
   }
@@ -105,10 +139,26 @@ final class PreflightHarness {
   }
 
   /**
-   * Asserts that every process the test's servers recorded, and every child this JVM started
-   * since the harness was made, is gone (waiting for each with a generous bound).
+   * Asserts that every process the test's servers recorded, every child this JVM started since the
+   * harness was made, and every process carrying {@link #marker()} in its environment is gone
+   * (waiting for each with a generous bound). Marker carriers found alive are killed after the check.
    */
   void assertNothingAlive() throws IOException, InterruptedException {
+    try {
+      assertTreeGone();
+    } finally {
+      assertNoMarkerCarrier();
+    }
+  }
+
+  /** Fails, after killing them, when processes carrying {@link #marker()} are still alive 15 s from now. */
+  private void assertNoMarkerCarrier() throws InterruptedException {
+    List<Long> left = ProcScan.carriers(marker(), TimeUnit.SECONDS.toMillis(15));
+    List<String> described = ProcScan.describeAndKill(left);
+    assertEquals(List.of(), described, "processes carrying " + marker() + " outlived the pre-flight");
+  }
+
+  private void assertTreeGone() throws IOException, InterruptedException {
     List<ProcessHandle> handles = new ArrayList<>();
     for (long pid : recordedPids()) {
       ProcessHandle.of(pid).ifPresent(handles::add);

@@ -205,9 +205,9 @@ class StdioSessionTest {
       s.handshake(HandshakeEra.INITIALIZE, CLIENT, Map.of(), TIMEOUT);
       SessionException e = failureOf(s.request("tools/list", Map.of()));
       assertEquals(SessionException.Kind.EXITED, e.kind());
-      assertEquals("exited with status 3 before answering tools/list; stderr: fatal: lost my backend", e.getMessage());
+      assertEquals("exited 3 before answering tools/list: fatal: lost my backend", e.getMessage());
       SessionException later = assertThrows(SessionException.class, () -> s.request("prompts/list", Map.of()));
-      assertEquals("exited with status 3 before answering prompts/list; stderr: fatal: lost my backend", later.getMessage());
+      assertEquals("exited 3 before answering prompts/list: fatal: lost my backend", later.getMessage());
       assertThrows(SessionException.class, () -> s.notify("test/remember", Map.of()));
     }
   }
@@ -218,7 +218,7 @@ class StdioSessionTest {
       SessionException e = assertThrows(SessionException.class,
           () -> s.handshake(HandshakeEra.INITIALIZE, CLIENT, Map.of(), Duration.ofMillis(700)));
       assertEquals(SessionException.Kind.TIMEOUT, e.kind());
-      assertEquals("timed out after 700 ms waiting for initialize", e.getMessage());
+      assertEquals("no answer in 700 ms", e.getMessage());
       assertEquals(Optional.empty(), s.completedHandshake());
     }
   }

@@ -185,7 +185,7 @@ class SampleServersPreflightIT {
     PreflightResult result = results.get("needs-credential");
     assertFalse(result.ran(), "it exits before answering");
     String reason = result.notRunReason();
-    assertTrue(reason.startsWith("exited with status " + NeedsCredentialServer.MISSING_CREDENTIAL_EXIT + " before answering "),
+    assertTrue(reason.startsWith("exited " + NeedsCredentialServer.MISSING_CREDENTIAL_EXIT + " before answering: "),
         reason);
     assertTrue(reason.contains(NeedsCredentialServer.TOKEN_ENV + " is not set"), "names what it lacks: " + reason);
     assertTrue(reason.length() <= 300 && reason.indexOf('\n') < 0, "short, one line: " + reason);

@@ -406,7 +406,7 @@ public final class Evaluator {
     try {
       identity = identities.identify(server);
     } catch (RuntimeException e) {
-      return new Measured(server, null, PreflightResult.notRun("identity could not be computed: " + describe(e)));
+      return new Measured(server, null, PreflightResult.notRun("identity could not be computed: " + LogSafe.escape(describe(e), 160)));
     }
     try {
       return new Measured(server, identity, transport.preflight(server));
@@ -415,7 +415,7 @@ public final class Evaluator {
     } catch (RuntimeException | StackOverflowError e) {
       // Every facet is JSON the server chose; a failure measuring one server never escapes.
       LOG.warn("pre-flight of {} failed: {}", LogSafe.escape(server.name()), LogSafe.escape(describe(e)));
-      return new Measured(server, identity, PreflightResult.notRun("measurement failed: " + describe(e)));
+      return new Measured(server, identity, PreflightResult.notRun("measurement failed: " + LogSafe.escape(describe(e), 160)));
     }
   }
 

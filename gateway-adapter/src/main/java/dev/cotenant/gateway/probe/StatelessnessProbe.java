@@ -128,7 +128,7 @@ public final class StatelessnessProbe {
       ServerSession s = session;
       // A write that blocks (a server that stops reading stdin) is ended by killing the process.
       long budget = timeout.toMillis() * (1 + 2L * spec.rounds()) + 1_000;
-      watchdog.schedule(() -> s.abort("the probe took longer than " + budget + " ms"), budget, TimeUnit.MILLISECONDS);
+      watchdog.schedule(() -> s.abort("the probe took longer than " + duration(budget)), budget, TimeUnit.MILLISECONDS);
       Map<String, Object> answer =
           s.handshake(era, Map.of("name", "cotenant-statelessness-probe", "version", "1"), NO_CAPABILITIES, timeout);
       Optional<String> metaKey = callerMetaKey(answer);
@@ -154,8 +154,20 @@ public final class StatelessnessProbe {
       ServerDescription server, String identity, ProbeSpec spec, boolean blocks, List<Round> rounds, String reason) {
     // A leak already seen stays an observation even when a later round could not run.
     Outcome outcome = rounds.stream().anyMatch(Round::leaked) ? Outcome.LEAKED : Outcome.NOT_RUN;
-    return new ProbeReport(server.name(), identity, spec, blocks, rounds, outcome,
-        Optional.of(LogSafe.escape(reason, 300)));
+    return new ProbeReport(server.name(), identity, spec, blocks, rounds, outcome, Optional.of(bounded(reason)));
+  }
+
+  /**
+   * A reason cut at 300 characters. It is not escaped again: a session transport's failure is
+   * already escaped where it quotes the server (the {@link SessionException} contract), and
+   * escaping it twice would double every backslash the server wrote.
+   */
+  private static String bounded(String reason) {
+    if (reason.length() <= 300) {
+      return reason;
+    }
+    int end = Character.isHighSurrogate(reason.charAt(299)) ? 299 : 300;
+    return reason.substring(0, end) + "…";
   }
 
   /** The caller block's {@code _meta} key when the handshake answer declares the caller-identity extension. */
@@ -276,19 +288,27 @@ public final class StatelessnessProbe {
     return Optional.empty();
   }
 
-  /** Waits for {@code answer} until {@code deadlineNanos}; the session's failure, or a timeout, as a {@link SessionException}. */
-  private static Map<String, Object> await(CompletableFuture<Map<String, Object>> answer, long deadlineNanos, String what)
+  /**
+   * Waits for {@code answer} until {@code deadlineNanos}; the session's failure, or
+   * {@code "no answer to <what> in 60 s"} (the time limit), as a {@link SessionException}.
+   */
+  private Map<String, Object> await(CompletableFuture<Map<String, Object>> answer, long deadlineNanos, String what)
       throws SessionException, InterruptedException {
     try {
       return answer.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {
-      throw new SessionException(SessionException.Kind.TIMEOUT, "no answer to " + what + " in time");
+      throw new SessionException(SessionException.Kind.TIMEOUT, "no answer to " + what + " in " + duration(timeout.toMillis()));
     } catch (ExecutionException e) {
       if (e.getCause() instanceof SessionException) {
         throw (SessionException) e.getCause();
       }
-      throw new SessionException(SessionException.Kind.GARBAGE, String.valueOf(e.getCause()));
+      throw new SessionException(SessionException.Kind.GARBAGE, "the answer failed: " + (e.getCause() == null ? "unknown" : e.getCause().getClass().getSimpleName()));
     }
+  }
+
+  /** {@code "60 s"} for a whole number of seconds, otherwise {@code "1500 ms"}. */
+  static String duration(long millis) {
+    return millis % 1000 == 0 && millis != 0 ? millis / 1000 + " s" : millis + " ms";
   }
 
   /** JSON text of a plain JSON value ({@link dev.cotenant.api.Json#NULL} for null). */

@@ -8,28 +8,44 @@ import dev.cotenant.gateway.Cotenant;
 import dev.cotenant.spi.CoreSettings;
 import dev.cotenant.spi.SessionTransport;
 import dev.cotenant.spi.ProviderConfig;
+import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 
-/** Server descriptions for {@link ProbeTestServer} and a check that no process a test started outlives it. */
+/**
+ * Server descriptions for {@link ProbeTestServer} and a check that no process a test started
+ * outlives it. Every server described here carries {@link #MARKER} in its environment, and so does
+ * everything it starts: a process that left the tree (double-forked, {@code setsid}, reparented
+ * when its parent exited) is found by that entry in {@code /proc/<pid>/environ}.
+ */
 public final class ProbeHarness {
   public static final String JAVA = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
   public static final String CLASSPATH = System.getProperty("java.class.path");
+  /** The environment variable that marks this test JVM's servers. */
+  public static final String MARKER_NAME = "COTENANT_TEST_RUN";
+  /** Its value: one per test JVM. */
+  public static final String MARKER_VALUE = UUID.randomUUID().toString();
+  /** The environment entry every server described here carries. */
+  public static final String MARKER = MARKER_NAME + "=" + MARKER_VALUE;
 
   private final Set<Long> before;
+  private final Set<Long> carriersBefore;
 
   /** Remembers the processes alive now; only later ones are checked. */
   public ProbeHarness() {
     this.before = ProcessHandle.current().descendants().map(ProcessHandle::pid).collect(Collectors.toSet());
+    this.carriersBefore = new HashSet<>(ProcScan.carriers(MARKER));
   }
 
   /** Pre-flight settings with shrunk teardown waits and the given overrides. */
@@ -69,11 +85,70 @@ public final class ProbeHarness {
   /** {@link ProbeTestServer} in {@code mode} as a stdio server named {@code name}. */
   static ServerDescription server(String name, String... serverArgs) {
     List<String> args = javaArgs(serverArgs);
-    return new ServerDescription(name, Transport.STDIO, JAVA, args, Optional.empty(), Map.of(), Optional.empty(), true);
+    return new ServerDescription(name, Transport.STDIO, JAVA, args, Optional.empty(), Map.of(MARKER_NAME, MARKER_VALUE),
+        Optional.empty(), true);
   }
 
-  /** Asserts every process started since construction has exited (waiting up to a minute for each). */
+  /**
+   * A {@code sh -c script} server named {@code name}; the script sees {@code $COTENANT_TEST_ORPHANS}
+   * ({@code orphans}) to record the pids of processes it moves out of its tree, and
+   * {@code $PROBE_SERVER}, the shell-quoted command line of {@link ProbeTestServer} in {@code mode}.
+   */
+  static ServerDescription shServer(String name, Path orphans, String mode, String script) {
+    String server = java.util.stream.Stream.concat(java.util.stream.Stream.of(JAVA), javaArgs(mode).stream())
+        .map(ProbeHarness::shQuote).collect(Collectors.joining(" "));
+    return new ServerDescription(name, Transport.STDIO, "sh", List.of("-c", script.replace("$PROBE_SERVER", server)),
+        Optional.empty(), Map.of(MARKER_NAME, MARKER_VALUE, "COTENANT_TEST_ORPHANS", orphans.toString()), Optional.empty(), true);
+  }
+
+  /** A {@code sh -c script} server named {@code name}. */
+  static ServerDescription sh(String name, String script) {
+    return new ServerDescription(name, Transport.STDIO, "sh", List.of("-c", script), Optional.empty(),
+        Map.of(MARKER_NAME, MARKER_VALUE), Optional.empty(), true);
+  }
+
+  static String shQuote(String s) {
+    return "'" + s.replace("'", "'\\''") + "'";
+  }
+
+  /** The pids a {@link #shServer} recorded in {@code orphans}. */
+  static List<Long> orphanPids(Path orphans) throws java.io.IOException {
+    List<Long> out = new ArrayList<>();
+    if (java.nio.file.Files.exists(orphans)) {
+      for (String line : java.nio.file.Files.readAllLines(orphans)) {
+        if (!line.isBlank()) {
+          out.add(Long.parseLong(line.strip()));
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Asserts every process started since construction has exited, descendants of this JVM and
+   * carriers of {@link #MARKER} alike (waiting up to a minute for each); whatever is left is killed.
+   */
   public void assertNoneLeft() {
+    try {
+      assertNoDescendantLeft();
+    } finally {
+      assertNoCarrierLeft();
+    }
+  }
+
+  private void assertNoCarrierLeft() {
+    List<Long> left;
+    try {
+      left = new ArrayList<>(ProcScan.carriers(MARKER, TimeUnit.SECONDS.toMillis(60)));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      left = new ArrayList<>(ProcScan.carriers(MARKER));
+    }
+    left.removeAll(carriersBefore);
+    assertEquals(List.of(), ProcScan.describeAndKill(left), "processes carrying " + MARKER + " left alive");
+  }
+
+  private void assertNoDescendantLeft() {
     List<String> alive = new ArrayList<>();
     for (ProcessHandle h : ProcessHandle.current().descendants().filter(h -> !before.contains(h.pid())).toList()) {
       try {

@@ -152,6 +152,45 @@ class StatelessnessProbeTest {
     assertEquals(Outcome.PASSED, r.outcome(), r.toString());
   }
 
+  /**
+   * A {@code sleep} that ignores SIGTERM, for servers that move it out of their own tree: it is
+   * reparented at once and never the server's descendant. The leak check finds it by the
+   * environment entry it inherited ({@link ProbeHarness#MARKER}).
+   */
+  private static final String ORPHAN = "sh -c 'trap \"\" TERM; exec sleep 1000'";
+
+  @Test
+  void aDoubleForkedGrandchildThatIgnoresSigtermDoesNotOutliveTheProbe(@TempDir Path dir) throws Exception {
+    Path orphans = dir.resolve("orphans");
+    ProbeReport r = ProbeHarness.probe().run(ProbeHarness.shServer("double-fork", orphans, "echo",
+        "(" + ORPHAN + " & echo $! >> \"$COTENANT_TEST_ORPHANS\"); exec $PROBE_SERVER"), ID, spec("{\"target\": \"{marker}\"}"));
+    assertEquals(Outcome.PASSED, r.outcome(), r.toString());
+    assertEquals(1, ProbeHarness.orphanPids(orphans).size(), "the grandchild was started");
+  }
+
+  @Test
+  void aSetsidGrandchildThatIgnoresSigtermDoesNotOutliveTheProbe(@TempDir Path dir) throws Exception {
+    Path orphans = dir.resolve("orphans");
+    ProbeReport r = ProbeHarness.probe().run(ProbeHarness.shServer("setsid", orphans, "echo",
+        "setsid -f sh -c 'echo $$ >> \"$COTENANT_TEST_ORPHANS\"; trap \"\" TERM; exec sleep 1000'; exec $PROBE_SERVER"),
+        ID, spec("{\"target\": \"{marker}\"}"));
+    assertEquals(Outcome.PASSED, r.outcome(), r.toString());
+    assertEquals(1, ProbeHarness.orphanPids(orphans).size(), "the grandchild was started");
+  }
+
+  @Test
+  void aChildForkedWhenStdinClosesDoesNotOutliveTheProbe(@TempDir Path dir) throws Exception {
+    // The shell runs the server (not exec) and starts a child once the server exits on the closed
+    // stdin; it is given the time to do so.
+    Path orphans = dir.resolve("orphans");
+    ProbeReport r = ProbeHarness.probe("cotenant.preflight.stdin-close-wait-ms", "10000").run(
+        ProbeHarness.shServer("fork-on-close", orphans, "echo",
+            "$PROBE_SERVER; sleep 1000 & echo $! >> \"$COTENANT_TEST_ORPHANS\""),
+        ID, spec("{\"target\": \"{marker}\"}"));
+    assertEquals(Outcome.PASSED, r.outcome(), r.toString());
+    assertEquals(1, ProbeHarness.orphanPids(orphans).size(), "the child was started");
+  }
+
   @Test
   void fewerThanThreeRoundsAreRefusedWithAClearMessage() {
     ProbeSpec five = spec("{\"target\": \"{marker}\"}");
@@ -176,11 +215,35 @@ class StatelessnessProbeTest {
   }
 
   @Test
+  void aServerThatExitsBeforeAnsweringIsNotRunWithTheLastLineOfItsStderr() throws Exception {
+    ProbeReport r = ProbeHarness.probe().run(ProbeHarness.sh("crash",
+        "echo starting >&2; printf '%s\\n' 'cannot read C:\\token: no such file' >&2; exit 1"), ID, spec("{\"target\": \"{marker}\"}"));
+    assertEquals(Outcome.NOT_RUN, r.outcome());
+    // Escaped once, where the session quoted the server: the backslash is doubled, not quadrupled.
+    assertEquals(Optional.of("exited 1 before answering: cannot read C:\\\\token: no such file"), r.notRunReason());
+  }
+
+  @Test
+  void aServerThatNeverAnswersIsNotRunNamingTheTimeLimit() throws Exception {
+    ProbeReport r = ProbeHarness.probe(CoreSettings.TIMEOUT_MS, "2000", ProbeHarness.DISCOVER_TIMEOUT_MS, "500")
+        .run(ProbeHarness.sh("mute", "exec sleep 1000"), ID, spec("{\"target\": \"{marker}\"}"));
+    assertEquals(Outcome.NOT_RUN, r.outcome());
+    assertEquals(Optional.of("no answer in 2 s"), r.notRunReason());
+  }
+
+  @Test
+  void aMistypedCommandIsNotRunAsNotFound() throws Exception {
+    ProbeReport r = ProbeHarness.probe().run(ServerDescription.stdio("typo", "cotenant-no-such-command"), ID,
+        spec("{\"target\": \"{marker}\"}"));
+    assertEquals(Optional.of("command not found: cotenant-no-such-command"), r.notRunReason());
+  }
+
+  @Test
   void aServerThatCannotStartIsNotRunNeverPassed() throws Exception {
     ServerDescription missing = ServerDescription.stdio("missing", "/nonexistent/cotenant-test-server");
     ProbeReport r = ProbeHarness.probe().run(missing, ID, spec("{\"target\": \"{marker}\"}"));
     assertEquals(Outcome.NOT_RUN, r.outcome());
-    assertTrue(r.notRunReason().orElseThrow().contains("not found"), r.notRunReason().toString());
+    assertEquals(Optional.of("command not found: /nonexistent/cotenant-test-server"), r.notRunReason());
     ProbeReport remote = ProbeHarness.probe().run(ServerDescription.http("remote", "http://127.0.0.1:9/mcp"), ID,
         spec("{\"target\": \"{marker}\"}"));
     assertEquals(Outcome.NOT_RUN, remote.outcome());
