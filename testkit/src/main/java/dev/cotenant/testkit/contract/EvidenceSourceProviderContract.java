@@ -37,12 +37,15 @@ import org.junit.jupiter.api.Test;
  *
  * <p><b>Thread-safety:</b> one suite instance per test, as JUnit does by default.
  */
-public abstract class EvidenceSourceProviderContract extends NamedProviderContract<EvidenceSourceProvider> {
+public abstract class EvidenceSourceProviderContract
+    extends NamedProviderContract<EvidenceSourceProvider, EvidenceSource> {
   private static final int THREADS = 8;
   private static final int ROUNDS = 20;
 
   /** For subclasses. */
-  protected EvidenceSourceProviderContract() {}
+  protected EvidenceSourceProviderContract() {
+    super(EvidenceSourceProvider::create);
+  }
 
   /** The inputs the source is called with; {@link Samples#evidenceInputs()} by default. */
   protected List<EvidenceInput> inputs() {
@@ -51,14 +54,7 @@ public abstract class EvidenceSourceProviderContract extends NamedProviderContra
 
   /** A source created by a new provider from {@link #context()}. */
   protected final EvidenceSource source() {
-    EvidenceSource s = provider().create(context());
-    assertNotNull(s, "create(context) returned null");
-    return s;
-  }
-
-  @Test
-  void createWorksWithAnEmptyConfiguration() {
-    assertNotNull(provider().create(context()), "create(context) returned null");
+    return created();
   }
 
   @Test

@@ -35,12 +35,15 @@ import org.junit.jupiter.api.Test;
  *
  * <p><b>Thread-safety:</b> one suite instance per test, as JUnit does by default.
  */
-public abstract class ManagedServerClassifierContract extends NamedProviderContract<ManagedServerClassifierProvider> {
+public abstract class ManagedServerClassifierContract
+    extends NamedProviderContract<ManagedServerClassifierProvider, ManagedServerClassifier> {
   private static final int THREADS = 8;
   private static final int ROUNDS = 50;
 
   /** For subclasses. */
-  protected ManagedServerClassifierContract() {}
+  protected ManagedServerClassifierContract() {
+    super(ManagedServerClassifierProvider::create);
+  }
 
   /** The servers classified; {@link Samples#servers()} by default. */
   protected List<ServerDescription> servers() {
@@ -49,14 +52,7 @@ public abstract class ManagedServerClassifierContract extends NamedProviderContr
 
   /** A classifier created by a new provider from {@link #context()}. */
   protected final ManagedServerClassifier classifier() {
-    ManagedServerClassifier c = provider().create(context());
-    assertNotNull(c, "create(context) returned null");
-    return c;
-  }
-
-  @Test
-  void createWorksWithAnEmptyConfiguration() {
-    assertNotNull(provider().create(context()), "create(context) returned null");
+    return created();
   }
 
   @Test
