@@ -16,44 +16,48 @@ class ConcurrencyRecordsContractBiteTest extends ContractBiteTest {
     super("dev.cotenant.testkit.records.InMemoryConcurrencyRecordsTest");
   }
 
+  /** The in-memory records, state kept per directory, whose {@code update} is {@link #update}. */
   abstract static class Broken extends ConcurrencyRecordsContract {
     final InMemoryRecordStoreProvider memory = new InMemoryRecordStoreProvider();
 
     @Override
     protected ConcurrencyRecords open(Path directory) {
-      return wrap(Forwarding.memory(memory, directory).concurrencyRecords());
+      return new Forwarding.Records(Forwarding.memory(memory, directory).concurrencyRecords()) {
+        @Override
+        public Optional<ConcurrencyRecord> update(
+            String name, Function<Optional<ConcurrencyRecord>, Optional<ConcurrencyRecord>> change) throws IOException {
+          return Broken.this.update(d, name, change);
+        }
+      };
     }
 
-    abstract ConcurrencyRecords wrap(ConcurrencyRecords records);
+    /** The broken update of the entry {@code name} of {@code d}, the honest records. */
+    abstract Optional<ConcurrencyRecord> update(ConcurrencyRecords d, String name,
+        Function<Optional<ConcurrencyRecord>, Optional<ConcurrencyRecord>> change) throws IOException;
   }
 
   /** When the change throws, "resets" the entry (removes it) before letting the exception through. */
   @FailsExactly("anUpdateWhoseChangeThrowsWritesNothing")
   static class WritesDespiteAThrowingChange extends Broken {
     @Override
-    ConcurrencyRecords wrap(ConcurrencyRecords records) {
-      return new Forwarding.Records(records) {
-        @Override
-        public Optional<ConcurrencyRecord> update(
-            String name, Function<Optional<ConcurrencyRecord>, Optional<ConcurrencyRecord>> change) throws IOException {
-          RuntimeException[] thrown = new RuntimeException[1];
+    Optional<ConcurrencyRecord> update(ConcurrencyRecords d, String name,
+        Function<Optional<ConcurrencyRecord>, Optional<ConcurrencyRecord>> change) throws IOException {
+      RuntimeException[] thrown = new RuntimeException[1];
+      try {
+        return d.update(name, c -> {
           try {
-            return d.update(name, c -> {
-              try {
-                return change.apply(c);
-              } catch (RuntimeException e) {
-                thrown[0] = e;
-                throw e;
-              }
-            });
+            return change.apply(c);
           } catch (RuntimeException e) {
-            if (thrown[0] == e) {
-              d.update(name, c -> Optional.empty());
-            }
+            thrown[0] = e;
             throw e;
           }
+        });
+      } catch (RuntimeException e) {
+        if (thrown[0] == e) {
+          d.update(name, c -> Optional.empty());
         }
-      };
+        throw e;
+      }
     }
   }
 
@@ -61,27 +65,22 @@ class ConcurrencyRecordsContractBiteTest extends ContractBiteTest {
   @FailsExactly("aRecordNamingAnotherServerIsRefused")
   static class AcceptsAnotherServersRecord extends Broken {
     @Override
-    ConcurrencyRecords wrap(ConcurrencyRecords records) {
-      return new Forwarding.Records(records) {
-        @Override
-        public Optional<ConcurrencyRecord> update(
-            String name, Function<Optional<ConcurrencyRecord>, Optional<ConcurrencyRecord>> change) throws IOException {
-          AtomicReference<Optional<ConcurrencyRecord>> elsewhere = new AtomicReference<>(Optional.empty());
-          Optional<ConcurrencyRecord> stored = d.update(name, c -> {
-            Optional<ConcurrencyRecord> next = change.apply(c);
-            if (next.isPresent() && !next.get().serverName().equals(name)) {
-              elsewhere.set(next);
-              return c;
-            }
-            return next;
-          });
-          if (elsewhere.get().isPresent()) {
-            Optional<ConcurrencyRecord> other = elsewhere.get();
-            return d.update(other.get().serverName(), c -> other);
-          }
-          return stored;
+    Optional<ConcurrencyRecord> update(ConcurrencyRecords d, String name,
+        Function<Optional<ConcurrencyRecord>, Optional<ConcurrencyRecord>> change) throws IOException {
+      AtomicReference<Optional<ConcurrencyRecord>> elsewhere = new AtomicReference<>(Optional.empty());
+      Optional<ConcurrencyRecord> stored = d.update(name, c -> {
+        Optional<ConcurrencyRecord> next = change.apply(c);
+        if (next.isPresent() && !next.get().serverName().equals(name)) {
+          elsewhere.set(next);
+          return c;
         }
-      };
+        return next;
+      });
+      if (elsewhere.get().isPresent()) {
+        Optional<ConcurrencyRecord> other = elsewhere.get();
+        return d.update(other.get().serverName(), c -> other);
+      }
+      return stored;
     }
   }
 
@@ -89,17 +88,12 @@ class ConcurrencyRecordsContractBiteTest extends ContractBiteTest {
   @FailsExactly({"anUpdateReturningEmptyRemoves", "recordsSurviveAReopen"})
   static class EmptyKeeps extends Broken {
     @Override
-    ConcurrencyRecords wrap(ConcurrencyRecords records) {
-      return new Forwarding.Records(records) {
-        @Override
-        public Optional<ConcurrencyRecord> update(
-            String name, Function<Optional<ConcurrencyRecord>, Optional<ConcurrencyRecord>> change) throws IOException {
-          return d.update(name, c -> {
-            Optional<ConcurrencyRecord> next = change.apply(c);
-            return next.isPresent() ? next : c;
-          });
-        }
-      };
+    Optional<ConcurrencyRecord> update(ConcurrencyRecords d, String name,
+        Function<Optional<ConcurrencyRecord>, Optional<ConcurrencyRecord>> change) throws IOException {
+      return d.update(name, c -> {
+        Optional<ConcurrencyRecord> next = change.apply(c);
+        return next.isPresent() ? next : c;
+      });
     }
   }
 
@@ -107,16 +101,11 @@ class ConcurrencyRecordsContractBiteTest extends ContractBiteTest {
   @FailsExactly("updatesFromSeveralThreadsAreAllKept")
   static class NotAtomic extends Broken {
     @Override
-    ConcurrencyRecords wrap(ConcurrencyRecords records) {
-      return new Forwarding.Records(records) {
-        @Override
-        public Optional<ConcurrencyRecord> update(
-            String name, Function<Optional<ConcurrencyRecord>, Optional<ConcurrencyRecord>> change) throws IOException {
-          Optional<ConcurrencyRecord> next = change.apply(d.get(name));
-          Thread.yield();
-          return d.update(name, c -> next);
-        }
-      };
+    Optional<ConcurrencyRecord> update(ConcurrencyRecords d, String name,
+        Function<Optional<ConcurrencyRecord>, Optional<ConcurrencyRecord>> change) throws IOException {
+      Optional<ConcurrencyRecord> next = change.apply(d.get(name));
+      Thread.yield();
+      return d.update(name, c -> next);
     }
   }
 }
