@@ -37,7 +37,6 @@ import org.junit.jupiter.api.Test;
  */
 public abstract class ManagedServerClassifierContract
     extends NamedProviderContract<ManagedServerClassifierProvider, ManagedServerClassifier> {
-  private static final int THREADS = 8;
   private static final int ROUNDS = 50;
 
   /** For subclasses. */
@@ -82,20 +81,9 @@ public abstract class ManagedServerClassifierContract
     for (ServerDescription s : servers) {
       expected.add(answerOf(c, s));
     }
-    List<String> problems = Concurrently.run(THREADS, 60, worker -> {
-      for (int round = 0; round < ROUNDS; round++) {
-        for (int i = 0; i < servers.size(); i++) {
-          int k = (i + worker * 3 + round) % servers.size();
-          Optional<String> got = c.sessionBoundReason(servers.get(k));
-          if (!expected.get(k).equals(got)) {
-            return "worker " + worker + " got " + got + " for " + servers.get(k).name() + ", expected " + expected.get(k);
-          }
-        }
-      }
-      return "";
-    });
-    assertEquals(List.of(), problems.stream().filter(p -> !p.isEmpty()).collect(Collectors.toList()),
-        "called from " + THREADS + " threads at once, the classifier answered differently");
+    assertEquals(List.of(),
+        Concurrently.disagreements(ROUNDS, 3, servers, expected, c::sessionBoundReason, k -> servers.get(k).name()),
+        "called from " + Concurrently.THREADS + " threads at once, the classifier answered differently");
   }
 
   @Test
