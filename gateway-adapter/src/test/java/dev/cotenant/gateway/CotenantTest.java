@@ -21,6 +21,7 @@ import dev.cotenant.gateway.providers.ProviderLoadingException;
 import dev.cotenant.gateway.providers.ScopedServices;
 import dev.cotenant.gateway.providers.fixtures.FakeRecordStoreProvider;
 import dev.cotenant.gateway.providers.fixtures.ListedClassifierProvider;
+import dev.cotenant.gateway.providers.fixtures.NamedFixture;
 import dev.cotenant.spi.EvidenceSource;
 import dev.cotenant.spi.EvidenceSourceProvider;
 import dev.cotenant.spi.PreflightResult;
@@ -191,18 +192,14 @@ class CotenantTest {
   void aBrokenChainFailsTheBuild() {
     assertThrows(
         ProviderLoadingException.class, () -> Cotenant.builder().discovery(ScopedServices.loader("chain-broken")).build());
-    EvidenceSourceProvider failing =
-        new EvidenceSourceProvider() {
-          @Override
-          public String name() {
-            return "failing";
-          }
-
-          @Override
-          public EvidenceSource create(ProviderContext context) {
-            throw new IllegalArgumentException("bad pattern");
-          }
-        };
+    final class Failing extends NamedFixture<EvidenceSource> implements EvidenceSourceProvider {
+      Failing() {
+        super("failing", () -> {
+          throw new IllegalArgumentException("bad pattern");
+        });
+      }
+    }
+    EvidenceSourceProvider failing = new Failing();
     ProviderLoadingException e =
         assertThrows(
             ProviderLoadingException.class,

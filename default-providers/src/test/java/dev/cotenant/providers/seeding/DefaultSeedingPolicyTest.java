@@ -4,40 +4,43 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.cotenant.api.Assessor;
-import dev.cotenant.api.Evidence;
-import dev.cotenant.api.Finding;
-import dev.cotenant.api.PreflightOutcome;
-import dev.cotenant.api.ReasonCode;
 import dev.cotenant.api.Verdict;
 import dev.cotenant.spi.SeedPlan;
+import dev.cotenant.testkit.contract.Samples;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class DefaultSeedingPolicyTest {
-  private static final Verdict MEASURED =
-      Assessor.assess(new Evidence(List.of(), List.of(), PreflightOutcome.passed(), true));
-  private static final Verdict DECLARED =
-      Assessor.assess(
-          new Evidence(
-              List.of(),
-              List.of(Finding.of("t", ReasonCode.DECLARES_CALLER_IDENTITY, "cotenant.caller-identity")),
-              PreflightOutcome.passed(),
-              true));
-  private static final Verdict UNKNOWN = Assessor.assess(Evidence.none());
+  private static final Verdict MEASURED = Samples.verdicts().get("measured");
+  private static final Verdict DECLARED = Samples.verdicts().get("declared");
+  private static final Verdict UNKNOWN = Samples.verdicts().get("unknown");
 
   private final DefaultSeedingPolicy policy = new DefaultSeedingPolicy();
+  /** The stub overrides and applied markers a test's seeding writes to. */
+  private final Map<String, Object> overrides = new HashMap<>();
+  private final Set<String> applied = new HashSet<>();
+
+  /** Plans {@code verdicts} against this test's applied markers and applies the plan. */
+  private void seed(Map<String, Verdict> verdicts) {
+    policy.apply(policy.plan(verdicts, applied), overrides, applied);
+  }
 
   private static Map<String, Verdict> verdicts() {
     Map<String, Verdict> v = new LinkedHashMap<>();
     v.put("echo", MEASURED);
     v.put("caller", DECLARED);
     v.put("new", UNKNOWN);
+    return v;
+  }
+
+  /** {@link #verdicts()} with the verdict of {@code name} replaced by {@code verdict}. */
+  private static Map<String, Verdict> verdictsWith(String name, Verdict verdict) {
+    Map<String, Verdict> v = verdicts();
+    v.put(name, verdict);
     return v;
   }
 
@@ -54,7 +57,7 @@ class DefaultSeedingPolicyTest {
   void planIsPure() {
     Map<String, Verdict> v = verdicts();
     Map<String, Verdict> before = new LinkedHashMap<>(v);
-    Set<String> applied = new HashSet<>(Set.of("echo"));
+    applied.add("echo");
 
     SeedPlan first = policy.plan(v, applied);
     SeedPlan second = policy.plan(v, applied);
@@ -66,9 +69,7 @@ class DefaultSeedingPolicyTest {
 
   @Test
   void eachServerIsSeededOnce() {
-    Map<String, Object> overrides = new HashMap<>();
-    Set<String> applied = new HashSet<>();
-    policy.apply(policy.plan(verdicts(), applied), overrides, applied);
+    seed(verdicts());
     assertEquals(Set.of("echo", "caller"), applied);
 
     SeedPlan again = policy.plan(verdicts(), applied);
@@ -79,52 +80,41 @@ class DefaultSeedingPolicyTest {
 
   @Test
   void anOperatorsSwitchOffSurvivesAnUpgradeOfThatServer() {
-    Map<String, Object> overrides = new HashMap<>();
-    Set<String> applied = new HashSet<>();
-    policy.apply(policy.plan(verdicts(), applied), overrides, applied);
+    seed(verdicts());
     overrides.put("echo", false); // the operator switches it off
 
     // an upgrade: a new binary, a fresh measurement, the same recommendation
-    Map<String, Verdict> upgraded = verdicts();
-    upgraded.put("echo", MEASURED);
-    policy.apply(policy.plan(upgraded, applied), overrides, applied);
+    seed(verdictsWith("echo", MEASURED));
 
     assertEquals(false, overrides.get("echo"));
   }
 
   @Test
   void aServerRemovedAndReAddedIsNotSeededTwice() {
-    Map<String, Object> overrides = new HashMap<>();
-    Set<String> applied = new HashSet<>();
-    policy.apply(policy.plan(verdicts(), applied), overrides, applied);
+    seed(verdicts());
     overrides.remove("echo"); // removed from config ...
     Map<String, Verdict> without = verdicts();
     without.remove("echo");
-    policy.apply(policy.plan(without, applied), overrides, applied);
+    seed(without);
 
-    policy.apply(policy.plan(verdicts(), applied), overrides, applied); // ... and re-added
+    seed(verdicts()); // ... and re-added
 
     assertFalse(overrides.containsKey("echo"));
   }
 
   @Test
   void aServerWithoutARecommendationIsLeftForALaterStart() {
-    Map<String, Object> overrides = new HashMap<>();
-    Set<String> applied = new HashSet<>();
-    policy.apply(policy.plan(verdicts(), applied), overrides, applied);
+    seed(verdicts());
     assertFalse(applied.contains("new"));
 
-    Map<String, Verdict> later = verdicts();
-    later.put("new", MEASURED);
-    policy.apply(policy.plan(later, applied), overrides, applied);
+    seed(verdictsWith("new", MEASURED));
 
     assertEquals(true, overrides.get("new"));
   }
 
   @Test
   void applyNeverWritesASharingSwitch() {
-    Map<String, Object> overrides = new HashMap<>();
-    policy.apply(policy.plan(verdicts(), Set.of()), overrides, new HashSet<>());
+    seed(verdicts());
     assertEquals(Set.of("echo", "caller"), overrides.keySet());
     assertTrue(overrides.values().stream().allMatch(Boolean.TRUE::equals));
   }

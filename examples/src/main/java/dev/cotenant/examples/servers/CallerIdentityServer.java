@@ -5,8 +5,6 @@ import io.modelcontextprotocol.spec.McpSchema;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
 import java.util.function.BiFunction;
 
 /**
@@ -32,7 +30,7 @@ public final class CallerIdentityServer {
   /** The {@code _meta} key of the per-call caller block. */
   public static final String CALLER_META_KEY = "cotenant/caller";
 
-  private static final ConcurrentMap<String, String> TARGETS = new ConcurrentHashMap<>();
+  private static final Targets TARGETS = new Targets();
 
   private CallerIdentityServer() {}
 
@@ -72,13 +70,10 @@ public final class CallerIdentityServer {
 
   private static SyncToolSpecification scoped(McpSchema.Tool tool,
       BiFunction<String, McpSchema.CallToolRequest, McpSchema.CallToolResult> handler) {
-    return SyncToolSpecification.builder()
-        .tool(tool)
-        .callHandler((exchange, request) -> callerScope(request.meta())
-            .map(scope -> handler.apply(scope, request))
-            .orElseGet(() -> StdioServerHost.error(tool.name() + " needs a caller block: _meta[\""
-                + CALLER_META_KEY + "\"] = {\"session\": \"...\"}")))
-        .build();
+    return StdioServerHost.tool(tool, (exchange, request) -> callerScope(request.meta())
+        .map(scope -> handler.apply(scope, request))
+        .orElseGet(() -> StdioServerHost.error(tool.name() + " needs a caller block: _meta[\""
+            + CALLER_META_KEY + "\"] = {\"session\": \"...\"}")));
   }
 
   private static SyncToolSpecification whoami() {
@@ -91,19 +86,17 @@ public final class CallerIdentityServer {
     return scoped(
         StdioServerHost.stringTool("set_target", "Sets the calling session's target.",
             List.of("target"), List.of("workspace")),
-        (scope, request) -> StdioServerHost.stringArgument(request, "target")
-            .map(target -> {
-              TARGETS.put(scope, target);
-              return StdioServerHost.text("target set to " + target);
-            })
-            .orElseGet(() -> StdioServerHost.error("set_target needs a string argument 'target'")));
+        (scope, request) -> StdioServerHost.withString(request, "target", target -> {
+          TARGETS.set(scope, target);
+          return StdioServerHost.text("target set to " + target);
+        }));
   }
 
   private static SyncToolSpecification getTarget() {
     return scoped(
         StdioServerHost.stringTool("get_target", "Returns the calling session's target.",
             List.of(), List.of("workspace")),
-        (scope, request) -> StdioServerHost.text("current target: " + TARGETS.getOrDefault(scope, "")));
+        (scope, request) -> TARGETS.current(scope));
   }
 
   private static SyncToolSpecification remember() {
@@ -111,13 +104,6 @@ public final class CallerIdentityServer {
         StdioServerHost.stringTool("remember",
             "Sets the calling session's target, waits briefly, and returns that session's target.",
             List.of("target"), List.of("workspace")),
-        (scope, request) -> StdioServerHost.stringArgument(request, "target")
-            .map(target -> {
-              String previous = TARGETS.put(scope, target);
-              StdioServerHost.stateDelay();
-              return StdioServerHost.text("current target: " + TARGETS.get(scope)
-                  + "; previous target: " + (previous == null ? "" : previous));
-            })
-            .orElseGet(() -> StdioServerHost.error("remember needs a string argument 'target'")));
+        (scope, request) -> StdioServerHost.withString(request, "target", target -> TARGETS.remember(scope, target)));
   }
 }

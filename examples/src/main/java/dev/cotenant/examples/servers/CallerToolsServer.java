@@ -58,49 +58,42 @@ public final class CallerToolsServer {
   }
 
   private static SyncToolSpecification listRoots() {
-    return SyncToolSpecification.builder()
-        .tool(StdioServerHost.stringTool("list_roots", "Lists the roots the client exposes.", List.of(), List.of()))
-        .callHandler((exchange, request) -> {
+    return StdioServerHost.tool(
+        StdioServerHost.stringTool("list_roots", "Lists the roots the client exposes.", List.of(), List.of()),
+        (exchange, request) -> {
           Set<String> uris = exchange.listRoots().roots().stream()
               .map(McpSchema.Root::uri)
               .collect(Collectors.toCollection(TreeSet::new));
           return StdioServerHost.text("roots: " + String.join(", ", uris));
-        })
-        .build();
+        });
   }
 
   private static SyncToolSpecification summarize() {
-    return SyncToolSpecification.builder()
-        .tool(StdioServerHost.stringTool("summarize", "Asks the client's model to summarize a text.",
-            List.of("text"), List.of()))
-        .callHandler((exchange, request) -> StdioServerHost.stringArgument(request, "text")
-            .map(text -> {
-              McpSchema.CreateMessageResult answer = exchange.createMessage(McpSchema.CreateMessageRequest.builder()
-                  .messages(List.of(new McpSchema.SamplingMessage(McpSchema.Role.USER,
-                      new McpSchema.TextContent("Summarize: " + text))))
-                  .maxTokens(200)
-                  .build());
-              return StdioServerHost.text(answer.content() instanceof McpSchema.TextContent t
-                  ? t.text() : "(non-text answer)");
-            })
-            .orElseGet(() -> StdioServerHost.error("summarize needs a string argument 'text'")))
-        .build();
+    return StdioServerHost.tool(
+        StdioServerHost.stringTool("summarize", "Asks the client's model to summarize a text.",
+            List.of("text"), List.of()),
+        (exchange, request) -> StdioServerHost.withString(request, "text", text -> {
+          McpSchema.CreateMessageResult answer = exchange.createMessage(McpSchema.CreateMessageRequest.builder()
+              .messages(List.of(new McpSchema.SamplingMessage(McpSchema.Role.USER,
+                  new McpSchema.TextContent("Summarize: " + text))))
+              .maxTokens(200)
+              .build());
+          return StdioServerHost.text(answer.content() instanceof McpSchema.TextContent t
+              ? t.text() : "(non-text answer)");
+        }));
   }
 
   private static SyncToolSpecification confirm() {
-    return SyncToolSpecification.builder()
-        .tool(StdioServerHost.stringTool("confirm", "Asks the user to confirm a question.",
-            List.of("question"), List.of()))
-        .callHandler((exchange, request) -> StdioServerHost.stringArgument(request, "question")
-            .map(question -> {
-              McpSchema.ElicitResult answer = exchange.createElicitation(McpSchema.ElicitRequest.builder()
-                  .message(question)
-                  .requestedSchema(Map.of("type", "object",
-                      "properties", Map.of("ok", Map.of("type", "boolean"))))
-                  .build());
-              return StdioServerHost.text("answer: " + answer.action());
-            })
-            .orElseGet(() -> StdioServerHost.error("confirm needs a string argument 'question'")))
-        .build();
+    return StdioServerHost.tool(
+        StdioServerHost.stringTool("confirm", "Asks the user to confirm a question.",
+            List.of("question"), List.of()),
+        (exchange, request) -> StdioServerHost.withString(request, "question", question -> {
+          McpSchema.ElicitResult answer = exchange.createElicitation(McpSchema.ElicitRequest.builder()
+              .message(question)
+              .requestedSchema(Map.of("type", "object",
+                  "properties", Map.of("ok", Map.of("type", "boolean"))))
+              .build());
+          return StdioServerHost.text("answer: " + answer.action());
+        }));
   }
 }

@@ -24,9 +24,7 @@ public final class EchoServer {
    * @param args ignored
    */
   public static void main(String[] args) {
-    StdioServerHost.run(NAME, StdioServerHost.toolsOnly(), (spec, caller) -> spec
-        .tools(echoTool())
-        .build());
+    StdioServerHost.runTools(NAME, EchoServer::echoTool);
   }
 
   /**
@@ -35,12 +33,8 @@ public final class EchoServer {
    * @return the tool and its handler
    */
   static SyncToolSpecification echoTool() {
-    return SyncToolSpecification.builder()
-        .tool(StdioServerHost.stringTool("echo", "Returns the text argument verbatim.",
-            List.of("text"), List.of("workspace")))
-        .callHandler((exchange, request) -> StdioServerHost.stringArgument(request, "text")
-            .map(StdioServerHost::text)
-            .orElseGet(() -> StdioServerHost.error("echo needs a string argument 'text'")))
-        .build();
+    return StdioServerHost.tool(
+        StdioServerHost.stringTool("echo", "Returns the text argument verbatim.", List.of("text"), List.of("workspace")),
+        (exchange, request) -> StdioServerHost.withString(request, "text", StdioServerHost::text));
   }
 }

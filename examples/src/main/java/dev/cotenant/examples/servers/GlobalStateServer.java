@@ -2,7 +2,6 @@ package dev.cotenant.examples.servers;
 
 import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A server with one process-global "current target", the pattern that makes a server unsafe to
@@ -20,8 +19,9 @@ public final class GlobalStateServer {
   /** The {@code serverInfo.name} this server reports. */
   public static final String NAME = "cotenant-sample-global-state";
 
-  /** The state every session on this process shares. */
-  private static final AtomicReference<String> CURRENT_TARGET = new AtomicReference<>("");
+  /** The state every session on this process shares: one scope for all of them. */
+  private static final Targets TARGETS = new Targets();
+  private static final String EVERY_SESSION = "";
 
   private GlobalStateServer() {}
 
@@ -31,45 +31,31 @@ public final class GlobalStateServer {
    * @param args ignored
    */
   public static void main(String[] args) {
-    StdioServerHost.run(NAME, StdioServerHost.toolsOnly(), (spec, caller) -> spec
-        .tools(setTarget(), getTarget(), remember())
-        .build());
+    StdioServerHost.runTools(NAME, GlobalStateServer::setTarget, GlobalStateServer::getTarget,
+        GlobalStateServer::remember);
   }
 
   private static SyncToolSpecification setTarget() {
-    return SyncToolSpecification.builder()
-        .tool(StdioServerHost.stringTool("set_target", "Sets the current target.",
-            List.of("target"), List.of("workspace")))
-        .callHandler((exchange, request) -> StdioServerHost.stringArgument(request, "target")
-            .map(target -> {
-              CURRENT_TARGET.set(target);
-              return StdioServerHost.text("target set to " + target);
-            })
-            .orElseGet(() -> StdioServerHost.error("set_target needs a string argument 'target'")))
-        .build();
+    return StdioServerHost.tool(
+        StdioServerHost.stringTool("set_target", "Sets the current target.", List.of("target"), List.of("workspace")),
+        (exchange, request) -> StdioServerHost.withString(request, "target", target -> {
+          TARGETS.set(EVERY_SESSION, target);
+          return StdioServerHost.text("target set to " + target);
+        }));
   }
 
   private static SyncToolSpecification getTarget() {
-    return SyncToolSpecification.builder()
-        .tool(StdioServerHost.stringTool("get_target", "Returns the current target.",
-            List.of(), List.of("workspace")))
-        .callHandler((exchange, request) -> StdioServerHost.text("current target: " + CURRENT_TARGET.get()))
-        .build();
+    return StdioServerHost.tool(
+        StdioServerHost.stringTool("get_target", "Returns the current target.", List.of(), List.of("workspace")),
+        (exchange, request) -> TARGETS.current(EVERY_SESSION));
   }
 
   private static SyncToolSpecification remember() {
-    return SyncToolSpecification.builder()
-        .tool(StdioServerHost.stringTool("remember",
+    return StdioServerHost.tool(
+        StdioServerHost.stringTool("remember",
             "Sets the current target, waits briefly, and returns the target now held and the one replaced.",
-            List.of("target"), List.of("workspace")))
-        .callHandler((exchange, request) -> StdioServerHost.stringArgument(request, "target")
-            .map(target -> {
-              String previous = CURRENT_TARGET.getAndSet(target);
-              StdioServerHost.stateDelay();
-              return StdioServerHost.text("current target: " + CURRENT_TARGET.get()
-                  + "; previous target: " + previous);
-            })
-            .orElseGet(() -> StdioServerHost.error("remember needs a string argument 'target'")))
-        .build();
+            List.of("target"), List.of("workspace")),
+        (exchange, request) -> StdioServerHost.withString(request, "target",
+            target -> TARGETS.remember(EVERY_SESSION, target)));
   }
 }

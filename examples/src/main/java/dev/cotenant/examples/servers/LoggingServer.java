@@ -1,6 +1,5 @@
 package dev.cotenant.examples.servers;
 
-import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.util.List;
 
@@ -28,21 +27,18 @@ public final class LoggingServer {
   public static void main(String[] args) {
     McpSchema.ServerCapabilities capabilities = McpSchema.ServerCapabilities.builder().tools(false).logging().build();
     StdioServerHost.run(NAME, capabilities, (spec, caller) -> spec
-        .tools(SyncToolSpecification.builder()
-            .tool(StdioServerHost.stringTool("echo_logged",
+        .tools(StdioServerHost.tool(
+            StdioServerHost.stringTool("echo_logged",
                 "Returns the text argument and also sends it as an info log notification.",
-                List.of("text"), List.of("workspace")))
-            .callHandler((exchange, request) -> StdioServerHost.stringArgument(request, "text")
-                .map(text -> {
-                  exchange.loggingNotification(McpSchema.LoggingMessageNotification.builder()
-                      .level(McpSchema.LoggingLevel.INFO)
-                      .logger(NAME)
-                      .data(text)
-                      .build());
-                  return StdioServerHost.text(text);
-                })
-                .orElseGet(() -> StdioServerHost.error("echo_logged needs a string argument 'text'")))
-            .build())
+                List.of("text"), List.of("workspace")),
+            (exchange, request) -> StdioServerHost.withString(request, "text", text -> {
+              exchange.loggingNotification(McpSchema.LoggingMessageNotification.builder()
+                  .level(McpSchema.LoggingLevel.INFO)
+                  .logger(NAME)
+                  .data(text)
+                  .build());
+              return StdioServerHost.text(text);
+            })))
         .build());
   }
 }

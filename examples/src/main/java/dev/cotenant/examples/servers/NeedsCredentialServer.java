@@ -1,6 +1,5 @@
 package dev.cotenant.examples.servers;
 
-import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
 import java.util.List;
 
 /**
@@ -38,13 +37,9 @@ public final class NeedsCredentialServer {
       System.exit(MISSING_CREDENTIAL_EXIT);
       return;
     }
-    StdioServerHost.run(NAME, StdioServerHost.toolsOnly(), (spec, caller) -> spec
-        .tools(SyncToolSpecification.builder()
-            .tool(StdioServerHost.stringTool("whoami", "Reports whether a credential is configured.",
-                List.of(), List.of()))
-            .callHandler((exchange, request) -> StdioServerHost.text("authenticated with "
-                + TOKEN_ENV + " (" + token.length() + " characters)"))
-            .build())
-        .build());
+    StdioServerHost.runTools(NAME, () -> StdioServerHost.tool(
+        StdioServerHost.stringTool("whoami", "Reports whether a credential is configured.", List.of(), List.of()),
+        (exchange, request) -> StdioServerHost.text("authenticated with " + TOKEN_ENV + " (" + token.length()
+            + " characters)")));
   }
 }

@@ -3,7 +3,9 @@ package dev.cotenant.examples.servers;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.json.jackson3.JacksonMcpJsonMapper;
 import io.modelcontextprotocol.server.McpServer;
+import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
 import io.modelcontextprotocol.server.McpSyncServer;
+import io.modelcontextprotocol.server.McpSyncServerExchange;
 import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.io.BufferedReader;
@@ -22,7 +24,10 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.stream.Stream;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -99,6 +104,20 @@ public final class StdioServerHost {
     }
     closeWithin(server, CLOSE_GRACE_MILLIS);
     System.exit(0);
+  }
+
+  /**
+   * Serves tools that are the same for every caller, advertising {@link #toolsOnly()}: {@link
+   * #run} with a factory that registers what {@code tools} make, in order.
+   *
+   * @param serverName the {@code serverInfo.name} to report
+   * @param tools make the tools, once the host has set up logging and the transport
+   */
+  @SafeVarargs
+  public static void runTools(String serverName, Supplier<SyncToolSpecification>... tools) {
+    run(serverName, toolsOnly(), (spec, caller) -> spec
+        .tools(Stream.of(tools).map(Supplier::get).toList())
+        .build());
   }
 
   /**
@@ -280,6 +299,53 @@ public final class StdioServerHost {
         .description(description)
         .inputSchema(new McpSchema.JsonSchema("object", properties, List.copyOf(required), null, null, null))
         .build();
+  }
+
+  /**
+   * A tool together with the handler that answers its calls.
+   *
+   * @param tool the tool definition
+   * @param handler answers a call, given the exchange with the calling client
+   * @return the tool and its handler
+   */
+  public static SyncToolSpecification tool(McpSchema.Tool tool,
+      BiFunction<McpSyncServerExchange, McpSchema.CallToolRequest, McpSchema.CallToolResult> handler) {
+    return SyncToolSpecification.builder().tool(tool).callHandler(handler).build();
+  }
+
+  /**
+   * Answers a call from one of its string arguments, or refuses a call without it.
+   *
+   * @param request the call
+   * @param name the argument the answer needs
+   * @param answer the answer, given the argument
+   * @return the answer, or the tool-level error {@code <tool> needs a string argument '<name>'}
+   */
+  public static McpSchema.CallToolResult withString(McpSchema.CallToolRequest request, String name,
+      Function<String, McpSchema.CallToolResult> answer) {
+    return stringArgument(request, name)
+        .map(answer)
+        .orElseGet(() -> error(request.name() + " needs a string argument '" + name + "'"));
+  }
+
+  /**
+   * Answers a call from two of its string arguments, or refuses a call that lacks either.
+   *
+   * @param request the call
+   * @param first the first argument the answer needs
+   * @param second the second argument the answer needs
+   * @param answer the answer, given both arguments
+   * @return the answer, or the tool-level error
+   *     {@code <tool> needs string arguments '<first>' and '<second>'}
+   */
+  public static McpSchema.CallToolResult withStrings(McpSchema.CallToolRequest request, String first, String second,
+      BiFunction<String, String, McpSchema.CallToolResult> answer) {
+    Optional<String> a = stringArgument(request, first);
+    Optional<String> b = stringArgument(request, second);
+    if (a.isEmpty() || b.isEmpty()) {
+      return error(request.name() + " needs string arguments '" + first + "' and '" + second + "'");
+    }
+    return answer.apply(a.get(), b.get());
   }
 
   /**

@@ -2,8 +2,6 @@ package dev.cotenant.examples.servers;
 
 import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
 import java.util.List;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
 
 /**
  * The shareable way to keep state: every stateful tool takes the scope as an argument. Targets
@@ -19,7 +17,7 @@ public final class WorkspaceKeyedServer {
   /** The {@code serverInfo.name} this server reports. */
   public static final String NAME = "cotenant-sample-workspace-keyed";
 
-  private static final ConcurrentMap<String, String> TARGETS = new ConcurrentHashMap<>();
+  private static final Targets TARGETS = new Targets();
 
   private WorkspaceKeyedServer() {}
 
@@ -29,53 +27,32 @@ public final class WorkspaceKeyedServer {
    * @param args ignored
    */
   public static void main(String[] args) {
-    StdioServerHost.run(NAME, StdioServerHost.toolsOnly(), (spec, caller) -> spec
-        .tools(setTarget(), getTarget(), remember())
-        .build());
+    StdioServerHost.runTools(NAME, WorkspaceKeyedServer::setTarget, WorkspaceKeyedServer::getTarget,
+        WorkspaceKeyedServer::remember);
   }
 
   private static SyncToolSpecification setTarget() {
-    return SyncToolSpecification.builder()
-        .tool(StdioServerHost.stringTool("set_target", "Sets the target of one workspace.",
-            List.of("workspace", "target"), List.of()))
-        .callHandler((exchange, request) -> {
-          var workspace = StdioServerHost.stringArgument(request, "workspace");
-          var target = StdioServerHost.stringArgument(request, "target");
-          if (workspace.isEmpty() || target.isEmpty()) {
-            return StdioServerHost.error("set_target needs string arguments 'workspace' and 'target'");
-          }
-          TARGETS.put(workspace.get(), target.get());
-          return StdioServerHost.text("target of " + workspace.get() + " set to " + target.get());
-        })
-        .build();
+    return StdioServerHost.tool(
+        StdioServerHost.stringTool("set_target", "Sets the target of one workspace.",
+            List.of("workspace", "target"), List.of()),
+        (exchange, request) -> StdioServerHost.withStrings(request, "workspace", "target", (workspace, target) -> {
+          TARGETS.set(workspace, target);
+          return StdioServerHost.text("target of " + workspace + " set to " + target);
+        }));
   }
 
   private static SyncToolSpecification getTarget() {
-    return SyncToolSpecification.builder()
-        .tool(StdioServerHost.stringTool("get_target", "Returns the target of one workspace.",
-            List.of("workspace"), List.of()))
-        .callHandler((exchange, request) -> StdioServerHost.stringArgument(request, "workspace")
-            .map(workspace -> StdioServerHost.text("current target: " + TARGETS.getOrDefault(workspace, "")))
-            .orElseGet(() -> StdioServerHost.error("get_target needs a string argument 'workspace'")))
-        .build();
+    return StdioServerHost.tool(
+        StdioServerHost.stringTool("get_target", "Returns the target of one workspace.",
+            List.of("workspace"), List.of()),
+        (exchange, request) -> StdioServerHost.withString(request, "workspace", TARGETS::current));
   }
 
   private static SyncToolSpecification remember() {
-    return SyncToolSpecification.builder()
-        .tool(StdioServerHost.stringTool("remember",
+    return StdioServerHost.tool(
+        StdioServerHost.stringTool("remember",
             "Sets the target of one workspace, waits briefly, and returns that workspace's target.",
-            List.of("workspace", "target"), List.of()))
-        .callHandler((exchange, request) -> {
-          var workspace = StdioServerHost.stringArgument(request, "workspace");
-          var target = StdioServerHost.stringArgument(request, "target");
-          if (workspace.isEmpty() || target.isEmpty()) {
-            return StdioServerHost.error("remember needs string arguments 'workspace' and 'target'");
-          }
-          String previous = TARGETS.put(workspace.get(), target.get());
-          StdioServerHost.stateDelay();
-          return StdioServerHost.text("current target: " + TARGETS.get(workspace.get())
-              + "; previous target: " + (previous == null ? "" : previous));
-        })
-        .build();
+            List.of("workspace", "target"), List.of()),
+        (exchange, request) -> StdioServerHost.withStrings(request, "workspace", "target", TARGETS::remember));
   }
 }

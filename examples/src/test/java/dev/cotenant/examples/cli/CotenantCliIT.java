@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.cotenant.testkit.process.ChecksProcessLeaks;
+import dev.cotenant.testkit.process.Processes;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -14,13 +16,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
@@ -32,15 +29,14 @@ import tools.jackson.databind.json.JsonMapper;
  * records directory: every sample server gets the verdict examples/README.md documents, and no
  * process is left behind.
  */
+@ChecksProcessLeaks(waitMillis = CotenantCliIT.EXIT_BOUND_MILLIS)
 class CotenantCliIT {
   /** The repository root: the parent of the examples module the tests run in. */
   private static final Path ROOT = Path.of("").toAbsolutePath().getParent();
   /** Generous: ten servers, two spawns each, on a loaded two-core machine. */
   private static final long RUN_BOUND_SECONDS = 300;
-  private static final long EXIT_BOUND_SECONDS = 30;
-  private static final String MARKER_ENV = "COTENANT_CLI_IT_MARKER";
-
-  private final String marker = UUID.randomUUID().toString();
+  /** How long the processes the CLI started may take to exit after the test. */
+  static final long EXIT_BOUND_MILLIS = 30_000;
 
   @TempDir Path tmp;
 
@@ -57,7 +53,8 @@ class CotenantCliIT {
     ProcessBuilder pb = new ProcessBuilder(command).directory(ROOT.toFile());
     pb.environment().remove("SAMPLE_API_TOKEN");
     pb.environment().remove("COTENANT_HOME");
-    pb.environment().put(MARKER_ENV, marker);
+    // Marks the CLI and everything it starts, so that the leak check finds them wherever they end up.
+    pb.environment().put(Processes.COOKIE_ENV, Processes.cookie());
     Process p = pb.start();
     p.getOutputStream().close();
     CompletableFuture<String> out = drain(p.getInputStream());
@@ -141,59 +138,5 @@ class CotenantCliIT {
     Run assess = cotenant("assess", "examples/mcp.json", "--json", "--records-dir", records.toString());
     assertEquals(0, assess.code(), assess.err());
     assertEquals(rows.toString(), rows(assess.out()).toString());
-  }
-
-  @AfterEach
-  void noProcessLeftBehind() throws IOException, InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(EXIT_BOUND_SECONDS);
-    List<ProcessHandle> left = marked();
-    while (!left.isEmpty() && System.nanoTime() < deadline) {
-      for (ProcessHandle h : left) {
-        try {
-          h.onExit().get(1, TimeUnit.SECONDS);
-        } catch (TimeoutException | ExecutionException e) {
-          // still alive (or its exit could not be observed): look again until the deadline
-        }
-      }
-      left = marked();
-    }
-    List<String> described = left.stream().map(h -> h.pid() + " " + h.info().commandLine().orElse("?")).toList();
-    left.forEach(ProcessHandle::destroyForcibly);
-    assertEquals(List.of(), described, "processes started by the CLI are still alive");
-  }
-
-  /** Live processes whose environment carries this test's marker (Linux: /proc/PID/environ). */
-  private List<ProcessHandle> marked() throws IOException {
-    Path proc = Path.of("/proc");
-    assertTrue(Files.isDirectory(proc), "this check reads /proc/PID/environ (Linux)");
-    byte[] needle = (MARKER_ENV + "=" + marker).getBytes(StandardCharsets.UTF_8);
-    List<ProcessHandle> out = new ArrayList<>();
-    try (Stream<Path> entries = Files.list(proc)) {
-      for (Path p : entries.filter(e -> e.getFileName().toString().chars().allMatch(Character::isDigit)).toList()) {
-        byte[] env;
-        try {
-          env = Files.readAllBytes(p.resolve("environ"));
-        } catch (IOException | SecurityException e) {
-          continue; // gone, or not ours to read
-        }
-        if (contains(env, needle)) {
-          ProcessHandle.of(Long.parseLong(p.getFileName().toString())).filter(ProcessHandle::isAlive).ifPresent(out::add);
-        }
-      }
-    }
-    return out;
-  }
-
-  private static boolean contains(byte[] hay, byte[] needle) {
-    outer:
-    for (int i = 0; i + needle.length <= hay.length; i++) {
-      for (int j = 0; j < needle.length; j++) {
-        if (hay[i + j] != needle[j]) {
-          continue outer;
-        }
-      }
-      return true;
-    }
-    return false;
   }
 }

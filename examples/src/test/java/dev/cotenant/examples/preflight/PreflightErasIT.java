@@ -1,6 +1,5 @@
 package dev.cotenant.examples.preflight;
 
-import static dev.cotenant.examples.preflight.PreflightFixture.BOUND;
 import static dev.cotenant.examples.preflight.PreflightFixture.DISCOVER_ERA;
 import static dev.cotenant.examples.preflight.PreflightFixture.HANDSHAKE_ERA;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -12,12 +11,11 @@ import dev.cotenant.api.ServerDescription;
 import dev.cotenant.examples.servers.DiscoverServer;
 import dev.cotenant.providers.preflight.PreflightSettings;
 import dev.cotenant.spi.PreflightResult;
+import dev.cotenant.testkit.process.ChecksProcessLeaks;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,11 +27,11 @@ import org.junit.jupiter.api.io.TempDir;
  * pre-flight used is read from the negotiated protocol version in its handshake facts (the
  * discover era records {@code 2026-07-28}).
  */
+@ChecksProcessLeaks(waitMillis = PreflightFixture.BOUND_MILLIS)
 class PreflightErasIT {
 
   @TempDir Path records;
 
-  private Descendants descendants;
   private static ServerDescription serverEverything;
   private static ServerDescription discover;
 
@@ -43,16 +41,6 @@ class PreflightErasIT {
     Map<String, ServerDescription> config = PreflightFixture.mcpJson();
     serverEverything = config.get("server-everything");
     discover = config.get("discover");
-  }
-
-  @BeforeEach
-  void snapshotProcesses() {
-    descendants = Descendants.snapshot();
-  }
-
-  @AfterEach
-  void noProcessLeft() {
-    assertEquals(List.of(), descendants.survivors(BOUND), "processes left alive, descendants included");
   }
 
   private PreflightResult preflight(String era, ServerDescription server) throws InterruptedException {

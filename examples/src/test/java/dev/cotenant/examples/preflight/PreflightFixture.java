@@ -34,8 +34,11 @@ import tools.jackson.databind.json.JsonMapper;
  */
 final class PreflightFixture {
 
-  /** Generous: how long every spawned process may take to disappear, on a busy two-core machine. */
-  static final Duration BOUND = Duration.ofSeconds(120);
+  /** Generous: how long every spawned process may take to disappear, on a busy two-core machine, in milliseconds. */
+  static final long BOUND_MILLIS = 120_000;
+
+  /** {@link #BOUND_MILLIS} as a duration. */
+  static final Duration BOUND = Duration.ofMillis(BOUND_MILLIS);
 
   /** The repository root: the nearest directory at or above the working directory holding {@code examples/mcp.json}. */
   static final Path REPOSITORY_ROOT = repositoryRoot();

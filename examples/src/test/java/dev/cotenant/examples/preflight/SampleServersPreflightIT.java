@@ -27,6 +27,8 @@ import dev.cotenant.gateway.Cotenant;
 import dev.cotenant.providers.preflight.PreflightSettings;
 import dev.cotenant.spi.PreflightResult;
 import dev.cotenant.spi.PreflightTransport;
+import dev.cotenant.testkit.process.ProcessSnapshot;
+import dev.cotenant.testkit.process.Processes;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -66,7 +68,7 @@ class SampleServersPreflightIT {
   @TempDir static Path records;
 
   private static Cotenant cotenant;
-  private static Descendants descendants;
+  private static ProcessSnapshot processesBefore;
   private static final Map<String, ServerDescription> servers = new LinkedHashMap<>();
   private static final Map<String, PreflightResult> results = new LinkedHashMap<>();
   private static List<String> survivors;
@@ -85,7 +87,7 @@ class SampleServersPreflightIT {
     servers.put(WITH_TOKEN, needsCredential.withEnv(Map.of(NeedsCredentialServer.TOKEN_ENV, "token-for-the-pre-flight")));
     servers.put(MISSING, ServerDescription.stdio(MISSING, REPOSITORY_ROOT.resolve("examples/bin/" + MISSING).toString()));
 
-    descendants = Descendants.snapshot();
+    processesBefore = ProcessSnapshot.take();
     cotenant = PreflightFixture.cotenant(records, "auto");
     PreflightTransport transport = PreflightFixture.transport(cotenant);
     // The transport spawns each server as a child of this JVM (every launcher execs its server, so
@@ -108,12 +110,22 @@ class SampleServersPreflightIT {
       monitor.shutdownNow();
       monitor.awaitTermination(BOUND.toMillis(), TimeUnit.MILLISECONDS);
     }
-    survivors = descendants.survivors(BOUND);
+    survivors = survivingProcesses();
   }
 
   @AfterAll
-  static void nothingStartedSinceIsAlive() {
-    assertEquals(List.of(), descendants.survivors(BOUND), "processes left alive after the tests");
+  static void nothingStartedSinceIsAlive() throws InterruptedException {
+    assertEquals(List.of(), survivingProcesses(), "processes left alive after the tests");
+  }
+
+  /**
+   * Waits up to {@code BOUND} for every process started since {@link #processesBefore}
+   * (descendants at any depth) to exit, then kills and describes those still running.
+   */
+  private static List<String> survivingProcesses() throws InterruptedException {
+    List<ProcessHandle> left = Processes.awaitExit(processesBefore.startedSince(), BOUND);
+    Processes.killTrees(left);
+    return left.stream().map(Processes::describe).toList();
   }
 
   @Test

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.cotenant.testkit.process.ChecksProcessLeaks;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -19,9 +20,7 @@ import java.util.TreeSet;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -35,6 +34,7 @@ import tools.jackson.databind.json.JsonMapper;
  * to the first, or the reverse. Shown here with plain JSON-RPC sessions, one capability at a
  * time, through {@code examples/bin/server-everything}.
  */
+@ChecksProcessLeaks(waitMillis = PreflightFixture.BOUND_MILLIS)
 class ServerEverythingToolsIT {
 
   /** The tool server-everything adds for each client capability. */
@@ -45,21 +45,9 @@ class ServerEverythingToolsIT {
 
   private static final JsonMapper JSON = JsonMapper.builder().build();
 
-  private Descendants descendants;
-
   @BeforeAll
   static void built() {
     PreflightFixture.requireBuiltServers();
-  }
-
-  @BeforeEach
-  void snapshotProcesses() {
-    descendants = Descendants.snapshot();
-  }
-
-  @AfterEach
-  void noProcessLeft() {
-    assertEquals(List.of(), descendants.survivors(BOUND), "processes left alive");
   }
 
   @Test

@@ -1,32 +1,18 @@
 package dev.cotenant.examples.servers;
 
-import static dev.cotenant.examples.servers.SampleLaunch.BOUND;
 import static dev.cotenant.examples.servers.SampleLaunch.javaCommand;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.List;
+import dev.cotenant.testkit.process.ChecksProcessLeaks;
 import java.util.Set;
 import java.util.TreeSet;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
 /** The 2026-07-28 sample over raw newline-delimited JSON-RPC, as a real process. */
+@ChecksProcessLeaks(waitMillis = SampleLaunch.BOUND_MILLIS)
 class DiscoverServerSmokeTest {
-
-  private ChildProcesses children;
-
-  @BeforeEach
-  void snapshotProcesses() {
-    children = ChildProcesses.snapshot();
-  }
-
-  @AfterEach
-  void noProcessLeft() {
-    assertEquals(List.of(), children.awaitNoneLeft(BOUND), "processes left alive");
-  }
 
   private static String meta(String client) {
     return "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","

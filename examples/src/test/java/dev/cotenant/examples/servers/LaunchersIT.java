@@ -8,13 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.cotenant.testkit.process.ChecksProcessLeaks;
 import io.modelcontextprotocol.client.McpSyncClient;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -24,19 +23,8 @@ import tools.jackson.databind.JsonNode;
  * Every entry of {@code examples/mcp.json} run the way a host runs it: its launcher from
  * {@code examples/bin}, against the packaged {@code target/cotenant-sample-servers.jar}.
  */
+@ChecksProcessLeaks(waitMillis = SampleLaunch.BOUND_MILLIS)
 class LaunchersIT {
-
-  private ChildProcesses children;
-
-  @BeforeEach
-  void snapshotProcesses() {
-    children = ChildProcesses.snapshot();
-  }
-
-  @AfterEach
-  void noProcessLeft() {
-    assertEquals(List.of(), children.awaitNoneLeft(BOUND), "processes left alive");
-  }
 
   @ParameterizedTest
   @CsvSource({

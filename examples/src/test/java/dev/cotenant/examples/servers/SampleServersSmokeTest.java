@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.cotenant.testkit.process.ChecksProcessLeaks;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.ServerParameters;
 import io.modelcontextprotocol.spec.McpSchema;
@@ -24,8 +25,6 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
@@ -34,19 +33,8 @@ import tools.jackson.databind.JsonNode;
  * through the MCP Java SDK client: each initializes, lists the tools it should, and behaves as
  * its README entry says. No process outlives its test.
  */
+@ChecksProcessLeaks(waitMillis = SampleLaunch.BOUND_MILLIS)
 class SampleServersSmokeTest {
-
-  private ChildProcesses children;
-
-  @BeforeEach
-  void snapshotProcesses() {
-    children = ChildProcesses.snapshot();
-  }
-
-  @AfterEach
-  void noProcessLeft() {
-    assertEquals(List.of(), children.awaitNoneLeft(BOUND), "processes left alive");
-  }
 
   private static ServerParameters sample(Class<?> main) {
     return parameters(javaCommand(main), Map.of());

@@ -1,6 +1,5 @@
 package dev.cotenant.examples.servers;
 
-import static dev.cotenant.examples.servers.SampleLaunch.BOUND;
 import static dev.cotenant.examples.servers.SampleLaunch.call;
 import static dev.cotenant.examples.servers.SampleLaunch.connect;
 import static dev.cotenant.examples.servers.SampleLaunch.parameters;
@@ -9,14 +8,13 @@ import static dev.cotenant.examples.servers.SampleLaunch.toolNames;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.cotenant.testkit.process.ChecksProcessLeaks;
 import io.modelcontextprotocol.client.McpSyncClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -24,21 +22,10 @@ import tools.jackson.databind.json.JsonMapper;
  * {@code @modelcontextprotocol/server-everything}, installed from npm by the build and pinned in
  * {@code examples/npm/package-lock.json}, started through its launcher over stdio.
  */
+@ChecksProcessLeaks(waitMillis = SampleLaunch.BOUND_MILLIS)
 class ServerEverythingSmokeTest {
 
   static final Path LAUNCHER = Path.of("bin", "server-everything").toAbsolutePath();
-
-  private ChildProcesses children;
-
-  @BeforeEach
-  void snapshotProcesses() {
-    children = ChildProcesses.snapshot();
-  }
-
-  @AfterEach
-  void noProcessLeft() {
-    assertEquals(List.of(), children.awaitNoneLeft(BOUND), "processes left alive");
-  }
 
   @Test
   void theBuildInstalledTheVersionPinnedInTheLockFile() throws Exception {

@@ -9,6 +9,7 @@ import dev.cotenant.gateway.providers.ProviderSelection.Origin;
 import dev.cotenant.gateway.providers.ProviderSelection.Selected;
 import dev.cotenant.gateway.providers.fixtures.FakePreflightTransportProvider;
 import dev.cotenant.gateway.providers.fixtures.FakeRecordStoreProvider;
+import dev.cotenant.gateway.providers.fixtures.NamedFixture;
 import dev.cotenant.testkit.records.InMemoryRecordStores;
 import dev.cotenant.spi.PreflightTransport;
 import dev.cotenant.spi.PreflightTransportProvider;
@@ -233,15 +234,11 @@ class ProviderLoadingTest {
   }
 
   /** A provider passed explicitly whose create() fails. */
-  static final class ThrowsOnCreateLambdaFree implements RecordStoreProvider {
-    @Override
-    public String name() {
-      return "explicit";
-    }
-
-    @Override
-    public RecordStores create(ProviderContext context) {
-      throw new UnsupportedOperationException("nope");
+  static final class ThrowsOnCreateLambdaFree extends NamedFixture<RecordStores> implements RecordStoreProvider {
+    ThrowsOnCreateLambdaFree() {
+      super("explicit", () -> {
+        throw new UnsupportedOperationException("nope");
+      });
     }
   }
 

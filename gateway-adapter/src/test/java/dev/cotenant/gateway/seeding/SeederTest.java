@@ -4,21 +4,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.cotenant.api.Assessor;
-import dev.cotenant.api.Evidence;
-import dev.cotenant.api.Finding;
-import dev.cotenant.api.PreflightOutcome;
-import dev.cotenant.api.ReasonCode;
 import dev.cotenant.api.Verdict;
 import dev.cotenant.gateway.config.LockedJsonFile;
 import dev.cotenant.providers.seeding.DefaultSeedingPolicy;
 import dev.cotenant.spi.PreflightCache;
 import dev.cotenant.spi.PreflightRecord;
 import dev.cotenant.spi.SeedPlan;
+import dev.cotenant.testkit.contract.Samples;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -27,15 +22,8 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 class SeederTest {
-  private static final Verdict MEASURED =
-      Assessor.assess(new Evidence(List.of(), List.of(), PreflightOutcome.passed(), true));
-  private static final Verdict DECLARED =
-      Assessor.assess(
-          new Evidence(
-              List.of(),
-              List.of(Finding.of("t", ReasonCode.DECLARES_CALLER_IDENTITY, "cotenant.caller-identity")),
-              PreflightOutcome.passed(),
-              true));
+  private static final Verdict MEASURED = Samples.verdicts().get("measured");
+  private static final Verdict DECLARED = Samples.verdicts().get("declared");
 
   /** Markers only; rows are not used by seeding. */
   static final class MarkerCache implements PreflightCache {

@@ -3,14 +3,10 @@ package dev.cotenant.gateway.stub;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.cotenant.api.Assessor;
-import dev.cotenant.api.Evidence;
-import dev.cotenant.api.Finding;
-import dev.cotenant.api.PreflightOutcome;
-import dev.cotenant.api.ReasonCode;
 import dev.cotenant.api.Verdict;
 import dev.cotenant.gateway.config.GatewaySettings;
 import dev.cotenant.gateway.config.LockedJsonFile;
+import dev.cotenant.testkit.contract.Samples;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -23,17 +19,8 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 class BulkStubTest {
-  private static final Verdict MEASURED =
-      Assessor.assess(new Evidence(List.of(), List.of(), PreflightOutcome.passed(), true));
-  private static final Verdict DECLARED =
-      Assessor.assess(
-          new Evidence(
-              List.of(),
-              List.of(Finding.of("t", ReasonCode.DECLARES_CALLER_IDENTITY, "cotenant.caller-identity")),
-              PreflightOutcome.passed(),
-              true));
-  private static final Verdict UNKNOWN = Assessor.assess(Evidence.none());
-  private static final Map<String, Verdict> VERDICTS = Map.of("measured", MEASURED, "declared", DECLARED, "unknown", UNKNOWN);
+  /** The kit's sample verdicts, by server name: {@code measured}, {@code declared} and {@code unknown} among them. */
+  private static final Map<String, Verdict> VERDICTS = Samples.verdicts();
 
   @TempDir Path dir;
 

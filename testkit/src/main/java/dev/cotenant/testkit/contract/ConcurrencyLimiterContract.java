@@ -37,28 +37,24 @@ import org.junit.jupiter.api.Test;
  *
  * <p><b>Thread-safety:</b> one suite instance per test, as JUnit does by default.
  */
-public abstract class ConcurrencyLimiterContract extends NamedProviderContract<ConcurrencyLimiterProvider> {
+public abstract class ConcurrencyLimiterContract
+    extends NamedProviderContract<ConcurrencyLimiterProvider, ConcurrencyLimiter> {
   private static final long SHORT_MS = 100;
   private static final long LONG_S = 30;
 
   /** For subclasses. */
-  protected ConcurrencyLimiterContract() {}
+  protected ConcurrencyLimiterContract() {
+    super(ConcurrencyLimiterProvider::create);
+  }
 
   /** A limiter created by a new provider from {@link #context()}. */
   protected final ConcurrencyLimiter limiter() {
-    ConcurrencyLimiter l = provider().create(context());
-    assertNotNull(l, "create(context) returned null");
-    return l;
+    return created();
   }
 
   /** A server name no other test of this run uses. */
   protected final String server(String label) {
     return label + "-" + directory.getFileName();
-  }
-
-  @Test
-  void createWorksWithAnEmptyConfiguration() {
-    assertNotNull(provider().create(context()), "create(context) returned null");
   }
 
   @Test

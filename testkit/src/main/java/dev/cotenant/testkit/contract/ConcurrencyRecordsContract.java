@@ -19,7 +19,6 @@ import java.util.OptionalInt;
 import java.util.Set;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The contract of {@link ConcurrencyRecords} (DESIGN §7), minus what is about one file format.
@@ -41,24 +40,9 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p><b>Thread-safety:</b> one suite instance per test, as JUnit does by default.
  */
-public abstract class ConcurrencyRecordsContract {
-  /** A fresh records directory per test. */
-  @TempDir protected Path directory;
-
+public abstract class ConcurrencyRecordsContract extends RecordStoreContract<ConcurrencyRecords> {
   /** For subclasses. */
   protected ConcurrencyRecordsContract() {}
-
-  /**
-   * Opens the concurrency records kept under {@code directory}. Called once per test, and again
-   * with the same directory where a test checks that state survives a restart.
-   */
-  protected abstract ConcurrencyRecords open(Path directory) throws Exception;
-
-  private ConcurrencyRecords records() throws Exception {
-    ConcurrencyRecords r = open(directory);
-    assertNotNull(r, "open(directory) returned null");
-    return r;
-  }
 
   private static ConcurrencyRecord shared(String name, int max) {
     return ConcurrencyRecord.shared(name, ShareScope.TENANT, max, new ProbePass(Samples.ledgerKey(name), "echo", 5, 1_700_000_000.5));
@@ -70,7 +54,7 @@ public abstract class ConcurrencyRecordsContract {
 
   @Test
   void anEmptyStoreLoadsAsNoRecords() throws Exception {
-    ConcurrencyRecords r = records();
+    ConcurrencyRecords r = store();
     ConcurrencyRecords.Snapshot s = r.load();
     assertNotNull(s, "load() returned null");
     assertEquals(Map.of(), s.records());
@@ -80,7 +64,7 @@ public abstract class ConcurrencyRecordsContract {
 
   @Test
   void recordsOfEveryModelRoundTrip() throws Exception {
-    ConcurrencyRecords r = records();
+    ConcurrencyRecords r = store();
     ConcurrencyRecord sidecar = ConcurrencyRecord.sidecar("sidecar");
     ConcurrencyRecord shared = ConcurrencyRecord.shared("shared", ShareScope.GLOBAL, 8,
         new ProbePass(Samples.ledgerKey("shared"), "echo", 4, 1_700_000_000.25));
@@ -97,7 +81,7 @@ public abstract class ConcurrencyRecordsContract {
 
   @Test
   void updateSeesTheStoredRecordAndReturnsWhatIsStored() throws Exception {
-    ConcurrencyRecords r = records();
+    ConcurrencyRecords r = store();
     List<Optional<ConcurrencyRecord>> seen = new ArrayList<>();
     Optional<ConcurrencyRecord> first = r.update("s", current -> {
       seen.add(current);
@@ -115,7 +99,7 @@ public abstract class ConcurrencyRecordsContract {
 
   @Test
   void anUpdateWhoseChangeThrowsWritesNothing() throws Exception {
-    ConcurrencyRecords r = records();
+    ConcurrencyRecords r = store();
     r.put(shared("s", 2));
     IllegalStateException refused = new IllegalStateException("refused by the change");
     IllegalStateException thrown = assertThrows(IllegalStateException.class, () -> r.update("s", current -> {
@@ -132,7 +116,7 @@ public abstract class ConcurrencyRecordsContract {
 
   @Test
   void anUpdateReturningEmptyRemoves() throws Exception {
-    ConcurrencyRecords r = records();
+    ConcurrencyRecords r = store();
     r.put(shared("s", 2));
     r.put(warm("kept"));
     assertEquals(Optional.empty(), r.update("s", current -> Optional.empty()));
@@ -143,7 +127,7 @@ public abstract class ConcurrencyRecordsContract {
 
   @Test
   void aRecordNamingAnotherServerIsRefused() throws Exception {
-    ConcurrencyRecords r = records();
+    ConcurrencyRecords r = store();
     r.put(warm("a"));
     assertThrows(IllegalArgumentException.class, () -> r.update("a", current -> Optional.of(warm("b"))),
         "an update of a returning a record of b was accepted");
@@ -153,7 +137,7 @@ public abstract class ConcurrencyRecordsContract {
 
   @Test
   void updatesFromSeveralThreadsAreAllKept() throws Exception {
-    ConcurrencyRecords r = records();
+    ConcurrencyRecords r = store();
     ConcurrencyRecords other = open(directory);
     int threads = 6;
     int each = 15;
@@ -180,7 +164,7 @@ public abstract class ConcurrencyRecordsContract {
 
   @Test
   void recordsSurviveAReopen() throws Exception {
-    ConcurrencyRecords r = records();
+    ConcurrencyRecords r = store();
     r.put(shared("s", 4));
     r.put(warm("w"));
     r.put(ConcurrencyRecord.sidecar("gone"));

@@ -37,12 +37,14 @@ import org.junit.jupiter.api.Test;
  *
  * <p><b>Thread-safety:</b> one suite instance per test, as JUnit does by default.
  */
-public abstract class EvidenceSourceProviderContract extends NamedProviderContract<EvidenceSourceProvider> {
-  private static final int THREADS = 8;
+public abstract class EvidenceSourceProviderContract
+    extends NamedProviderContract<EvidenceSourceProvider, EvidenceSource> {
   private static final int ROUNDS = 20;
 
   /** For subclasses. */
-  protected EvidenceSourceProviderContract() {}
+  protected EvidenceSourceProviderContract() {
+    super(EvidenceSourceProvider::create);
+  }
 
   /** The inputs the source is called with; {@link Samples#evidenceInputs()} by default. */
   protected List<EvidenceInput> inputs() {
@@ -51,14 +53,7 @@ public abstract class EvidenceSourceProviderContract extends NamedProviderContra
 
   /** A source created by a new provider from {@link #context()}. */
   protected final EvidenceSource source() {
-    EvidenceSource s = provider().create(context());
-    assertNotNull(s, "create(context) returned null");
-    return s;
-  }
-
-  @Test
-  void createWorksWithAnEmptyConfiguration() {
-    assertNotNull(provider().create(context()), "create(context) returned null");
+    return created();
   }
 
   @Test
@@ -114,20 +109,8 @@ public abstract class EvidenceSourceProviderContract extends NamedProviderContra
     for (EvidenceInput input : inputs) {
       expected.add(findingsOf(s, input));
     }
-    List<String> problems = Concurrently.run(THREADS, 60, worker -> {
-      for (int round = 0; round < ROUNDS; round++) {
-        for (int i = 0; i < inputs.size(); i++) {
-          int k = (i + worker * 7 + round) % inputs.size();
-          List<Finding> got = s.findings(inputs.get(k));
-          if (!expected.get(k).equals(got)) {
-            return "worker " + worker + " got " + got + " for input " + k + ", expected " + expected.get(k);
-          }
-        }
-      }
-      return "";
-    });
-    assertEquals(List.of(), problems.stream().filter(p -> !p.isEmpty()).collect(Collectors.toList()),
-        "called from " + THREADS + " threads at once, the source answered differently");
+    assertEquals(List.of(), Concurrently.disagreements(ROUNDS, 7, inputs, expected, s::findings, k -> "input " + k),
+        "called from " + Concurrently.THREADS + " threads at once, the source answered differently");
   }
 
   @Test

@@ -21,7 +21,6 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The contract of a {@link HazardLedger} (DESIGN §4.1), minus what is about one file format.
@@ -48,31 +47,16 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p><b>Thread-safety:</b> one suite instance per test, as JUnit does by default.
  */
-public abstract class HazardLedgerContract {
+public abstract class HazardLedgerContract extends RecordStoreContract<HazardLedger> {
   private static final String A = "server-a";
   private static final String B = "server-b";
-
-  /** A fresh records directory per test. */
-  @TempDir protected Path directory;
 
   /** For subclasses. */
   protected HazardLedgerContract() {}
 
-  /**
-   * Opens the ledger kept under {@code directory}. Called once per test, and again with the same
-   * directory where a test checks that state survives a restart.
-   */
-  protected abstract HazardLedger open(Path directory) throws Exception;
-
-  private HazardLedger ledger() throws Exception {
-    HazardLedger l = open(directory);
-    assertNotNull(l, "open(directory) returned null");
-    return l;
-  }
-
   @Test
   void recordedOnlyForASharedBackend() throws Exception {
-    HazardLedger l = ledger();
+    HazardLedger l = store();
     assertFalse(l.record(A, Samples.ledgerKey(A), CROSS_SESSION_LEAK, 1), "recorded with one attached session");
     assertFalse(l.record(A, Samples.ledgerKey(A), CROSS_SESSION_LEAK, 0), "recorded with no attached session");
     assertFalse(l.record(A, Samples.ledgerKey(A), CROSS_SESSION_LEAK, -3), "recorded with a negative session count");
@@ -85,7 +69,7 @@ public abstract class HazardLedgerContract {
 
   @Test
   void anEmptyNameOrIdentityIsRefused() throws Exception {
-    HazardLedger l = ledger();
+    HazardLedger l = store();
     assertThrows(IllegalArgumentException.class, () -> l.record("", Samples.ledgerKey(A), CROSS_SESSION_LEAK, 2),
         "an empty server name was accepted");
     assertThrows(IllegalArgumentException.class, () -> l.record(A, "", CROSS_SESSION_LEAK, 2),
@@ -95,7 +79,7 @@ public abstract class HazardLedgerContract {
 
   @Test
   void aNullCodeRecordsNothing() throws Exception {
-    HazardLedger l = ledger();
+    HazardLedger l = store();
     try {
       assertFalse(l.record(A, Samples.ledgerKey(A), nullCode(), 2), "a null code was recorded");
     } catch (RuntimeException refused) {
@@ -106,7 +90,7 @@ public abstract class HazardLedgerContract {
 
   @Test
   void codesForAnswersPerIdentity() throws Exception {
-    HazardLedger l = ledger();
+    HazardLedger l = store();
     l.record(A, Samples.ledgerKey(A), UNROUTABLE_SERVER_REQUEST, 2);
     assertEquals(Set.of(UNROUTABLE_SERVER_REQUEST), l.codesFor(A, Samples.ledgerKey(A)));
     assertEquals(Set.of(), l.codesFor(A, Samples.otherLedgerKey(A)), "another identity of the same server sees the hazard");
@@ -117,7 +101,7 @@ public abstract class HazardLedgerContract {
 
   @Test
   void codesForNameUnionsEveryIdentity() throws Exception {
-    HazardLedger l = ledger();
+    HazardLedger l = store();
     l.record(A, Samples.ledgerKey(A), UNROUTABLE_SERVER_REQUEST, 2);
     l.record(A, Samples.otherLedgerKey(A), CROSS_SESSION_LEAK, 3);
     l.record(B, Samples.ledgerKey(B), UNATTRIBUTABLE_NOTIFICATION, 2);
@@ -129,7 +113,7 @@ public abstract class HazardLedgerContract {
 
   @Test
   void snapshotAgreesWithEveryRead() throws Exception {
-    HazardLedger l = ledger();
+    HazardLedger l = store();
     l.record(A, Samples.ledgerKey(A), UNROUTABLE_SERVER_REQUEST, 2);
     l.record(A, Samples.ledgerKey(A), CROSS_SESSION_LEAK, 2);
     l.record(A, Samples.otherLedgerKey(A), UNATTRIBUTABLE_NOTIFICATION, 4);
@@ -161,7 +145,7 @@ public abstract class HazardLedgerContract {
 
   @Test
   void countsAddUp() throws Exception {
-    HazardLedger l = ledger();
+    HazardLedger l = store();
     for (int i = 0; i < 3; i++) {
       l.record(A, Samples.ledgerKey(A), UNROUTABLE_SERVER_REQUEST, 2);
     }
@@ -175,7 +159,7 @@ public abstract class HazardLedgerContract {
 
   @Test
   void clearForgetsOneServerOnly() throws Exception {
-    HazardLedger l = ledger();
+    HazardLedger l = store();
     l.record(A, Samples.ledgerKey(A), UNROUTABLE_SERVER_REQUEST, 2);
     l.record(A, Samples.otherLedgerKey(A), CROSS_SESSION_LEAK, 2);
     l.record(B, Samples.ledgerKey(B), CROSS_SESSION_LEAK, 2);
@@ -192,7 +176,7 @@ public abstract class HazardLedgerContract {
 
   @Test
   void hasUnflushedNeverHidesAnUnflushedChange() throws Exception {
-    HazardLedger l = ledger();
+    HazardLedger l = store();
     l.record(A, Samples.ledgerKey(A), CROSS_SESSION_LEAK, 2);
     assertTrue(l.hasUnflushed(), "hasUnflushed() is false right after a record");
     l.flush();
@@ -205,7 +189,7 @@ public abstract class HazardLedgerContract {
 
   @Test
   void reloadKeepsWhatWasRecordedHere() throws Exception {
-    HazardLedger l = ledger();
+    HazardLedger l = store();
     l.record(A, Samples.ledgerKey(A), CROSS_SESSION_LEAK, 2);
     l.flush();
     l.record(B, Samples.ledgerKey(B), UNROUTABLE_SERVER_REQUEST, 2);
@@ -216,7 +200,7 @@ public abstract class HazardLedgerContract {
 
   @Test
   void flushThenReopenKeepsEverything() throws Exception {
-    HazardLedger l = ledger();
+    HazardLedger l = store();
     l.record(A, Samples.ledgerKey(A), UNROUTABLE_SERVER_REQUEST, 2);
     l.record(A, Samples.ledgerKey(A), UNROUTABLE_SERVER_REQUEST, 2);
     l.record(A, Samples.otherLedgerKey(A), CROSS_SESSION_LEAK, 2);
@@ -234,7 +218,7 @@ public abstract class HazardLedgerContract {
 
   @Test
   void recordDoesNoIo() throws Exception {
-    HazardLedger l = ledger();
+    HazardLedger l = store();
     // Make the records directory unusable: a regular file stands where it was.
     Path aside = directory.resolveSibling(directory.getFileName() + ".aside");
     Files.move(directory, aside);
@@ -255,7 +239,7 @@ public abstract class HazardLedgerContract {
 
   @Test
   void twoLedgersOpenedOnOneDirectoryLoseNothing() throws Exception {
-    HazardLedger a = ledger();
+    HazardLedger a = store();
     HazardLedger b = open(directory);
     a.record(A, Samples.ledgerKey(A), UNROUTABLE_SERVER_REQUEST, 2);
     b.record(B, Samples.ledgerKey(B), CROSS_SESSION_LEAK, 2);
@@ -272,7 +256,7 @@ public abstract class HazardLedgerContract {
 
   @Test
   void recordsFromManyThreadsAreAllKept() throws Exception {
-    HazardLedger l = ledger();
+    HazardLedger l = store();
     int threads = 8;
     int each = 250;
     Concurrently.run(threads, 120, worker -> {

@@ -35,12 +35,14 @@ import org.junit.jupiter.api.Test;
  *
  * <p><b>Thread-safety:</b> one suite instance per test, as JUnit does by default.
  */
-public abstract class ManagedServerClassifierContract extends NamedProviderContract<ManagedServerClassifierProvider> {
-  private static final int THREADS = 8;
+public abstract class ManagedServerClassifierContract
+    extends NamedProviderContract<ManagedServerClassifierProvider, ManagedServerClassifier> {
   private static final int ROUNDS = 50;
 
   /** For subclasses. */
-  protected ManagedServerClassifierContract() {}
+  protected ManagedServerClassifierContract() {
+    super(ManagedServerClassifierProvider::create);
+  }
 
   /** The servers classified; {@link Samples#servers()} by default. */
   protected List<ServerDescription> servers() {
@@ -49,14 +51,7 @@ public abstract class ManagedServerClassifierContract extends NamedProviderContr
 
   /** A classifier created by a new provider from {@link #context()}. */
   protected final ManagedServerClassifier classifier() {
-    ManagedServerClassifier c = provider().create(context());
-    assertNotNull(c, "create(context) returned null");
-    return c;
-  }
-
-  @Test
-  void createWorksWithAnEmptyConfiguration() {
-    assertNotNull(provider().create(context()), "create(context) returned null");
+    return created();
   }
 
   @Test
@@ -86,20 +81,9 @@ public abstract class ManagedServerClassifierContract extends NamedProviderContr
     for (ServerDescription s : servers) {
       expected.add(answerOf(c, s));
     }
-    List<String> problems = Concurrently.run(THREADS, 60, worker -> {
-      for (int round = 0; round < ROUNDS; round++) {
-        for (int i = 0; i < servers.size(); i++) {
-          int k = (i + worker * 3 + round) % servers.size();
-          Optional<String> got = c.sessionBoundReason(servers.get(k));
-          if (!expected.get(k).equals(got)) {
-            return "worker " + worker + " got " + got + " for " + servers.get(k).name() + ", expected " + expected.get(k);
-          }
-        }
-      }
-      return "";
-    });
-    assertEquals(List.of(), problems.stream().filter(p -> !p.isEmpty()).collect(Collectors.toList()),
-        "called from " + THREADS + " threads at once, the classifier answered differently");
+    assertEquals(List.of(),
+        Concurrently.disagreements(ROUNDS, 3, servers, expected, c::sessionBoundReason, k -> servers.get(k).name()),
+        "called from " + Concurrently.THREADS + " threads at once, the classifier answered differently");
   }
 
   @Test

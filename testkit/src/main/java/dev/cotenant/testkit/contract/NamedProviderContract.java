@@ -15,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.BiFunction;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -29,7 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
  * <p><b>Checks:</b> the name is non-blank, lowercase and without surrounding blanks; it is the same
  * on every call and on every instance; the constructor does no IO, as far as a test can tell: it
  * starts no process and writes nothing under {@code user.home} or {@code java.io.tmpdir} (both
- * pointed at empty directories while the constructor runs).
+ * pointed at empty directories while the constructor runs); the SPI's factory method creates what
+ * the provider provides from a context with empty configuration, never null.
  *
  * <p><b>Extending:</b> implement {@link #constructor()} with the provider's no-arg constructor
  * ({@code MyProvider::new}); override {@link #context()} when the provider needs configuration.
@@ -39,13 +41,22 @@ import org.junit.jupiter.api.io.TempDir;
  * run in parallel with other tests (the IO check swaps two system properties).
  *
  * @param <P> the provider interface
+ * @param <T> what its factory method creates
  */
-public abstract class NamedProviderContract<P extends NamedProvider> {
+public abstract class NamedProviderContract<P extends NamedProvider, T> {
   /** A fresh directory per test; {@link #context()} uses it as the records directory. */
   @TempDir protected Path directory;
 
-  /** For subclasses. */
-  protected NamedProviderContract() {}
+  private final BiFunction<? super P, ProviderContext, ? extends T> factory;
+
+  /**
+   * For the suite of one SPI.
+   *
+   * @param factory the SPI's factory method, e.g. {@code EvidenceSourceProvider::create}
+   */
+  protected NamedProviderContract(BiFunction<? super P, ProviderContext, ? extends T> factory) {
+    this.factory = factory;
+  }
 
   /** The provider's public no-arg constructor, e.g. {@code MyProvider::new}. */
   protected abstract Supplier<? extends P> constructor();
@@ -58,6 +69,18 @@ public abstract class NamedProviderContract<P extends NamedProvider> {
   /** A new provider from {@link #constructor()}. */
   protected final P provider() {
     return assertNotNullProvider(constructor().get());
+  }
+
+  /** What a new provider's factory method creates from {@link #context()}, checked not to be null. */
+  protected final T created() {
+    T made = factory.apply(provider(), context());
+    assertNotNull(made, "create(context) returned null");
+    return made;
+  }
+
+  @Test
+  void createWorksWithAnEmptyConfiguration() {
+    created();
   }
 
   @Test

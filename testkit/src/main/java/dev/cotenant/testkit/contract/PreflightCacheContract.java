@@ -2,7 +2,6 @@ package dev.cotenant.testkit.contract;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cotenant.api.HandshakeFacts;
@@ -13,7 +12,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The contract of a {@link PreflightCache} (DESIGN §4.2), minus what is about one file format.
@@ -37,27 +35,12 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p><b>Thread-safety:</b> one suite instance per test, as JUnit does by default.
  */
-public abstract class PreflightCacheContract {
+public abstract class PreflightCacheContract extends RecordStoreContract<PreflightCache> {
   private static final String A = "server-a";
   private static final String B = "server-b";
 
-  /** A fresh records directory per test. */
-  @TempDir protected Path directory;
-
   /** For subclasses. */
   protected PreflightCacheContract() {}
-
-  /**
-   * Opens the cache kept under {@code directory}. Called once per test, and again with the same
-   * directory where a test checks that state survives a restart.
-   */
-  protected abstract PreflightCache open(Path directory) throws Exception;
-
-  private PreflightCache cache() throws Exception {
-    PreflightCache c = open(directory);
-    assertNotNull(c, "open(directory) returned null");
-    return c;
-  }
 
   private static PreflightRecord measured(String name, Optional<String> version) {
     return Samples.row(name, Samples.cacheKey(name), version);
@@ -65,7 +48,7 @@ public abstract class PreflightCacheContract {
 
   @Test
   void putThenSnapshotAndLoadRoundTrip() throws Exception {
-    PreflightCache c = cache();
+    PreflightCache c = store();
     HandshakeFacts facts = Samples.richHandshake();
     PreflightRecord full = new PreflightRecord(A, Samples.cacheKey(A), true, true, List.of("tools", "capabilities"),
         1_700_000_123.25, Optional.of("2.1.0"), Optional.of(facts));
@@ -85,7 +68,7 @@ public abstract class PreflightCacheContract {
 
   @Test
   void loadIncludesWhatIsNotFlushedYet() throws Exception {
-    PreflightCache c = cache();
+    PreflightCache c = store();
     c.put(measured(A, Optional.empty()));
     c.markApplied(A);
     PreflightCache.Snapshot loaded = c.load();
@@ -96,7 +79,7 @@ public abstract class PreflightCacheContract {
 
   @Test
   void aLookupUnderAnotherIdentityIsEmptyAndKeepsTheRow() throws Exception {
-    PreflightCache c = cache();
+    PreflightCache c = store();
     PreflightRecord row = measured(A, Optional.of("1.0.0"));
     c.put(row);
     assertEquals(Optional.empty(), c.lookup(A, Samples.otherCacheKey(A), Optional.of("1.0.0")),
@@ -110,7 +93,7 @@ public abstract class PreflightCacheContract {
 
   @Test
   void aReportedVersionConflictDropsTheRow() throws Exception {
-    PreflightCache c = cache();
+    PreflightCache c = store();
     c.put(measured(A, Optional.of("1.0.0")));
     c.put(measured(B, Optional.of("1.0.0")));
     assertEquals(Optional.empty(), c.lookup(A, Samples.cacheKey(A), Optional.of("1.1.0")),
@@ -125,7 +108,7 @@ public abstract class PreflightCacheContract {
 
   @Test
   void anAbsentVersionOnEitherSideNeverConflicts() throws Exception {
-    PreflightCache c = cache();
+    PreflightCache c = store();
     PreflightRecord versioned = measured(A, Optional.of("1.0.0"));
     PreflightRecord unversioned = measured(B, Optional.empty());
     c.put(versioned);
@@ -141,7 +124,7 @@ public abstract class PreflightCacheContract {
 
   @Test
   void dropRemovesOneRow() throws Exception {
-    PreflightCache c = cache();
+    PreflightCache c = store();
     c.put(measured(A, Optional.empty()));
     c.put(measured(B, Optional.empty()));
     assertTrue(c.drop(A), "drop of a stored row returned false");
@@ -154,7 +137,7 @@ public abstract class PreflightCacheContract {
 
   @Test
   void appliedMarkersAreNeverPruned() throws Exception {
-    PreflightCache c = cache();
+    PreflightCache c = store();
     c.markApplied(A);
     c.markApplied("removed-last-month");
     c.put(measured(A, Optional.of("1.0.0")));
@@ -176,7 +159,7 @@ public abstract class PreflightCacheContract {
 
   @Test
   void twoCachesOpenedOnOneDirectoryLoseNothing() throws Exception {
-    PreflightCache a = cache();
+    PreflightCache a = store();
     PreflightCache b = open(directory);
     a.put(measured(A, Optional.empty()));
     a.markApplied(A);
@@ -192,7 +175,7 @@ public abstract class PreflightCacheContract {
 
   @Test
   void flushThenReopenKeepsRowsAndMarkers() throws Exception {
-    PreflightCache c = cache();
+    PreflightCache c = store();
     PreflightRecord full = new PreflightRecord(A, Samples.cacheKey(A), true, true, List.of("tools"),
         1_700_000_123.5, Optional.of("2.1.0"), Optional.of(Samples.richHandshake()));
     PreflightRecord notRun = new PreflightRecord(B, Samples.cacheKey(B), false, false, List.of("not a stdio server"),

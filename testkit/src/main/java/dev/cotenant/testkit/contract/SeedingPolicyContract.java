@@ -43,9 +43,12 @@ import org.junit.jupiter.api.Test;
  *
  * <p><b>Thread-safety:</b> one suite instance per test, as JUnit does by default.
  */
-public abstract class SeedingPolicyContract extends NamedProviderContract<SeedingPolicyProvider> {
+public abstract class SeedingPolicyContract
+    extends NamedProviderContract<SeedingPolicyProvider, SeedingPolicy> {
   /** For subclasses. */
-  protected SeedingPolicyContract() {}
+  protected SeedingPolicyContract() {
+    super(SeedingPolicyProvider::create);
+  }
 
   /** The verdicts planned; {@link Samples#verdicts()} by default (one of each strength). */
   protected Map<String, Verdict> verdicts() {
@@ -59,14 +62,7 @@ public abstract class SeedingPolicyContract extends NamedProviderContract<Seedin
 
   /** A policy created by a new provider from {@link #context()}. */
   protected final SeedingPolicy policy() {
-    SeedingPolicy p = provider().create(context());
-    assertNotNull(p, "create(context) returned null");
-    return p;
-  }
-
-  @Test
-  void createWorksWithAnEmptyConfiguration() {
-    assertNotNull(provider().create(context()), "create(context) returned null");
+    return created();
   }
 
   @Test

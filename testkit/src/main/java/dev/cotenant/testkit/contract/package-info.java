@@ -19,7 +19,8 @@
  * {@link dev.cotenant.testkit.contract.SeedingPolicyContract},
  * {@link dev.cotenant.testkit.contract.ConcurrencyLimiterContract},
  * {@link dev.cotenant.testkit.contract.SessionTransportContract},
- * {@link dev.cotenant.testkit.contract.PreflightTransportContract}; the provider-based ones share
+ * {@link dev.cotenant.testkit.contract.PreflightTransportContract}; the record-store suites share
+ * {@link dev.cotenant.testkit.contract.RecordStoreContract}, the provider-based ones
  * {@link dev.cotenant.testkit.contract.NamedProviderContract}. Their test methods are
  * package-private, so a subclass cannot override a rule away; a subclass adds inputs through the
  * documented hooks instead.

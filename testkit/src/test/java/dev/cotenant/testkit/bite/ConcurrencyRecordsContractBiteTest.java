@@ -9,132 +9,103 @@ import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
-import org.junit.jupiter.api.Test;
 
 /** Each rule of {@link ConcurrencyRecordsContract} fails records that break it, and the in-memory records pass them all. */
-class ConcurrencyRecordsContractBiteTest {
-  @Test
-  void theInMemoryRecordsPassTheWholeSuite() throws Exception {
-    SuiteRun.of("dev.cotenant.testkit.records.InMemoryConcurrencyRecordsTest").assertAllPassed();
+class ConcurrencyRecordsContractBiteTest extends ContractBiteTest {
+  ConcurrencyRecordsContractBiteTest() {
+    super("dev.cotenant.testkit.records.InMemoryConcurrencyRecordsTest");
   }
 
-  @Test
-  void recordsThatWriteDespiteAThrowingChange() {
-    SuiteRun.of(WritesDespiteAThrowingChange.class).assertFailedExactly("anUpdateWhoseChangeThrowsWritesNothing");
-  }
-
-  @Test
-  void recordsThatStoreAnotherServersRecord() {
-    SuiteRun.of(AcceptsAnotherServersRecord.class).assertFailedExactly("aRecordNamingAnotherServerIsRefused");
-  }
-
-  @Test
-  void recordsWhoseEmptyUpdateKeepsTheEntry() {
-    SuiteRun.of(EmptyKeeps.class).assertFailedExactly("anUpdateReturningEmptyRemoves", "recordsSurviveAReopen");
-  }
-
-  @Test
-  void recordsWhoseUpdateIsNotAtomic() {
-    SuiteRun.of(NotAtomic.class).assertFailedExactly("updatesFromSeveralThreadsAreAllKept");
-  }
-
+  /** The in-memory records, state kept per directory, whose {@code update} is {@link #update}. */
   abstract static class Broken extends ConcurrencyRecordsContract {
     final InMemoryRecordStoreProvider memory = new InMemoryRecordStoreProvider();
 
     @Override
     protected ConcurrencyRecords open(Path directory) {
-      return wrap(Forwarding.memory(memory, directory).concurrencyRecords());
-    }
-
-    abstract ConcurrencyRecords wrap(ConcurrencyRecords records);
-  }
-
-  /** When the change throws, "resets" the entry (removes it) before letting the exception through. */
-  static class WritesDespiteAThrowingChange extends Broken {
-    @Override
-    ConcurrencyRecords wrap(ConcurrencyRecords records) {
-      return new Forwarding.Records(records) {
+      return new Forwarding.Records(Forwarding.memory(memory, directory).concurrencyRecords()) {
         @Override
         public Optional<ConcurrencyRecord> update(
             String name, Function<Optional<ConcurrencyRecord>, Optional<ConcurrencyRecord>> change) throws IOException {
-          RuntimeException[] thrown = new RuntimeException[1];
-          try {
-            return d.update(name, c -> {
-              try {
-                return change.apply(c);
-              } catch (RuntimeException e) {
-                thrown[0] = e;
-                throw e;
-              }
-            });
-          } catch (RuntimeException e) {
-            if (thrown[0] == e) {
-              d.update(name, c -> Optional.empty());
-            }
-            throw e;
-          }
+          return Broken.this.update(d, name, change);
         }
       };
+    }
+
+    /** The broken update of the entry {@code name} of {@code d}, the honest records. */
+    abstract Optional<ConcurrencyRecord> update(ConcurrencyRecords d, String name,
+        Function<Optional<ConcurrencyRecord>, Optional<ConcurrencyRecord>> change) throws IOException;
+  }
+
+  /** When the change throws, "resets" the entry (removes it) before letting the exception through. */
+  @FailsExactly("anUpdateWhoseChangeThrowsWritesNothing")
+  static class WritesDespiteAThrowingChange extends Broken {
+    @Override
+    Optional<ConcurrencyRecord> update(ConcurrencyRecords d, String name,
+        Function<Optional<ConcurrencyRecord>, Optional<ConcurrencyRecord>> change) throws IOException {
+      RuntimeException[] thrown = new RuntimeException[1];
+      try {
+        return d.update(name, c -> {
+          try {
+            return change.apply(c);
+          } catch (RuntimeException e) {
+            thrown[0] = e;
+            throw e;
+          }
+        });
+      } catch (RuntimeException e) {
+        if (thrown[0] == e) {
+          d.update(name, c -> Optional.empty());
+        }
+        throw e;
+      }
     }
   }
 
   /** Stores a returned record under its own name, whatever server was being updated. */
+  @FailsExactly("aRecordNamingAnotherServerIsRefused")
   static class AcceptsAnotherServersRecord extends Broken {
     @Override
-    ConcurrencyRecords wrap(ConcurrencyRecords records) {
-      return new Forwarding.Records(records) {
-        @Override
-        public Optional<ConcurrencyRecord> update(
-            String name, Function<Optional<ConcurrencyRecord>, Optional<ConcurrencyRecord>> change) throws IOException {
-          AtomicReference<Optional<ConcurrencyRecord>> elsewhere = new AtomicReference<>(Optional.empty());
-          Optional<ConcurrencyRecord> stored = d.update(name, c -> {
-            Optional<ConcurrencyRecord> next = change.apply(c);
-            if (next.isPresent() && !next.get().serverName().equals(name)) {
-              elsewhere.set(next);
-              return c;
-            }
-            return next;
-          });
-          if (elsewhere.get().isPresent()) {
-            Optional<ConcurrencyRecord> other = elsewhere.get();
-            return d.update(other.get().serverName(), c -> other);
-          }
-          return stored;
+    Optional<ConcurrencyRecord> update(ConcurrencyRecords d, String name,
+        Function<Optional<ConcurrencyRecord>, Optional<ConcurrencyRecord>> change) throws IOException {
+      AtomicReference<Optional<ConcurrencyRecord>> elsewhere = new AtomicReference<>(Optional.empty());
+      Optional<ConcurrencyRecord> stored = d.update(name, c -> {
+        Optional<ConcurrencyRecord> next = change.apply(c);
+        if (next.isPresent() && !next.get().serverName().equals(name)) {
+          elsewhere.set(next);
+          return c;
         }
-      };
+        return next;
+      });
+      if (elsewhere.get().isPresent()) {
+        Optional<ConcurrencyRecord> other = elsewhere.get();
+        return d.update(other.get().serverName(), c -> other);
+      }
+      return stored;
     }
   }
 
   /** An update returning empty leaves the stored record as it was. */
+  @FailsExactly({"anUpdateReturningEmptyRemoves", "recordsSurviveAReopen"})
   static class EmptyKeeps extends Broken {
     @Override
-    ConcurrencyRecords wrap(ConcurrencyRecords records) {
-      return new Forwarding.Records(records) {
-        @Override
-        public Optional<ConcurrencyRecord> update(
-            String name, Function<Optional<ConcurrencyRecord>, Optional<ConcurrencyRecord>> change) throws IOException {
-          return d.update(name, c -> {
-            Optional<ConcurrencyRecord> next = change.apply(c);
-            return next.isPresent() ? next : c;
-          });
-        }
-      };
+    Optional<ConcurrencyRecord> update(ConcurrencyRecords d, String name,
+        Function<Optional<ConcurrencyRecord>, Optional<ConcurrencyRecord>> change) throws IOException {
+      return d.update(name, c -> {
+        Optional<ConcurrencyRecord> next = change.apply(c);
+        return next.isPresent() ? next : c;
+      });
     }
   }
 
   /** Reads, yields, then writes: two updates of one server at once lose one of them. */
+  @FailsExactly("updatesFromSeveralThreadsAreAllKept")
   static class NotAtomic extends Broken {
     @Override
-    ConcurrencyRecords wrap(ConcurrencyRecords records) {
-      return new Forwarding.Records(records) {
-        @Override
-        public Optional<ConcurrencyRecord> update(
-            String name, Function<Optional<ConcurrencyRecord>, Optional<ConcurrencyRecord>> change) throws IOException {
-          Optional<ConcurrencyRecord> next = change.apply(d.get(name));
-          Thread.yield();
-          return d.update(name, c -> next);
-        }
-      };
+    Optional<ConcurrencyRecord> update(ConcurrencyRecords d, String name,
+        Function<Optional<ConcurrencyRecord>, Optional<ConcurrencyRecord>> change) throws IOException {
+      Optional<ConcurrencyRecord> next = change.apply(d.get(name));
+      Thread.yield();
+      return d.update(name, c -> next);
     }
   }
 }

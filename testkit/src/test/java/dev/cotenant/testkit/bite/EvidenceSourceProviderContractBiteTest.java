@@ -15,117 +15,81 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
-import org.junit.jupiter.api.Test;
 
 /** Each rule of {@link EvidenceSourceProviderContract} fails a source that breaks it, and the reference source passes them all. */
-class EvidenceSourceProviderContractBiteTest {
-  @Test
-  void theReferenceSourcePassesTheWholeSuite() throws Exception {
-    SuiteRun.of("dev.cotenant.testkit.reference.ReferenceEvidenceSourceTest").assertAllPassed();
+class EvidenceSourceProviderContractBiteTest extends ContractBiteTest {
+  EvidenceSourceProviderContractBiteTest() {
+    super("dev.cotenant.testkit.reference.ReferenceEvidenceSourceTest");
   }
 
-  @Test
-  void anImpureSource() {
-    SuiteRun.of(ImpureSource.class).assertFailedExactly("findingsArePure", "findingsAreThreadSafe");
-  }
-
-  @Test
-  void aSourceReturningNull() {
-    SuiteRun.of(NullSource.class).assertFailedExactly("findingsAreNeverNull", "findingsArePure",
-        "findingsNameThisProviderAsTheirSource", "findingsUseOnlyCodesASourceMayContribute", "findingsAreThreadSafe",
-        "findingsStartNoProcess");
-  }
-
-  @Test
-  void aSourceClaimingAnObservation() {
-    SuiteRun.of(ClaimsAnObservation.class).assertFailedExactly("findingsUseOnlyCodesASourceMayContribute");
-  }
-
-  @Test
-  void aSourceNamingAnotherProvider() {
-    SuiteRun.of(NamesAnotherSource.class).assertFailedExactly("findingsNameThisProviderAsTheirSource");
-  }
-
-  @Test
-  void aProviderWithAnUppercaseName() {
-    SuiteRun.of(UppercaseName.class).assertFailedExactly("nameIsNonBlankAndLowercase");
-  }
-
-  @Test
-  void aProviderWhoseConstructorWritesAFile() {
-    SuiteRun.of(ConstructorDoesIo.class).assertFailedExactly("constructionDoesNoIo");
-  }
-
-  /** Numbers its findings: the same input never gets the same answer twice. */
-  static class ImpureSource extends EvidenceSourceProviderContract {
+  /** The reference provider, whose sources are what {@link #wrap} makes of the honest ones. */
+  abstract static class Broken extends EvidenceSourceProviderContract {
     @Override
     protected Supplier<? extends EvidenceSourceProvider> constructor() {
       return () -> new ReferenceProviders.Evidence() {
-        private final AtomicLong calls = new AtomicLong();
-
         @Override
         public EvidenceSource create(ProviderContext context) {
-          return input -> List.of(Finding.of(name(), ReasonCode.NO_TOOLS_LISTED, "call " + calls.incrementAndGet()));
+          return wrap(super.create(context), name());
         }
       };
+    }
+
+    /** The broken source made of {@code honest}, the source of the provider named {@code name}. */
+    abstract EvidenceSource wrap(EvidenceSource honest, String name);
+  }
+
+  /** Numbers its findings: the same input never gets the same answer twice. */
+  @FailsExactly({"findingsArePure", "findingsAreThreadSafe"})
+  static class ImpureSource extends Broken {
+    @Override
+    EvidenceSource wrap(EvidenceSource honest, String name) {
+      AtomicLong calls = new AtomicLong();
+      return input -> List.of(Finding.of(name, ReasonCode.NO_TOOLS_LISTED, "call " + calls.incrementAndGet()));
     }
   }
 
   /** Returns null for a server it has no handshake of. */
-  static class NullSource extends EvidenceSourceProviderContract {
+  @FailsExactly({"findingsAreNeverNull", "findingsArePure", "findingsNameThisProviderAsTheirSource",
+      "findingsUseOnlyCodesASourceMayContribute", "findingsAreThreadSafe", "findingsStartNoProcess"})
+  static class NullSource extends Broken {
     @Override
-    protected Supplier<? extends EvidenceSourceProvider> constructor() {
-      return () -> new ReferenceProviders.Evidence() {
-        @Override
-        public EvidenceSource create(ProviderContext context) {
-          EvidenceSource honest = super.create(context);
-          return input -> input.handshake().isPresent() ? honest.findings(input) : null;
-        }
-      };
+    EvidenceSource wrap(EvidenceSource honest, String name) {
+      return input -> input.handshake().isPresent() ? honest.findings(input) : null;
     }
   }
 
   /** Contributes {@code observed_hazard}, which only the ledger may ground. */
-  static class ClaimsAnObservation extends EvidenceSourceProviderContract {
+  @FailsExactly("findingsUseOnlyCodesASourceMayContribute")
+  static class ClaimsAnObservation extends Broken {
     @Override
-    protected Supplier<? extends EvidenceSourceProvider> constructor() {
-      return () -> new ReferenceProviders.Evidence() {
-        @Override
-        public EvidenceSource create(ProviderContext context) {
-          EvidenceSource honest = super.create(context);
-          return input -> {
-            List<Finding> out = new ArrayList<>(honest.findings(input));
-            if (input.concurrency().isPresent()) {
-              out.add(Finding.of(name(), ReasonCode.OBSERVED_HAZARD, "cross_session_leak"));
-            }
-            return out;
-          };
+    EvidenceSource wrap(EvidenceSource honest, String name) {
+      return input -> {
+        List<Finding> out = new ArrayList<>(honest.findings(input));
+        if (input.concurrency().isPresent()) {
+          out.add(Finding.of(name, ReasonCode.OBSERVED_HAZARD, "cross_session_leak"));
         }
+        return out;
       };
     }
   }
 
   /** Signs its findings with another provider's name. */
-  static class NamesAnotherSource extends EvidenceSourceProviderContract {
+  @FailsExactly("findingsNameThisProviderAsTheirSource")
+  static class NamesAnotherSource extends Broken {
     @Override
-    protected Supplier<? extends EvidenceSourceProvider> constructor() {
-      return () -> new ReferenceProviders.Evidence() {
-        @Override
-        public EvidenceSource create(ProviderContext context) {
-          EvidenceSource honest = super.create(context);
-          return input -> {
-            List<Finding> out = new ArrayList<>();
-            for (Finding f : honest.findings(input)) {
-              out.add(new Finding("default-evidence", f.code(), f.detail()));
-            }
-            return out;
-          };
+    EvidenceSource wrap(EvidenceSource honest, String name) {
+      return input -> {
+        List<Finding> out = new ArrayList<>();
+        for (Finding f : honest.findings(input)) {
+          out.add(new Finding("default-evidence", f.code(), f.detail()));
         }
+        return out;
       };
     }
   }
 
   /** Named {@code Reference}. */
+  @FailsExactly("nameIsNonBlankAndLowercase")
   static class UppercaseName extends EvidenceSourceProviderContract {
     @Override
     protected Supplier<? extends EvidenceSourceProvider> constructor() {
@@ -139,6 +103,7 @@ class EvidenceSourceProviderContractBiteTest {
   }
 
   /** Resolves a records directory under the user's home in its constructor, and creates it. */
+  @FailsExactly("constructionDoesNoIo")
   static class ConstructorDoesIo extends EvidenceSourceProviderContract {
     @Override
     protected Supplier<? extends EvidenceSourceProvider> constructor() {

@@ -13,73 +13,56 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
-import org.junit.jupiter.api.Test;
 
 /** Each rule of {@link ManagedServerClassifierContract} fails a classifier that breaks it, and the reference passes them all. */
-class ManagedServerClassifierContractBiteTest {
-  @Test
-  void theReferenceClassifierPassesTheWholeSuite() throws Exception {
-    SuiteRun.of("dev.cotenant.testkit.reference.ReferenceClassifierTest").assertAllPassed();
+class ManagedServerClassifierContractBiteTest extends ContractBiteTest {
+  ManagedServerClassifierContractBiteTest() {
+    super("dev.cotenant.testkit.reference.ReferenceClassifierTest");
   }
 
-  @Test
-  void anImpureClassifier() {
-    SuiteRun.of(Impure.class).assertFailedExactly("answersArePure", "answersAreThreadSafe");
-  }
-
-  @Test
-  void aClassifierReturningNull() {
-    SuiteRun.of(ReturnsNull.class).assertFailedExactly("answersAreNeverNull", "answersArePure", "answersAreThreadSafe",
-        "classifyingNeverRunsTheServer");
-  }
-
-  @Test
-  void aClassifierThatRunsTheServerToFindOut() {
-    SuiteRun.of(RunsTheServer.class).assertFailedExactly("classifyingNeverRunsTheServer");
-  }
-
-  /** Says "session-bound" every other call. */
-  static class Impure extends ManagedServerClassifierContract {
+  /** The reference provider, whose classifiers are what {@link #wrap} makes of the honest ones. */
+  abstract static class Broken extends ManagedServerClassifierContract {
     @Override
     protected Supplier<? extends ManagedServerClassifierProvider> constructor() {
       return () -> new ReferenceProviders.Classifier() {
-        private final AtomicLong calls = new AtomicLong();
-
         @Override
         public ManagedServerClassifier create(ProviderContext context) {
-          return server -> calls.incrementAndGet() % 2 == 0 ? Optional.of("flip") : Optional.empty();
+          return wrap(super.create(context));
         }
       };
+    }
+
+    /** The broken classifier made of {@code honest}. */
+    abstract ManagedServerClassifier wrap(ManagedServerClassifier honest);
+  }
+
+  /** Says "session-bound" every other call. */
+  @FailsExactly({"answersArePure", "answersAreThreadSafe"})
+  static class Impure extends Broken {
+    @Override
+    ManagedServerClassifier wrap(ManagedServerClassifier honest) {
+      AtomicLong calls = new AtomicLong();
+      return server -> calls.incrementAndGet() % 2 == 0 ? Optional.of("flip") : Optional.empty();
     }
   }
 
   /** Answers null for a server it does not know. */
-  static class ReturnsNull extends ManagedServerClassifierContract {
+  @FailsExactly({"answersAreNeverNull", "answersArePure", "answersAreThreadSafe", "classifyingNeverRunsTheServer"})
+  static class ReturnsNull extends Broken {
     @Override
-    protected Supplier<? extends ManagedServerClassifierProvider> constructor() {
-      return () -> new ReferenceProviders.Classifier() {
-        @Override
-        public ManagedServerClassifier create(ProviderContext context) {
-          ManagedServerClassifier honest = super.create(context);
-          return server -> honest.sessionBoundReason(server).orElse(null) == null ? null : honest.sessionBoundReason(server);
-        }
-      };
+    ManagedServerClassifier wrap(ManagedServerClassifier honest) {
+      return server -> honest.sessionBoundReason(server).orElse(null) == null ? null : honest.sessionBoundReason(server);
     }
   }
 
   /** Starts a stdio server and waits for it, to see what it does. */
-  static class RunsTheServer extends ManagedServerClassifierContract {
+  @FailsExactly("classifyingNeverRunsTheServer")
+  static class RunsTheServer extends Broken {
     @Override
-    protected Supplier<? extends ManagedServerClassifierProvider> constructor() {
-      return () -> new ReferenceProviders.Classifier() {
-        @Override
-        public ManagedServerClassifier create(ProviderContext context) {
-          ManagedServerClassifier honest = super.create(context);
-          return server -> {
-            run(server);
-            return honest.sessionBoundReason(server);
-          };
-        }
+    ManagedServerClassifier wrap(ManagedServerClassifier honest) {
+      return server -> {
+        run(server);
+        return honest.sessionBoundReason(server);
       };
     }
 

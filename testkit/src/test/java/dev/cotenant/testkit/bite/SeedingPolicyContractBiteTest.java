@@ -10,35 +10,11 @@ import dev.cotenant.testkit.reference.ReferenceProviders;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
-import org.junit.jupiter.api.Test;
 
 /** Each rule of {@link SeedingPolicyContract} fails a policy that breaks it, and the reference policy passes them all. */
-class SeedingPolicyContractBiteTest {
-  @Test
-  void theReferencePolicyPassesTheWholeSuite() throws Exception {
-    SuiteRun.of("dev.cotenant.testkit.reference.ReferenceSeedingPolicyTest").assertAllPassed();
-  }
-
-  @Test
-  void aPolicyThatReseedsAppliedServers() {
-    SuiteRun.of(Reseeds.class).assertFailedExactly("planNeverSeedsAServerAlreadyApplied",
-        "applyWritesExactlyThePlanAndMarksItApplied");
-  }
-
-  @Test
-  void aPolicyThatTurnsSharingOn() {
-    SuiteRun.of(TurnsSharingOn.class).assertFailedExactly("applyWritesExactlyThePlanAndMarksItApplied",
-        "applyNeverTurnsSharingOnNorTouchesOtherEntries", "applyNeverSeedsAServerMarkedAppliedSinceThePlan");
-  }
-
-  @Test
-  void aPolicyThatDoesNotReportWhoWantsSharing() {
-    SuiteRun.of(HidesWantsShare.class).assertFailedExactly("planReportsTheServersThatWantSharing");
-  }
-
-  @Test
-  void aPolicyWhosePlanMarksServersApplied() {
-    SuiteRun.of(PlanMutatesApplied.class).assertFailedExactly("planIsPureAndLeavesItsInputsAlone");
+class SeedingPolicyContractBiteTest extends ContractBiteTest {
+  SeedingPolicyContractBiteTest() {
+    super("dev.cotenant.testkit.reference.ReferenceSeedingPolicyTest");
   }
 
   abstract static class Broken extends SeedingPolicyContract {
@@ -56,6 +32,7 @@ class SeedingPolicyContractBiteTest {
   }
 
   /** Ignores the applied markers when planning: an operator's "off" is overwritten at every start. */
+  @FailsExactly({"planNeverSeedsAServerAlreadyApplied", "applyWritesExactlyThePlanAndMarksItApplied"})
   static class Reseeds extends Broken {
     @Override
     SeedingPolicy brokenPolicy() {
@@ -69,6 +46,8 @@ class SeedingPolicyContractBiteTest {
   }
 
   /** Un-stubs the servers that want sharing and writes the global switch. */
+  @FailsExactly({"applyWritesExactlyThePlanAndMarksItApplied", "applyNeverTurnsSharingOnNorTouchesOtherEntries",
+      "applyNeverSeedsAServerMarkedAppliedSinceThePlan"})
   static class TurnsSharingOn extends Broken {
     @Override
     SeedingPolicy brokenPolicy() {
@@ -85,6 +64,7 @@ class SeedingPolicyContractBiteTest {
   }
 
   /** Leaves {@code wantsShare} empty. */
+  @FailsExactly("planReportsTheServersThatWantSharing")
   static class HidesWantsShare extends Broken {
     @Override
     SeedingPolicy brokenPolicy() {
@@ -99,6 +79,7 @@ class SeedingPolicyContractBiteTest {
   }
 
   /** Records its plan in the applied markers it was handed, while planning. */
+  @FailsExactly("planIsPureAndLeavesItsInputsAlone")
   static class PlanMutatesApplied extends Broken {
     @Override
     SeedingPolicy brokenPolicy() {

@@ -10,6 +10,7 @@ import dev.cotenant.spi.EvidenceSource;
 import dev.cotenant.spi.EvidenceSourceProvider;
 import dev.cotenant.spi.ManagedServerClassifier;
 import dev.cotenant.spi.ManagedServerClassifierProvider;
+import dev.cotenant.spi.NamedProvider;
 import dev.cotenant.spi.ProviderContext;
 import dev.cotenant.spi.SeedPlan;
 import dev.cotenant.spi.SeedingPolicy;
@@ -32,13 +33,16 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class ReferenceProviders {
   private ReferenceProviders() {}
 
-  /** Speaks about the transport, logging and read-only tools. */
-  public static class Evidence implements EvidenceSourceProvider {
+  /** What every reference provider has in common: the name {@code reference}. */
+  public abstract static class Named implements NamedProvider {
     @Override
     public String name() {
       return "reference";
     }
+  }
 
+  /** Speaks about the transport, logging and read-only tools. */
+  public static class Evidence extends Named implements EvidenceSourceProvider {
     @Override
     public EvidenceSource create(ProviderContext context) {
       return input -> {
@@ -60,12 +64,7 @@ public final class ReferenceProviders {
   }
 
   /** Knows a server as session-bound when its env says {@code MANAGED_BY=host}. */
-  public static class Classifier implements ManagedServerClassifierProvider {
-    @Override
-    public String name() {
-      return "reference";
-    }
-
+  public static class Classifier extends Named implements ManagedServerClassifierProvider {
     @Override
     public ManagedServerClassifier create(ProviderContext context) {
       return server -> "host".equals(server.env().get("MANAGED_BY"))
@@ -74,12 +73,7 @@ public final class ReferenceProviders {
   }
 
   /** The default seeding rules: stub what recommends a stub, report what wants sharing, once per server. */
-  public static class Seeding implements SeedingPolicyProvider {
-    @Override
-    public String name() {
-      return "reference";
-    }
-
+  public static class Seeding extends Named implements SeedingPolicyProvider {
     @Override
     public SeedingPolicy create(ProviderContext context) {
       return new Policy();
@@ -125,12 +119,7 @@ public final class ReferenceProviders {
   }
 
   /** One fair semaphore per server. */
-  public static class Limiter implements ConcurrencyLimiterProvider {
-    @Override
-    public String name() {
-      return "reference";
-    }
-
+  public static class Limiter extends Named implements ConcurrencyLimiterProvider {
     @Override
     public ConcurrencyLimiter create(ProviderContext context) {
       Map<String, Semaphore> slots = new ConcurrentHashMap<>();
