@@ -106,7 +106,8 @@ public final class Statelessness {
         ledger.record(name, key, HazardCode.CROSS_SESSION_LEAK, PROBE_SESSIONS);
         if (write(notWritten, HazardCode.CROSS_SESSION_LEAK.wireName() + " for " + name + " was not written to the hazard ledger",
             ledger::flush)) {
-          LOG.warn("statelessness probe of {}: a caller saw the other's marker; recorded {}",
+          // Info, not a warning: the caller has the report and shows it (the CLI prints it once).
+          LOG.info("statelessness probe of {}: a caller saw the other's marker; recorded {}",
               LogSafe.escape(name), HazardCode.CROSS_SESSION_LEAK.wireName());
         }
         if (records.get(name).filter(r -> r.probedUnder(key)).isPresent()) {

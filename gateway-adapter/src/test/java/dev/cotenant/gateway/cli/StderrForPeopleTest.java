@@ -97,4 +97,33 @@ class StderrForPeopleTest {
     assertEquals("cotenant: warning: records.json: unreadable; it reads as empty\njava.io.IOException: boom\n"
         + "cotenant: error: it broke\ncotenant: partial line\n", sink.toString(StandardCharsets.UTF_8));
   }
+
+  @Test
+  void aLeakIsReportedOnceOnStandardOutputAndNotAgainAsAWarning() throws Exception {
+    ProbeHarness processes = new ProbeHarness();
+    Path records = Files.createDirectories(tmp.resolve("records"));
+    Path config = tmp.resolve("mcp.json");
+    Files.writeString(config, JsonMapperHolder.JSON.writeValueAsString(java.util.Map.of("mcpServers",
+        java.util.Map.of("global", java.util.Map.of("command", ProbeHarness.JAVA, "args", ProbeHarness.javaArgs("global"))))));
+    Process p = new ProcessBuilder(ProbeHarness.JAVA, "-cp", ProbeHarness.CLASSPATH, Main.class.getName(),
+        "probe-stateless", "global", "--tool", "remember", "--args", "{\"target\": \"{marker}\"}", config.toString(),
+        "--records-dir", records.toString()).start();
+    java.util.concurrent.CompletableFuture<String> out = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+      try {
+        return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    });
+    String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertTrue(p.waitFor(120, TimeUnit.SECONDS));
+    assertEquals(ProbeStatelessCommand.EXIT_LEAK, p.exitValue(), err);
+    assertEquals(1, out.get().lines().filter(l -> l.startsWith("LEAKED")).count(), out.get());
+    assertTrue(err.lines().noneMatch(l -> l.contains("marker")), "the leak is on standard output only: " + err);
+    processes.assertNoneLeft();
+  }
+
+  private static final class JsonMapperHolder {
+    static final tools.jackson.databind.json.JsonMapper JSON = tools.jackson.databind.json.JsonMapper.builder().build();
+  }
 }
