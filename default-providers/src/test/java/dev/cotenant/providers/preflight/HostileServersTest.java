@@ -1,5 +1,6 @@
 package dev.cotenant.providers.preflight;
 
+import dev.cotenant.testkit.process.EnvironmentScan;
 import static dev.cotenant.providers.preflight.PreflightHarness.assertNoDivergence;
 import static dev.cotenant.providers.preflight.PreflightHarness.transport;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -190,7 +191,7 @@ class HostileServersTest {
         "export HOP=" + PreflightHarness.shQuote(hop) + "; (sh -c \"$HOP\" &);", "legacy"));
     assertNoDivergence(r);
     h.assertOrphansStarted(2);
-    assertEquals(List.of(), ProcScan.carriers(h.marker()), "a hopper outlived the pre-flight's teardown");
+    assertEquals(List.of(), EnvironmentScan.carriers(h.marker()), "a hopper outlived the pre-flight's teardown");
   }
 
   @Test

@@ -1,5 +1,6 @@
 package dev.cotenant.providers.preflight;
 
+import dev.cotenant.testkit.process.EnvironmentScan;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -153,8 +154,8 @@ final class PreflightHarness {
 
   /** Fails, after killing them, when processes carrying {@link #marker()} are still alive 15 s from now. */
   private void assertNoMarkerCarrier() throws InterruptedException {
-    List<Long> left = ProcScan.carriers(marker(), TimeUnit.SECONDS.toMillis(15));
-    List<String> described = ProcScan.describeAndKill(left);
+    List<Long> left = EnvironmentScan.carriers(marker(), TimeUnit.SECONDS.toMillis(15));
+    List<String> described = EnvironmentScan.describeAndKill(left);
     assertEquals(List.of(), described, "processes carrying " + marker() + " outlived the pre-flight");
   }
 

@@ -1,5 +1,6 @@
 package dev.cotenant.gateway.probe;
 
+import dev.cotenant.testkit.process.EnvironmentScan;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.cotenant.api.ServerDescription;
@@ -45,7 +46,7 @@ public final class ProbeHarness {
   /** Remembers the processes alive now; only later ones are checked. */
   public ProbeHarness() {
     this.before = ProcessHandle.current().descendants().map(ProcessHandle::pid).collect(Collectors.toSet());
-    this.carriersBefore = new HashSet<>(ProcScan.carriers(MARKER));
+    this.carriersBefore = new HashSet<>(EnvironmentScan.carriers(MARKER));
   }
 
   /** Pre-flight settings with shrunk teardown waits and the given overrides. */
@@ -139,13 +140,13 @@ public final class ProbeHarness {
   private void assertNoCarrierLeft() {
     List<Long> left;
     try {
-      left = new ArrayList<>(ProcScan.carriers(MARKER, TimeUnit.SECONDS.toMillis(60)));
+      left = new ArrayList<>(EnvironmentScan.carriers(MARKER, TimeUnit.SECONDS.toMillis(60)));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      left = new ArrayList<>(ProcScan.carriers(MARKER));
+      left = new ArrayList<>(EnvironmentScan.carriers(MARKER));
     }
     left.removeAll(carriersBefore);
-    assertEquals(List.of(), ProcScan.describeAndKill(left), "processes carrying " + MARKER + " left alive");
+    assertEquals(List.of(), EnvironmentScan.describeAndKill(left), "processes carrying " + MARKER + " left alive");
   }
 
   private void assertNoDescendantLeft() {

@@ -2,7 +2,6 @@ package dev.cotenant.testkit.process;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -69,33 +68,8 @@ public final class Processes {
    */
   public static List<ProcessHandle> marked() {
     List<ProcessHandle> out = new ArrayList<>();
-    if (!Files.isDirectory(PROC)) {
-      return out;
-    }
-    byte[] needle = (COOKIE_ENV + "=" + COOKIE).getBytes(StandardCharsets.UTF_8);
-    long self = ProcessHandle.current().pid();
-    try (DirectoryStream<Path> dirs = Files.newDirectoryStream(PROC)) {
-      for (Path dir : dirs) {
-        String name = dir.getFileName().toString();
-        if (name.isEmpty() || !name.chars().allMatch(Character::isDigit)) {
-          continue;
-        }
-        long pid = Long.parseLong(name);
-        if (pid == self) {
-          continue;
-        }
-        byte[] env;
-        try {
-          env = Files.readAllBytes(dir.resolve("environ"));
-        } catch (IOException | SecurityException e) {
-          continue; // gone, or not ours to read
-        }
-        if (containsEntry(env, needle)) {
-          ProcessHandle.of(pid).filter(Processes::running).ifPresent(out::add);
-        }
-      }
-    } catch (IOException e) {
-      return out;
+    for (long pid : EnvironmentScan.carriers(COOKIE_ENV + "=" + COOKIE)) {
+      ProcessHandle.of(pid).filter(Processes::running).ifPresent(out::add);
     }
     return out;
   }
@@ -173,7 +147,7 @@ public final class Processes {
     }
   }
 
-  private static boolean containsEntry(byte[] env, byte[] entry) {
+  static boolean containsEntry(byte[] env, byte[] entry) {
     outer:
     for (int start = 0; start + entry.length <= env.length; start++) {
       if (start > 0 && env[start - 1] != 0) {

@@ -1,4 +1,4 @@
-package dev.cotenant.gateway.probe;
+package dev.cotenant.testkit.process;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -11,21 +11,23 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The tests' own way of finding processes by an entry of their environment: every
- * {@code /proc/<pid>/environ} this user can read is searched for the exact entry. It finds a
- * process that is no longer anyone's descendant (double-forked, {@code setsid}, reparented when its
- * parent exited). Written independently of the teardown it checks. Linux only: elsewhere it finds
- * nothing.
+ * Finds processes by an entry of their environment: every {@code /proc/<pid>/environ} this user
+ * can read is searched for the exact {@code NAME=value} entry. It finds a process that is no
+ * longer anyone's descendant (double-forked, {@code setsid}, reparented when its parent exited),
+ * which a check of the process tree cannot. Give the processes a test starts a marker entry, and
+ * check for it afterwards. Written independently of any teardown it checks. Linux only: elsewhere
+ * it finds nothing. Stateless and thread-safe.
  */
-final class ProcScan {
-  private ProcScan() {}
+public final class EnvironmentScan {
+  private static final Path PROC = Path.of("/proc");
+
+  private EnvironmentScan() {}
 
   /**
-   * The live processes whose environment holds {@code entry} ({@code NAME=value}), polling until
-   * there are none or {@code waitMillis} passed. Zombies have an empty environ and are not
-   * counted.
+   * The live processes whose environment holds {@code entry}, polling until there are none or
+   * {@code waitMillis} passed. Zombies have an empty environ and are not counted.
    */
-  static List<Long> carriers(String entry, long waitMillis) throws InterruptedException {
+  public static List<Long> carriers(String entry, long waitMillis) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis);
     while (true) {
       List<Long> found = carriers(entry);
@@ -37,47 +39,40 @@ final class ProcScan {
   }
 
   /** The live processes whose environment holds {@code entry} now, this JVM excluded. */
-  static List<Long> carriers(String entry) {
-    Path proc = Path.of("/proc");
+  public static List<Long> carriers(String entry) {
     List<Long> out = new ArrayList<>();
-    if (!Files.isDirectory(proc.resolve("self"))) {
+    if (!Files.isDirectory(PROC.resolve("self"))) {
       return out;
     }
+    byte[] needle = entry.getBytes(StandardCharsets.UTF_8);
     long self = ProcessHandle.current().pid();
-    try (DirectoryStream<Path> dir = Files.newDirectoryStream(proc)) {
+    try (DirectoryStream<Path> dir = Files.newDirectoryStream(PROC)) {
       for (Path p : dir) {
         String name = p.getFileName().toString();
         if (name.isEmpty() || !name.chars().allMatch(Character::isDigit)) {
           continue;
         }
         long pid = Long.parseLong(name);
-        if (pid != self && holds(p.resolve("environ"), entry)) {
+        if (pid != self && holds(p.resolve("environ"), needle)) {
           out.add(pid);
         }
       }
     } catch (IOException e) {
-      throw new IllegalStateException("cannot list /proc", e);
+      return out;
     }
     return out;
   }
 
-  private static boolean holds(Path environ, String entry) {
-    byte[] bytes;
+  private static boolean holds(Path environ, byte[] needle) {
     try {
-      bytes = Files.readAllBytes(environ);
+      return Processes.containsEntry(Files.readAllBytes(environ), needle);
     } catch (IOException | SecurityException e) {
-      return false;
+      return false; // gone, or not ours to read
     }
-    for (String e : new String(bytes, StandardCharsets.UTF_8).split("\0")) {
-      if (e.equals(entry)) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /** {@code "<pid> <command line>"} of each process still alive, which is then SIGKILLed. */
-  static List<String> describeAndKill(List<Long> pids) {
+  public static List<String> describeAndKill(List<Long> pids) {
     List<String> out = new ArrayList<>();
     for (long pid : pids) {
       Optional<ProcessHandle> h = ProcessHandle.of(pid);
