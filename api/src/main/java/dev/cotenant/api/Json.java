@@ -51,4 +51,25 @@ public final class Json {
     }
     return value;
   }
+
+  /**
+   * The inverse of {@link #freeze}: a mutable copy of a plain JSON value in which {@link #NULL}
+   * is Java {@code null} again, as JSON libraries write it.
+   */
+  public static @org.jspecify.annotations.Nullable Object thaw(@org.jspecify.annotations.Nullable Object value) {
+    if (value == NULL) {
+      return null;
+    }
+    if (value instanceof Map<?, ?>) {
+      Map<String, Object> out = new LinkedHashMap<>();
+      ((Map<?, ?>) value).forEach((k, x) -> out.put(String.valueOf(k), thaw(x)));
+      return out;
+    }
+    if (value instanceof List<?>) {
+      List<Object> out = new ArrayList<>();
+      ((List<?>) value).forEach(x -> out.add(thaw(x)));
+      return out;
+    }
+    return value;
+  }
 }

@@ -9,7 +9,6 @@ import dev.cotenant.spi.ServerMessageHandler;
 import dev.cotenant.spi.SessionException;
 import java.math.BigInteger;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -71,24 +70,6 @@ final class JsonRpc {
       o.put((String) keysAndValues[i], keysAndValues[i + 1]);
     }
     return o;
-  }
-
-  /** A copy of a plain JSON value that Jackson writes as is: {@link Json#NULL} becomes {@code null}. */
-  static Object thaw(Object v) {
-    if (v == Json.NULL) {
-      return null;
-    }
-    if (v instanceof Map<?, ?>) {
-      Map<String, Object> out = new LinkedHashMap<>();
-      ((Map<?, ?>) v).forEach((k, x) -> out.put(String.valueOf(k), thaw(x)));
-      return out;
-    }
-    if (v instanceof List<?>) {
-      List<Object> out = new ArrayList<>();
-      ((List<?>) v).forEach(x -> out.add(thaw(x)));
-      return out;
-    }
-    return v;
   }
 
   /**

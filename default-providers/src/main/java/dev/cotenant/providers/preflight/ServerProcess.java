@@ -177,7 +177,7 @@ final class ServerProcess {
    * {@code when}.
    */
   void send(Map<String, Object> message, String when) throws SessionException {
-    byte[] bytes = mapper.writeValueAsBytes(JsonRpc.thaw(message));
+    byte[] bytes = mapper.writeValueAsBytes(Json.thaw(message));
     try {
       synchronized (stdin) {
         stdin.write(bytes);

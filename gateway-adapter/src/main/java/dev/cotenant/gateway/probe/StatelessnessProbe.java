@@ -313,24 +313,7 @@ public final class StatelessnessProbe {
 
   /** JSON text of a plain JSON value ({@link dev.cotenant.api.Json#NULL} for null). */
   static String toJson(@Nullable Object value) {
-    return MAPPER.writeValueAsString(thaw(value));
-  }
-
-  private static @Nullable Object thaw(@Nullable Object v) {
-    if (v == dev.cotenant.api.Json.NULL) {
-      return null;
-    }
-    if (v instanceof Map<?, ?>) {
-      Map<String, Object> out = new LinkedHashMap<>();
-      ((Map<?, ?>) v).forEach((k, x) -> out.put(String.valueOf(k), thaw(x)));
-      return out;
-    }
-    if (v instanceof List<?>) {
-      List<Object> out = new ArrayList<>();
-      ((List<?>) v).forEach(x -> out.add(thaw(x)));
-      return out;
-    }
-    return v;
+    return MAPPER.writeValueAsString(dev.cotenant.api.Json.thaw(value));
   }
 
   private static byte[] bytes(int n) {

@@ -1,0 +1,33 @@
+package dev.cotenant.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** {@link Json#thaw} undoes {@link Json#freeze}: NULL becomes null again, and the copy is mutable. */
+class JsonTest {
+  @Test
+  void thawUndoesFreezeAtEveryDepth() {
+    Map<String, Object> tree = new LinkedHashMap<>();
+    tree.put("a", null);
+    tree.put("b", new ArrayList<>(Arrays.asList(1, null, Map.of("c", "d"))));
+    Object frozen = Json.freeze(tree);
+    assertEquals(Json.NULL, ((Map<?, ?>) frozen).get("a"));
+
+    Object thawed = Json.thaw(frozen);
+
+    assertEquals(tree, thawed);
+    assertNull(((Map<?, ?>) thawed).get("a"));
+    @SuppressWarnings("unchecked")
+    List<Object> list = (List<Object>) ((Map<?, ?>) thawed).get("b");
+    list.add("mutable");
+    assertNull(Json.thaw(Json.NULL));
+    assertEquals("x", Json.thaw("x"));
+  }
+}
