@@ -287,6 +287,22 @@ public final class StdioServerHost {
    * @return the tool definition
    */
   public static McpSchema.Tool stringTool(String name, String description, List<String> required, List<String> optional) {
+    return stringTool(name, description, required, optional, null);
+  }
+
+  /**
+   * A tool whose input is an object of string properties, carrying behaviour hints.
+   *
+   * @param name the tool name
+   * @param description what the tool does
+   * @param required the names of the required string properties
+   * @param optional the names of optional string properties
+   * @param annotations the tool's {@code annotations} ({@link #readOnlyHints()}, {@link
+   *     #writeHints(boolean)}), or {@code null} for none
+   * @return the tool definition
+   */
+  public static McpSchema.Tool stringTool(String name, String description, List<String> required, List<String> optional,
+      McpSchema.ToolAnnotations annotations) {
     Map<String, Object> properties = new LinkedHashMap<>();
     for (String property : required) {
       properties.put(property, Map.of("type", "string"));
@@ -298,7 +314,27 @@ public final class StdioServerHost {
         .name(name)
         .description(description)
         .inputSchema(new McpSchema.JsonSchema("object", properties, List.copyOf(required), null, null, null))
+        .annotations(annotations)
         .build();
+  }
+
+  /**
+   * The annotations of a tool that changes nothing.
+   *
+   * @return {@code {"readOnlyHint": true}}
+   */
+  public static McpSchema.ToolAnnotations readOnlyHints() {
+    return McpSchema.ToolAnnotations.builder().readOnlyHint(true).build();
+  }
+
+  /**
+   * The annotations of a tool that changes state.
+   *
+   * @param destructive whether it may destroy or overwrite what is there, rather than only add
+   * @return {@code {"readOnlyHint": false, "destructiveHint": <destructive>}}
+   */
+  public static McpSchema.ToolAnnotations writeHints(boolean destructive) {
+    return McpSchema.ToolAnnotations.builder().readOnlyHint(false).destructiveHint(destructive).build();
   }
 
   /**

@@ -40,9 +40,20 @@ final class SampleLaunch {
     return System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
   }
 
-  /** The command line that runs {@code main} from the test classpath. */
-  static List<String> javaCommand(Class<?> main) {
-    return List.of(java(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", testClasspath(), main.getName());
+  /** The command line that runs {@code main} from the test classpath, with extra JVM options. */
+  static List<String> javaCommand(Class<?> main, String... jvmOptions) {
+    List<String> command = new ArrayList<>(List.of(java(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
+    command.addAll(List.of(jvmOptions));
+    command.addAll(List.of("-cp", testClasspath(), main.getName()));
+    return List.copyOf(command);
+  }
+
+  /** The tool the session lists under {@code name}. */
+  static McpSchema.Tool listedTool(McpSyncClient client, String name) {
+    return client.listTools().tools().stream()
+        .filter(tool -> tool.name().equals(name))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no tool " + name + " in " + toolNames(client)));
   }
 
   /** Server parameters for a command line, with extra environment variables. */

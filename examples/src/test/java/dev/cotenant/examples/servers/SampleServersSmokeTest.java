@@ -4,6 +4,7 @@ import static dev.cotenant.examples.servers.SampleLaunch.BOUND;
 import static dev.cotenant.examples.servers.SampleLaunch.call;
 import static dev.cotenant.examples.servers.SampleLaunch.connect;
 import static dev.cotenant.examples.servers.SampleLaunch.javaCommand;
+import static dev.cotenant.examples.servers.SampleLaunch.listedTool;
 import static dev.cotenant.examples.servers.SampleLaunch.parameters;
 import static dev.cotenant.examples.servers.SampleLaunch.text;
 import static dev.cotenant.examples.servers.SampleLaunch.toolNames;
@@ -18,14 +19,21 @@ import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.ServerParameters;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -182,6 +190,119 @@ class SampleServersSmokeTest {
       assertEquals(EchoServer.NAME, init.path("result").path("serverInfo").path("name").stringValue());
       assertFalse(init.path("result").path("capabilities").has("logging"), init.toString());
       assertEquals(0, session.closeStdinAndAwaitExit(), "exits cleanly when stdin closes");
+    }
+  }
+
+  /** Asserts the tool's {@code readOnlyHint} and {@code destructiveHint} ({@code null}: absent) and its required arguments. */
+  private static void assertTool(McpSyncClient client, String name, Boolean readOnly, Boolean destructive,
+      List<String> required) {
+    McpSchema.Tool tool = listedTool(client, name);
+    assertNotNull(tool.annotations(), name + " carries annotations");
+    assertEquals(readOnly, tool.annotations().readOnlyHint(), name + " readOnlyHint");
+    assertEquals(destructive, tool.annotations().destructiveHint(), name + " destructiveHint");
+    Object listed = tool.inputSchema().get("required");
+    assertEquals(required, listed == null ? List.of() : listed, name + " required arguments");
+  }
+
+  /** The one text block of a successful result. */
+  private static String onlyText(McpSchema.CallToolResult result) {
+    assertFalse(Boolean.TRUE.equals(result.isError()), () -> "an error: " + text(result));
+    assertEquals(1, result.content().size(), result.content().toString());
+    return ((McpSchema.TextContent) result.content().get(0)).text();
+  }
+
+  private static Matcher assertMatches(String regex, String text) {
+    Matcher matcher = Pattern.compile(regex).matcher(text);
+    assertTrue(matcher.matches(), () -> "'" + text + "' does not match " + regex);
+    return matcher;
+  }
+
+  @Test
+  void counterCountsAndTogglesForTheWholeProcessWithoutEchoingAnything() {
+    try (McpSyncClient client = connect(sample(CounterServer.class), "smoke-counter")) {
+      assertEquals(CounterServer.NAME, client.getServerInfo().name());
+      assertEquals(Set.of("next", "toggle"), toolNames(client));
+      assertTool(client, "next", false, false, List.of());
+      assertTool(client, "toggle", false, false, List.of());
+      assertEquals("calls=1", onlyText(call(client, "next", Map.of())));
+      assertEquals("calls=2", onlyText(call(client, "next", Map.of())));
+      assertEquals("on", onlyText(call(client, "toggle", Map.of())));
+      assertEquals("off", onlyText(call(client, "toggle", Map.of())));
+      assertEquals("on", onlyText(call(client, "toggle", Map.of())));
+      assertEquals("calls=3", onlyText(call(client, "next", Map.of())), "toggle does not count");
+    }
+    try (McpSyncClient fresh = connect(sample(CounterServer.class), "smoke-counter-fresh")) {
+      assertEquals("calls=1", onlyText(call(fresh, "next", Map.of())), "a process of its own starts at 1");
+      assertEquals("on", onlyText(call(fresh, "toggle", Map.of())), "and switched off");
+    }
+  }
+
+  @Test
+  void clockAnswersCarryTheTimeAndARandomId() {
+    try (McpSyncClient client = connect(sample(ClockServer.class), "smoke-clock")) {
+      assertEquals(ClockServer.NAME, client.getServerInfo().name());
+      assertEquals(Set.of("echo", "now"), toolNames(client));
+      assertTool(client, "echo", true, null, List.of("text"));
+      assertTool(client, "now", true, null, List.of());
+      String first = onlyText(call(client, "echo", Map.of("text", "hello there")));
+      String second = onlyText(call(client, "echo", Map.of("text", "hello there")));
+      String echo = "\\d\\d:\\d\\d:\\d\\d\\.\\d{3} id=([0-9a-f]{8}) echo: hello there";
+      assertFalse(assertMatches(echo, first).group(1).equals(assertMatches(echo, second).group(1)),
+          "each answer has its own id: " + first + " / " + second);
+      Matcher now = assertMatches("(\\S+) request (\\S+)", onlyText(call(client, "now", Map.of())));
+      Instant.parse(now.group(1));
+      assertEquals(now.group(2), UUID.fromString(now.group(2)).toString());
+      assertTrue(Boolean.TRUE.equals(call(client, "echo", Map.of()).isError()), "echo without text is refused");
+    }
+  }
+
+  @Test
+  void clockCounterSharesOneTextFieldBetweenTheTimeAndTheCount() {
+    try (McpSyncClient client = connect(sample(ClockCounterServer.class), "smoke-clock-counter")) {
+      assertEquals(ClockCounterServer.NAME, client.getServerInfo().name());
+      assertEquals(Set.of("tick", "echo"), toolNames(client));
+      assertTool(client, "tick", false, false, List.of());
+      assertTool(client, "echo", true, null, List.of("text"));
+      assertMatches("\\d\\d:\\d\\d:\\d\\d calls=1", onlyText(call(client, "tick", Map.of())));
+      assertMatches("\\d\\d:\\d\\d:\\d\\d calls=2", onlyText(call(client, "tick", Map.of())));
+      assertMatches("\\d\\d:\\d\\d:\\d\\d echo: hi", onlyText(call(client, "echo", Map.of("text", "hi"))));
+    }
+  }
+
+  @Test
+  void destructiveWipesOnlyItsWorkspacesFilesAndRefusesPathsOutOfIt(@TempDir Path tmp) throws Exception {
+    Path root = tmp.resolve(DestructiveServer.SCRATCH_ROOT);
+    Path mine = Files.createDirectories(root.resolve("w1"));
+    Files.writeString(mine.resolve("a.txt"), "a");
+    Files.writeString(mine.resolve("b.txt"), "b");
+    Path kept = Files.createDirectories(mine.resolve("sub")).resolve("c.txt");
+    Files.writeString(kept, "c");
+    Path other = Files.writeString(Files.createDirectories(root.resolve("w2")).resolve("d.txt"), "d");
+    Path outside = Files.writeString(tmp.resolve("x"), "outside");
+    ServerParameters server = parameters(javaCommand(DestructiveServer.class, "-Djava.io.tmpdir=" + tmp), Map.of());
+    try (McpSyncClient client = connect(server, "smoke-destructive")) {
+      assertEquals(DestructiveServer.NAME, client.getServerInfo().name());
+      assertEquals(Set.of("echo", "wipe_scratch"), toolNames(client));
+      assertTool(client, "echo", true, null, List.of("text"));
+      assertTool(client, "wipe_scratch", false, true, List.of("workspace"));
+      assertEquals("echo: hi", onlyText(call(client, "echo", Map.of("text", "hi"))));
+
+      for (String escape : List.of("../x", "..", "a/b", "a\\b", "", ".")) {
+        McpSchema.CallToolResult refused = call(client, "wipe_scratch", Map.of("workspace", escape));
+        assertTrue(Boolean.TRUE.equals(refused.isError()), "refuses '" + escape + "': " + text(refused));
+        assertTrue(text(refused).contains("refuses workspace"), text(refused));
+      }
+      assertTrue(Files.exists(outside), "nothing outside the scratch directories was touched");
+
+      assertEquals("wiped 2 files in w1", onlyText(call(client, "wipe_scratch", Map.of("workspace", "w1"))));
+      assertFalse(Files.exists(mine.resolve("a.txt")));
+      assertFalse(Files.exists(mine.resolve("b.txt")));
+      assertTrue(Files.exists(kept), "a subdirectory is left alone");
+      assertTrue(Files.exists(other), "another workspace's files are left alone");
+      assertEquals("wiped 0 files in w1", onlyText(call(client, "wipe_scratch", Map.of("workspace", "w1"))));
+      assertEquals("wiped 0 files in w3", onlyText(call(client, "wipe_scratch", Map.of("workspace", "w3"))),
+          "a workspace without a directory has no files");
+      assertFalse(Files.exists(root.resolve("w3")), "and gets none");
     }
   }
 }
