@@ -33,7 +33,7 @@ import tools.jackson.databind.json.JsonMapper;
 class CotenantCliIT {
   /** The repository root: the parent of the examples module the tests run in. */
   private static final Path ROOT = Path.of("").toAbsolutePath().getParent();
-  /** Generous: ten servers, two spawns each, on a loaded two-core machine. */
+  /** Generous: fourteen servers, two spawns each, on a loaded two-core machine. */
   private static final long RUN_BOUND_SECONDS = 300;
   /** How long the processes the CLI started may take to exit after the test. */
   static final long EXIT_BOUND_MILLIS = 30_000;
@@ -109,12 +109,13 @@ class CotenantCliIT {
     Path records = tmp.resolve("records");
     Run first = cotenant("measure", "examples/mcp.json", "--json", "--records-dir", records.toString());
     assertEquals(0, first.code(), first.err());
-    assertTrue(first.err().contains("measured 8 of 9 servers"), first.err());
+    assertTrue(first.err().contains("measured 12 of 13 servers"), first.err());
 
     Map<String, JsonNode> rows = rows(first.out());
     assertEquals(
         List.of("echo", "global-state", "caller-identity", "caller-tools", "needs-credential", "logging",
-            "workspace-keyed", "discover", "server-everything", "remote-http"),
+            "workspace-keyed", "discover", "counter", "clock", "clock-counter", "destructive", "server-everything",
+            "remote-http"),
         List.copyOf(rows.keySet()));
     assertVerdict(rows, "echo", "measured", true, false, "preflight_passed");
     assertVerdict(rows, "global-state", "measured", true, false, "preflight_passed");
@@ -124,6 +125,10 @@ class CotenantCliIT {
     assertVerdict(rows, "logging", "measured", true, false, "preflight_passed", "degrades_when_shared(logging_level)");
     assertVerdict(rows, "workspace-keyed", "measured", true, false, "preflight_passed");
     assertVerdict(rows, "discover", "measured", true, false, "preflight_passed");
+    assertVerdict(rows, "counter", "measured", true, false, "preflight_passed");
+    assertVerdict(rows, "clock", "measured", true, false, "preflight_passed", "all_tools_read_only");
+    assertVerdict(rows, "clock-counter", "measured", true, false, "preflight_passed");
+    assertVerdict(rows, "destructive", "measured", true, false, "preflight_passed");
     assertVerdict(rows, "server-everything", "no_objection", true, false,
         "degrades_when_shared(logging_level)", "handshake_not_reproducible(tools)");
     assertVerdict(rows, "remote-http", "disqualified", false, false, "not_stdio(http)");

@@ -17,6 +17,10 @@ import dev.cotenant.api.ToolFacts;
 import dev.cotenant.api.Verdict;
 import dev.cotenant.examples.servers.CallerIdentityServer;
 import dev.cotenant.examples.servers.CallerToolsServer;
+import dev.cotenant.examples.servers.ClockCounterServer;
+import dev.cotenant.examples.servers.ClockServer;
+import dev.cotenant.examples.servers.CounterServer;
+import dev.cotenant.examples.servers.DestructiveServer;
 import dev.cotenant.examples.servers.DiscoverServer;
 import dev.cotenant.examples.servers.EchoServer;
 import dev.cotenant.examples.servers.GlobalStateServer;
@@ -142,7 +146,8 @@ class SampleServersPreflightIT {
   @Test
   void everyConfiguredEntryIsPreflighted() throws Exception {
     assertEquals(Set.of("echo", "global-state", "caller-identity", "caller-tools", "needs-credential", "logging",
-            "workspace-keyed", "discover", "server-everything", "remote-http"),
+            "workspace-keyed", "discover", "counter", "clock", "clock-counter", "destructive", "server-everything",
+            "remote-http"),
         PreflightFixture.mcpJson().keySet(),
         "each examples/mcp.json entry has a test below");
   }
@@ -232,7 +237,7 @@ class SampleServersPreflightIT {
   @Test
   void onlyTheLoggingSampleAdvertisesLogging() {
     for (String name : List.of("echo", "global-state", "caller-identity", "caller-tools", WITH_TOKEN, "workspace-keyed",
-        "discover")) {
+        "discover", "counter", "clock", "clock-counter", "destructive")) {
       assertFalse(results.get(name).handshake().orElseThrow().hasCapability("logging"), name);
     }
   }
@@ -254,6 +259,44 @@ class SampleServersPreflightIT {
     assertEquals(Set.of("echo", "whoami"), toolNames(facts));
     assertVerdict("discover", Strength.MEASURED,
         Reason.of(ReasonCode.PREFLIGHT_PASSED), Reason.of(ReasonCode.ALL_TOOLS_READ_ONLY));
+  }
+
+  /**
+   * The four samples for answer-comparing probes annotate every tool, so none carries
+   * {@code no_tool_annotations}; their state (or their clock) is not in the handshake, so each
+   * replays identically. Only {@code clock}'s tools are all read-only.
+   */
+  @Test
+  void counterReplaysIdenticallyAndIsMeasured() {
+    HandshakeFacts facts = ranWithoutDivergence("counter");
+    assertEquals(CounterServer.NAME, facts.serverInfo().get("name"));
+    assertEquals(Set.of("next", "toggle"), toolNames(facts));
+    assertVerdict("counter", Strength.MEASURED, Reason.of(ReasonCode.PREFLIGHT_PASSED));
+  }
+
+  @Test
+  void clockReplaysIdenticallyAndIsMeasuredWithOnlyReadOnlyTools() {
+    HandshakeFacts facts = ranWithoutDivergence("clock");
+    assertEquals(ClockServer.NAME, facts.serverInfo().get("name"));
+    assertEquals(Set.of("echo", "now"), toolNames(facts));
+    assertVerdict("clock", Strength.MEASURED,
+        Reason.of(ReasonCode.PREFLIGHT_PASSED), Reason.of(ReasonCode.ALL_TOOLS_READ_ONLY));
+  }
+
+  @Test
+  void clockCounterReplaysIdenticallyAndIsMeasured() {
+    HandshakeFacts facts = ranWithoutDivergence("clock-counter");
+    assertEquals(ClockCounterServer.NAME, facts.serverInfo().get("name"));
+    assertEquals(Set.of("echo", "tick"), toolNames(facts));
+    assertVerdict("clock-counter", Strength.MEASURED, Reason.of(ReasonCode.PREFLIGHT_PASSED));
+  }
+
+  @Test
+  void destructiveReplaysIdenticallyAndIsMeasured() {
+    HandshakeFacts facts = ranWithoutDivergence("destructive");
+    assertEquals(DestructiveServer.NAME, facts.serverInfo().get("name"));
+    assertEquals(Set.of("echo", "wipe_scratch"), toolNames(facts));
+    assertVerdict("destructive", Strength.MEASURED, Reason.of(ReasonCode.PREFLIGHT_PASSED));
   }
 
   /**

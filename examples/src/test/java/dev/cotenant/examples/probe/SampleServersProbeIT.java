@@ -160,4 +160,26 @@ class SampleServersProbeIT {
     assertAllHeld(r);
     assertFalse(r.callerBlocks());
   }
+
+  @Test
+  void theClockServersEchoPassesThoughEveryAnswerDiffers() throws Exception {
+    assertAllHeld(statelessness.probe(sample("clock"), spec("echo", "{\"text\": \"{marker}\"}")));
+  }
+
+  /** A marker probe sees only the tool it calls: {@code echo} holds no state, so the pass says nothing about {@code tick}. */
+  @Test
+  void theClockCounterServersEchoPassesThoughTickSharesState() throws Exception {
+    assertAllHeld(statelessness.probe(sample("clock-counter"), spec("echo", "{\"text\": \"{marker}\"}")));
+  }
+
+  @Test
+  void theDestructiveServersEchoPasses() throws Exception {
+    assertAllHeld(statelessness.probe(sample("destructive"), spec("echo", "{\"text\": \"{marker}\"}")));
+  }
+
+  /** Run only because a test chose to: each caller wipes a scratch directory of its own, which does not exist. */
+  @Test
+  void theDestructiveServersWipePassesWhenAPlanIncludesIt() throws Exception {
+    assertAllHeld(statelessness.probe(sample("destructive"), spec("wipe_scratch", "{\"workspace\": \"{marker}\"}")));
+  }
 }

@@ -34,6 +34,10 @@ class LaunchersIT {
       "caller-tools, cotenant-sample-caller-tools",
       "logging, cotenant-sample-logging",
       "workspace-keyed, cotenant-sample-workspace-keyed",
+      "counter, cotenant-sample-counter",
+      "clock, cotenant-sample-clock",
+      "clock-counter, cotenant-sample-clock-counter",
+      "destructive, cotenant-sample-destructive",
       "server-everything, mcp-servers/everything"})
   void handshakeEraEntryInitializesThroughItsLauncher(String name, String serverName) throws Exception {
     JsonNode entry = ExampleConfig.servers().get(name);
