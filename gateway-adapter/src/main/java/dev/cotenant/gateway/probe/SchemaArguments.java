@@ -50,7 +50,9 @@ import org.jspecify.annotations.Nullable;
  *       maxLength} a string, {@code minimum}, {@code maximum}, {@code exclusiveMinimum}, {@code
  *       exclusiveMaximum} or {@code multipleOf} a number; a schema with none of them (or {@code
  *       true}) takes free text, and {@code false} takes nothing. {@code anyOf} and {@code oneOf}
- *       take the first alternative that synthesises; {@code allOf} with one schema takes that
+ *       take the first alternative that synthesises (for an optional property, an alternative of
+ *       a kind that is omitted decides too, so pydantic's {@code Optional[bool]}, {@code
+ *       anyOf: [boolean, null]}, is omitted); {@code allOf} with one schema takes that
  *       schema, with more it is unsupported. A local {@code $ref} ({@code #/$defs/...}, {@code
  *       #/definitions/...}, any other JSON Pointer into the schema, or {@code #}) is resolved
  *       against the top-level schema; any other reference is unsupported. An alternative, an
