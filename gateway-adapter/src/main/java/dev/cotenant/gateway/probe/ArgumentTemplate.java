@@ -1,6 +1,9 @@
 package dev.cotenant.gateway.probe;
 
+import dev.cotenant.api.Json;
 import dev.cotenant.api.LogSafe;
+import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -67,6 +70,67 @@ public final class ArgumentTemplate {
     return new ArgumentTemplate(Collections.unmodifiableMap(new LinkedHashMap<>(map)), json);
   }
 
+  /**
+   * A template from an already-parsed JSON object: maps with string keys, lists, strings,
+   * numbers, booleans, and {@link Json#NULL} or Java {@code null} for JSON {@code null}. The
+   * object is copied, so later changes to {@code template} do not reach the result; its nesting
+   * depth is bounded as in {@link #parse} (the object itself is level 1, at most {@value
+   * #MAX_DEPTH} levels). {@link #toString()} gives its JSON text.
+   *
+   * @throws IllegalArgumentException when the object nests deeper than {@value #MAX_DEPTH}
+   *     levels, or holds a value that is not JSON (a non-finite number, a map key that is not a
+   *     string, any other Java object)
+   */
+  public static ArgumentTemplate of(Map<String, ?> template) {
+    Objects.requireNonNull(template, "template");
+    check(template, 1, "");
+    @SuppressWarnings("unchecked")
+    Map<String, @Nullable Object> copy = (Map<String, @Nullable Object>) Json.thaw(template);
+    return new ArgumentTemplate(Collections.unmodifiableMap(copy), MAPPER.writeValueAsString(copy));
+  }
+
+  /** Refuses what {@link #of} cannot hold; {@code path} names the value in messages. */
+  private static void check(@Nullable Object v, int depth, String path) {
+    if (v instanceof Map<?, ?> || v instanceof List<?>) {
+      if (depth > MAX_DEPTH) {
+        throw new IllegalArgumentException(
+            "the argument template nests deeper than " + MAX_DEPTH + " levels at " + where(path));
+      }
+      if (v instanceof Map<?, ?>) {
+        for (Map.Entry<?, ?> e : ((Map<?, ?>) v).entrySet()) {
+          if (!(e.getKey() instanceof String)) {
+            throw new IllegalArgumentException(
+                "the argument template has a key that is not a string at " + where(path) + ": "
+                    + (e.getKey() == null ? "null" : e.getKey().getClass().getName()));
+          }
+          check(e.getValue(), depth + 1, path + "/" + ((String) e.getKey()).replace("~", "~0").replace("/", "~1"));
+        }
+      } else {
+        int i = 0;
+        for (Object x : (List<?>) v) {
+          check(x, depth + 1, path + "/" + i++);
+        }
+      }
+    } else if (v instanceof Double || v instanceof Float) {
+      double d = ((Number) v).doubleValue();
+      if (Double.isNaN(d) || Double.isInfinite(d)) {
+        throw new IllegalArgumentException(
+            "the argument template holds " + d + " at " + where(path) + ", which JSON cannot hold");
+      }
+    } else if (!(v == null || v == Json.NULL || v instanceof String || v instanceof Boolean
+        || v instanceof Integer || v instanceof Long || v instanceof Short || v instanceof Byte
+        || v instanceof BigInteger || v instanceof BigDecimal)) {
+      throw new IllegalArgumentException(
+          "the argument template holds a " + v.getClass().getName() + " at " + where(path)
+              + ", which is not a JSON value");
+    }
+  }
+
+  /** A JSON Pointer to a value, escaped for a message; {@code (the top level)} for the root. */
+  private static String where(String path) {
+    return path.isEmpty() ? "the top level" : LogSafe.escape(path, 120);
+  }
+
   /** The empty template {@code {}}. */
   public static ArgumentTemplate empty() {
     return new ArgumentTemplate(Map.of(), "{}");
@@ -114,7 +178,7 @@ public final class ArgumentTemplate {
     return false;
   }
 
-  /** The template as given. */
+  /** The template as given to {@link #parse}, or the JSON text of the object given to {@link #of}. */
   @Override
   public String toString() {
     return text;
