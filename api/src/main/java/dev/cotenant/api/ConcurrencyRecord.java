@@ -6,7 +6,8 @@ import java.util.OptionalInt;
 
 /**
  * An operator's registration of how a server may be used (DESIGN §7). The schema itself refuses
- * {@code shared} without a passed statelessness probe and without a positive
+ * {@code shared} without a passed WHOLE-SURFACE statelessness probe (a single-tool pass is
+ * supporting evidence only, {@link ProbePass#wholeSurface()}) and without a positive
  * {@code maxConcurrent}: no writer can produce such a record, and no reader can load one.
  *
  * @param serverName the configured name
@@ -14,7 +15,7 @@ import java.util.OptionalInt;
  * @param scope the share scope; meaningful only for {@code shared}
  * @param maxConcurrent the most calls the backend may serve at once; required and positive for
  *     {@code shared}, optional (and positive when present) otherwise
- * @param probe the statelessness probe that passed, required for {@code shared}
+ * @param probe the statelessness probe that passed; a whole-surface one is required for {@code shared}
  */
 public record ConcurrencyRecord(
     String serverName, ConcurrencyModel model, ShareScope scope, OptionalInt maxConcurrent, Optional<ProbePass> probe) {
@@ -37,6 +38,11 @@ public record ConcurrencyRecord(
         throw new IllegalArgumentException(
             "refusing model 'shared' for " + serverName + " without a passed statelessness probe");
       }
+      if (!probe.get().wholeSurface()) {
+        throw new IllegalArgumentException(
+            "refusing model 'shared' for " + serverName + " on a single-tool statelessness probe ("
+                + probe.get().detail() + "): sharing is decided per process, so only a whole-surface probe can back it");
+      }
       if (maxConcurrent.isEmpty()) {
         throw new IllegalArgumentException(
             "refusing model 'shared' for " + serverName + " without maxConcurrent (a positive integer)");
@@ -49,7 +55,7 @@ public record ConcurrencyRecord(
     return new ConcurrencyRecord(serverName, ConcurrencyModel.SIDECAR, ShareScope.TENANT, OptionalInt.empty(), Optional.empty());
   }
 
-  /** A {@code shared} registration backed by {@code probe}. */
+  /** A {@code shared} registration backed by {@code probe}, a whole-surface pass. */
   public static ConcurrencyRecord shared(String serverName, ShareScope scope, int maxConcurrent, ProbePass probe) {
     return new ConcurrencyRecord(serverName, ConcurrencyModel.SHARED, scope, OptionalInt.of(maxConcurrent), Optional.of(probe));
   }

@@ -1,22 +1,37 @@
 package dev.cotenant.api;
 
+import java.util.Collection;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
 
 /**
- * A statelessness probe that passed.
+ * A statelessness probe that passed (DESIGN §7): either of ONE tool (the operator's
+ * {@code --tool}), or of the server's WHOLE SURFACE (every listed tool, the session-visible
+ * listings, notifications and server requests). Only a whole-surface pass can back a
+ * {@code shared} registration; a single-tool pass is supporting evidence only.
  *
  * @param identity the {@link ExecutionIdentity#ledgerKey()} of the server it passed under
- * @param tool the tool the probe called
+ * @param tool the tool the probe called; {@value #WHOLE_SURFACE} for a whole-surface pass
  * @param rounds how many rounds passed (at least {@link #MIN_ROUNDS})
  * @param passedAt seconds since the epoch
+ * @param surface what a whole-surface pass covered; empty for a single-tool pass
  */
-public record ProbePass(String identity, String tool, int rounds, double passedAt) {
+public record ProbePass(String identity, String tool, int rounds, double passedAt, Optional<Surface> surface) {
   /** A probe of fewer rounds proves too little to be recorded. */
   public static final int MIN_ROUNDS = 3;
+
+  /** The {@link #tool()} of a whole-surface pass. */
+  public static final String WHOLE_SURFACE = "*";
 
   public ProbePass {
     Objects.requireNonNull(identity, "identity");
     Objects.requireNonNull(tool, "tool");
+    Objects.requireNonNull(surface, "surface");
     if (identity.isEmpty()) {
       throw new IllegalArgumentException("a probe pass must name the identity it passed under");
     }
@@ -27,10 +42,74 @@ public record ProbePass(String identity, String tool, int rounds, double passedA
       throw new IllegalArgumentException(
           "a statelessness probe needs at least " + MIN_ROUNDS + " rounds; this one ran " + rounds);
     }
+    if (surface.isPresent() && !tool.equals(WHOLE_SURFACE)) {
+      throw new IllegalArgumentException(
+          "a whole-surface probe pass must name the tool '" + WHOLE_SURFACE + "', not '" + tool + "'");
+    }
   }
 
-  /** The detail of {@code statelessness_probe_passed}: tool and rounds. */
+  /** A single-tool pass. */
+  public ProbePass(String identity, String tool, int rounds, double passedAt) {
+    this(identity, tool, rounds, passedAt, Optional.empty());
+  }
+
+  /** A whole-surface pass covering {@code surface}. */
+  public static ProbePass wholeSurface(String identity, int rounds, double passedAt, Surface surface) {
+    return new ProbePass(identity, WHOLE_SURFACE, rounds, passedAt, Optional.of(surface));
+  }
+
+  /** True when this pass covered the server's whole surface. */
+  public boolean wholeSurface() {
+    return surface.isPresent();
+  }
+
+  /**
+   * True when this is a whole-surface pass and every one of {@code listedTools} was exercised by
+   * it or skipped by the operator's plan: a tool it never saw (a new {@code tools/list})
+   * is not covered.
+   */
+  public boolean covers(Collection<String> listedTools) {
+    return surface.map(s -> listedTools.stream().allMatch(t -> s.exercised().contains(t) || s.skipped().containsKey(t)))
+        .orElse(false);
+  }
+
+  /**
+   * The detail of {@code statelessness_probe_passed}: {@code echo x5} for one tool,
+   * {@code whole surface: 3 tools x3} (and {@code , 1 skipped by plan}) for the whole surface.
+   */
   public String detail() {
-    return tool + " x" + rounds;
+    if (surface.isEmpty()) {
+      return tool + " x" + rounds;
+    }
+    Surface s = surface.get();
+    int n = s.exercised().size();
+    return "whole surface: " + n + " tool" + (n == 1 ? "" : "s") + " x" + rounds
+        + (s.skipped().isEmpty() ? "" : ", " + s.skipped().size() + " skipped by plan");
+  }
+
+  /**
+   * What a whole-surface pass covered.
+   *
+   * @param exercised the tools the probe called, in the order listed
+   * @param skipped the tools the operator's plan skipped, each with the plan's reason (sorted by name)
+   */
+  public record Surface(List<String> exercised, SortedMap<String, String> skipped) {
+    public Surface {
+      exercised = List.copyOf(exercised);
+      skipped = Collections.unmodifiableSortedMap(new TreeMap<>(skipped));
+      for (Map.Entry<String, String> e : skipped.entrySet()) {
+        if (e.getValue().isBlank()) {
+          throw new IllegalArgumentException("the plan's skip of " + e.getKey() + " must give a reason");
+        }
+        if (exercised.contains(e.getKey())) {
+          throw new IllegalArgumentException(e.getKey() + " cannot be both exercised and skipped");
+        }
+      }
+    }
+
+    /** A surface with the given tools exercised and {@code skipped} skipped. */
+    public static Surface of(List<String> exercised, Map<String, String> skipped) {
+      return new Surface(exercised, new TreeMap<>(skipped));
+    }
   }
 }

@@ -5,13 +5,16 @@ import dev.cotenant.api.ConcurrencyRecord;
 import dev.cotenant.api.LogSafe;
 import dev.cotenant.api.ProbePass;
 import dev.cotenant.api.ShareScope;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.TreeMap;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -19,8 +22,13 @@ import tools.jackson.databind.node.ObjectNode;
  *
  * <pre>{@code
  * {"schema": 1, "servers": {"<name>": {"model": "shared", "scope": "tenant", "maxConcurrent": 4,
- *   "probe": {"identity": "<ledger key>", "tool": "echo", "rounds": 5, "passedAt": 1.0}}}}
+ *   "probe": {"identity": "<ledger key>", "tool": "*", "rounds": 3, "passedAt": 1.0,
+ *     "surface": {"tools": ["echo", "remember"], "skipped": {"wipe": "<the plan's reason>"}}}}}}
  * }</pre>
+ *
+ * <p>A single-tool pass has the tool's name and no {@code surface}; a whole-surface pass has
+ * the tool {@code "*"} and a {@code surface}. A reader that predates {@code surface} ignores it
+ * and reads a single-tool pass of a tool named {@code *}, which backs nothing more than it did.
  *
  * <p>Every entry is built through {@link ConcurrencyRecord}'s own constructor, so the schema
  * invariants hold for what is read exactly as for what is written: {@code shared} without a
@@ -132,7 +140,44 @@ public final class ConcurrencyRecordsCodec {
     if (at != null && at.isNumber() && Double.isFinite(at.doubleValue())) {
       passedAt = at.doubleValue();
     }
-    return new ProbePass(identity, tool, rounds.intValue(), passedAt);
+    Optional<ProbePass.Surface> surface = Optional.empty();
+    JsonNode sn = p.get("surface");
+    if (sn != null && !sn.isNull()) {
+      surface = Optional.of(decodeSurface(who, sn));
+    }
+    return new ProbePass(identity, tool, rounds.intValue(), passedAt, surface);
+  }
+
+  private static ProbePass.Surface decodeSurface(String who, JsonNode sn) {
+    if (!sn.isObject()) {
+      throw new IllegalArgumentException("concurrency record of " + who + ": probe.surface must be an object");
+    }
+    List<String> tools = new ArrayList<>();
+    JsonNode t = sn.get("tools");
+    if (t == null || !t.isArray()) {
+      throw new IllegalArgumentException("concurrency record of " + who + ": probe.surface.tools must be an array of tool names");
+    }
+    for (JsonNode e : t) {
+      if (!e.isString()) {
+        throw new IllegalArgumentException("concurrency record of " + who + ": probe.surface.tools must hold only strings");
+      }
+      tools.add(e.stringValue());
+    }
+    Map<String, String> skipped = new TreeMap<>();
+    JsonNode k = sn.get("skipped");
+    if (k != null && !k.isNull()) {
+      if (!k.isObject()) {
+        throw new IllegalArgumentException("concurrency record of " + who + ": probe.surface.skipped must be an object");
+      }
+      for (Map.Entry<String, JsonNode> e : k.properties()) {
+        if (!e.getValue().isString()) {
+          throw new IllegalArgumentException("concurrency record of " + who + ": the reason probe.surface.skipped."
+              + LogSafe.escape(e.getKey(), 80) + " must be a string");
+        }
+        skipped.put(e.getKey(), e.getValue().stringValue());
+      }
+    }
+    return ProbePass.Surface.of(tools, skipped);
   }
 
   private static String text(String who, JsonNode p, String field) {
@@ -154,6 +199,13 @@ public final class ConcurrencyRecordsCodec {
       pn.put("tool", p.tool());
       pn.put("rounds", p.rounds());
       pn.put("passedAt", p.passedAt());
+      p.surface().ifPresent(surface -> {
+        ObjectNode sn = pn.putObject("surface");
+        ArrayNode tools = sn.putArray("tools");
+        surface.exercised().forEach(tools::add);
+        ObjectNode skipped = sn.putObject("skipped");
+        surface.skipped().forEach(skipped::put);
+      });
     });
     return o;
   }

@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -26,7 +27,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * constructed in code, and {@code concurrency-records.json} follows the records' rules.
  */
 class ConcurrencyRecordsTest {
-  private static final String PROBE = "\"probe\": {\"identity\": \"id-1\", \"tool\": \"echo\", \"rounds\": 5, \"passedAt\": 2.5}";
+  private static final String PROBE = "\"probe\": {\"identity\": \"id-1\", \"tool\": \"*\", \"rounds\": 5, \"passedAt\": 2.5, "
+      + "\"surface\": {\"tools\": [\"echo\"], \"skipped\": {}}}";
 
   @TempDir Path dir;
 
@@ -45,7 +47,7 @@ class ConcurrencyRecordsTest {
 
   @Test
   void sharedWithoutMaxConcurrentIsRefusedByConstructionAndByDeserialization() {
-    ProbePass pass = new ProbePass("id-1", "echo", 5, 2.5);
+    ProbePass pass = ProbePass.wholeSurface("id-1", 5, 2.5, ProbePass.Surface.of(List.of("echo"), Map.of()));
     IllegalArgumentException built = assertThrows(IllegalArgumentException.class,
         () -> new ConcurrencyRecord("s", ConcurrencyModel.SHARED, ShareScope.TENANT, OptionalInt.empty(), Optional.of(pass)));
     IllegalArgumentException read = assertThrows(IllegalArgumentException.class,
@@ -87,7 +89,7 @@ class ConcurrencyRecordsTest {
   void defaultsAreSidecarAndTenantAndEveryModelRoundTrips() {
     ConcurrencyRecord empty = ConcurrencyRecordsCodec.parseRecord("s", "{}");
     assertEquals(ConcurrencyRecord.sidecar("s"), empty);
-    ConcurrencyRecord shared = ConcurrencyRecord.shared("s", ShareScope.GLOBAL, 8, new ProbePass("id-1", "echo", 5, 2.5));
+    ConcurrencyRecord shared = ConcurrencyRecord.shared("s", ShareScope.GLOBAL, 8, ProbePass.wholeSurface("id-1", 5, 2.5, ProbePass.Surface.of(List.of("echo"), Map.of())));
     assertEquals(shared, ConcurrencyRecordsCodec.parseRecord("s", ConcurrencyRecordsCodec.format(shared)));
     ConcurrencyRecord warm = new ConcurrencyRecord("s", ConcurrencyModel.WARM_POOL, ShareScope.TENANT, OptionalInt.of(2), Optional.empty());
     assertEquals(warm, ConcurrencyRecordsCodec.parseRecord("s", ConcurrencyRecordsCodec.format(warm)));
@@ -117,7 +119,7 @@ class ConcurrencyRecordsTest {
     Files.createDirectories(records.file().getParent());
     Files.writeString(records.file(), "{\"schema\": 1, \"servers\": {\"forged\": {\"model\": \"shared\", \"note\": \"x\"}}}",
         StandardCharsets.UTF_8);
-    ConcurrencyRecord shared = ConcurrencyRecord.shared("a", ShareScope.TENANT, 3, new ProbePass("id-1", "echo", 5, 2.5));
+    ConcurrencyRecord shared = ConcurrencyRecord.shared("a", ShareScope.TENANT, 3, ProbePass.wholeSurface("id-1", 5, 2.5, ProbePass.Surface.of(List.of("echo"), Map.of())));
     records.put(shared);
     assertEquals(Optional.of(shared), records.get("a"));
     String text = Files.readString(records.file());
@@ -160,5 +162,37 @@ class ConcurrencyRecordsTest {
   @Test
   void aMissingFileReadsAsNoRecords() {
     assertEquals(Map.of(), FileConcurrencyRecords.open(dir.resolve("absent")).load().records());
+  }
+
+  @Test
+  void aWholeSurfacePassRoundTripsWithTheToolsAndThePlansReasons() {
+    ProbePass pass = ProbePass.wholeSurface("id-1", 3, 2.5,
+        ProbePass.Surface.of(List.of("set", "get"), Map.of("wipe", "destroys the operator's data")));
+    ConcurrencyRecord shared = ConcurrencyRecord.shared("s", ShareScope.TENANT, 2, pass);
+    String text = ConcurrencyRecordsCodec.format(shared);
+    assertTrue(text.contains("\"tool\":\"*\""), text);
+    assertTrue(text.contains("\"tools\":[\"set\",\"get\"]"), text);
+    assertEquals(shared, ConcurrencyRecordsCodec.parseRecord("s", text));
+  }
+
+  @Test
+  void aSharedEntryBackedByOneToolIsRefusedOnReadWithTheRecordsOwnMessage() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ConcurrencyRecordsCodec.parseRecord("s",
+        "{\"model\": \"shared\", \"maxConcurrent\": 2, \"probe\": {\"identity\": \"id\", \"tool\": \"echo\", \"rounds\": 5}}"));
+    assertTrue(e.getMessage().startsWith("refusing model 'shared' for s on a single-tool statelessness probe (echo x5)"),
+        e.getMessage());
+  }
+
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', value = {
+      "{\"tool\": \"*\", \"identity\": \"i\", \"rounds\": 3, \"surface\": []} | concurrency record of s: probe.surface must be an object",
+      "{\"tool\": \"*\", \"identity\": \"i\", \"rounds\": 3, \"surface\": {}} | concurrency record of s: probe.surface.tools must be an array of tool names",
+      "{\"tool\": \"*\", \"identity\": \"i\", \"rounds\": 3, \"surface\": {\"tools\": [1]}} | concurrency record of s: probe.surface.tools must hold only strings",
+      "{\"tool\": \"*\", \"identity\": \"i\", \"rounds\": 3, \"surface\": {\"tools\": [], \"skipped\": {\"x\": 1}}} | concurrency record of s: the reason probe.surface.skipped.x must be a string",
+      "{\"tool\": \"echo\", \"identity\": \"i\", \"rounds\": 3, \"surface\": {\"tools\": []}} | a whole-surface probe pass must name the tool '*', not 'echo'"})
+  void malformedSurfacesAreRefusedNamingTheField(String probe, String message) {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> ConcurrencyRecordsCodec.parseRecord("s", "{\"probe\": " + probe + "}"));
+    assertEquals(message, e.getMessage());
   }
 }

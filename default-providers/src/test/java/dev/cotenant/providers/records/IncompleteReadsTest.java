@@ -221,7 +221,7 @@ class IncompleteReadsTest {
 
   private static ConcurrencyRecord sharedRecord() {
     return new ConcurrencyRecord(
-        "a", ConcurrencyModel.SHARED, ShareScope.TENANT, OptionalInt.of(2), Optional.of(new ProbePass("id", "echo", 5, 1.0)));
+        "a", ConcurrencyModel.SHARED, ShareScope.TENANT, OptionalInt.of(2), Optional.of(ProbePass.wholeSurface("id", 5, 1.0, ProbePass.Surface.of(List.of("echo"), Map.of()))));
   }
 
   @Test

@@ -45,7 +45,7 @@ public abstract class ConcurrencyRecordsContract extends RecordStoreContract<Con
   protected ConcurrencyRecordsContract() {}
 
   private static ConcurrencyRecord shared(String name, int max) {
-    return ConcurrencyRecord.shared(name, ShareScope.TENANT, max, new ProbePass(Samples.ledgerKey(name), "echo", 5, 1_700_000_000.5));
+    return ConcurrencyRecord.shared(name, ShareScope.TENANT, max, ProbePass.wholeSurface(Samples.ledgerKey(name), 5, 1_700_000_000.5, ProbePass.Surface.of(List.of("echo"), Map.of())));
   }
 
   private static ConcurrencyRecord warm(String name) {
@@ -67,7 +67,7 @@ public abstract class ConcurrencyRecordsContract extends RecordStoreContract<Con
     ConcurrencyRecords r = store();
     ConcurrencyRecord sidecar = ConcurrencyRecord.sidecar("sidecar");
     ConcurrencyRecord shared = ConcurrencyRecord.shared("shared", ShareScope.GLOBAL, 8,
-        new ProbePass(Samples.ledgerKey("shared"), "echo", 4, 1_700_000_000.25));
+        ProbePass.wholeSurface(Samples.ledgerKey("shared"), 4, 1_700_000_000.25, ProbePass.Surface.of(List.of("echo"), Map.of())));
     ConcurrencyRecord warm = warm("warm");
     r.put(sidecar);
     r.put(shared);

@@ -131,7 +131,7 @@ public final class Samples {
     }
     ServerDescription registered = ServerDescription.stdio("registered", "/opt/bin/server");
     String id = ledgerKey("registered");
-    ProbePass pass = new ProbePass(id, "echo", 5, 1_700_000_000.0);
+    ProbePass pass = ProbePass.wholeSurface(id, 5, 1_700_000_000.0, ProbePass.Surface.of(List.of("echo"), Map.of()));
     ConcurrencyRecord shared = ConcurrencyRecord.shared("registered", ShareScope.TENANT, 4, pass);
     out.add(new EvidenceInput(registered, Optional.of(richHandshake()), Optional.of(id), Optional.of(shared)));
     out.add(new EvidenceInput(registered, Optional.of(richHandshake()), Optional.of(otherLedgerKey("registered")),
