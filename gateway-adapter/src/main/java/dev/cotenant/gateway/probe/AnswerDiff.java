@@ -54,16 +54,20 @@ import org.jspecify.annotations.Nullable;
  *       swallows whitespace-separated words. The match is a dynamic program, not a regular
  *       expression, so it cannot backtrack catastrophically. A mismatch is one difference per
  *       string, at the first fixed token past the furthest point to which {@code shared} matches.
+ *       A random value that happens to be equal in both dedicated answers cannot be told from a
+ *       fixed one, and must be equal in {@code shared} too.
  * </ul>
  *
  * <p>Bounds. A container nested {@value #MAX_DEPTH} levels deep is compared whole: equal in
  * {@code before} and {@code after} (by the same rules as its leaves) → {@code shared} must be
  * equal; else the whole container is volatile. The same holds for a string of more than {@value
  * #MAX_TEXT_CHARS} characters, and for a string whose alignment or match would take a table of
- * more than {@value #MAX_CELLS_PER_TEXT} cells (4,000 × 4,000 tokens, once the tokens common to the
- * start and to the end are set aside) or more than the {@value #MAX_CELLS} cells left to the whole
- * comparison. All other work is linear in the size of the answers. At most {@value #MAX_LISTED}
- * differences and {@value #MAX_LISTED} volatile parts are listed; the rest are counted.
+ * more than {@value #MAX_CELLS_PER_TEXT} cells (4,000 × 4,000 tokens, once the tokens that must
+ * match at the start and at the end are set aside) or more than the {@value #MAX_CELLS} cells left
+ * to the whole comparison; but a shared string whose closing fixed tokens are already seen not to
+ * match is reported at that mismatch. All other work is linear in the size of the answers. At most
+ * {@value #MAX_LISTED} differences and {@value #MAX_LISTED} volatile parts are listed; the rest are
+ * counted.
  *
  * <p>Stateless and thread-safe; {@link #compare} is a pure function of its arguments, which it
  * only reads.
@@ -107,8 +111,10 @@ final class AnswerDiff {
    *     $["odd key"]}
    * @param position within a string, which token: {@code token 9 of 9} (counted in {@code
    *     before}'s tokens, from 1), {@code after token 9 of 9} when {@code shared} goes on past
-   *     {@code before}'s end; {@code char 5 of 2000000} for a string compared whole; for a
-   *     container compared whole, why; empty when the value at {@code path} differs as a whole
+   *     {@code before}'s end, {@code empty text} when {@code before} is empty; {@code char 5 of
+   *     2000000, over 1000000 characters} for a string compared whole; {@code nested 64 levels
+   *     deep, compared whole} for a container compared whole; empty when the value at {@code
+   *     path} differs as a whole
    * @param expected what the dedicated answers hold there: a JSON excerpt, {@value #ABSENT}, or
    *     {@code length N}; within a string, the differing token with a little context ({@code …}
    *     marks a cut). Escaped for one line and bounded by {@value #EXCERPT} characters (plus
@@ -134,8 +140,8 @@ final class AnswerDiff {
   /**
    * The result of one comparison.
    *
-   * @param differences the first {@value #MAX_LISTED} differences, in the order of {@code
-   *     before}'s keys and elements
+   * @param differences the first {@value #MAX_LISTED} differences, depth first in the order of
+   *     {@code before}'s keys and elements, an object's keys found only in {@code shared} last
    * @param unlistedDifferences how many more there are
    * @param volatileParts where {@code before} and {@code after} differ, one line each in the form
    *     {@code path: before → after} or {@code path (position): before → after}, e.g. {@code
@@ -143,7 +149,9 @@ final class AnswerDiff {
    *     $.items: 2 elements → 3 elements}; at most {@value #MAX_LISTED}, followed by {@code … and N
    *     more} when there are more. Positions are those of {@link Difference#position()}, plus
    *     {@code tokens 5-7 of 9}, {@code before token 1 of 9}, {@code between tokens 4 and 5 of 9}
-   *     and {@code after token 9 of 9} for text {@code after} holds where {@code before} holds none
+   *     and {@code after token 9 of 9} for text {@code after} holds where {@code before} holds none,
+   *     and {@code whole text, too long to align}, {@code whole text, too long to match} or {@code
+   *     whole text, over 1000000 characters} for a string taken as volatile whole
    */
   record Comparison(List<Difference> differences, int unlistedDifferences, List<String> volatileParts) {
     /** Copies the lists. */
@@ -152,7 +160,7 @@ final class AnswerDiff {
       volatileParts = List.copyOf(volatileParts);
     }
 
-    /** True when the shared answer does not differ from the dedicated ones but where they are volatile. */
+    /** True when the shared answer differs from the dedicated ones nowhere but where they are volatile. */
     boolean same() {
       return differences.isEmpty();
     }

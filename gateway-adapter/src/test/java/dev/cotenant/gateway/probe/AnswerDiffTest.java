@@ -18,9 +18,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
-import org.junit.jupiter.api.Test;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
 
 /** What {@link AnswerDiff} calls a difference, what it calls volatile, and how it says so. */
 class AnswerDiffTest {
@@ -173,6 +177,10 @@ class AnswerDiffTest {
     assertEquals(TEXT, d.path());
     assertEquals("after token 8 of 8", d.position());
     assertEquals("id=ef56 calls=1 calls=2", d.actual());
+    // Were the id's run to take in "ef56 calls=2", the rest would match.
+    Difference swallowed = only(texts("id=ab12 calls=1", "id=cd34 calls=1", "id=ef56 calls=2 calls=1"));
+    assertEquals("token 8 of 8", swallowed.position());
+    assertEquals("id=ef56 calls=2 calls=1", swallowed.actual());
   }
 
   @Test
@@ -328,6 +336,38 @@ class AnswerDiffTest {
   void aRootThatDiffersIsADifferenceAtTheRoot() {
     Difference d = only(AnswerDiff.compare("a", "a", "b"));
     assertEquals("$", d.path());
+  }
+
+  @Test
+  void answersAreTheSameFromManyThreadsAtOnce() throws Exception {
+    List<String[]> inputs = List.of(
+        new String[] {"12:01:07 calls=1", "12:01:09 calls=1", "12:01:08 calls=2"},
+        new String[] {"id=ab12 calls=1", "id=cd34 calls=1", "id=ef56 calls=1 calls=2"},
+        new String[] {"at noon ok", "at half past noon ok", "at a quarter to noon ok"},
+        new String[] {clocked("07", 1), clocked("09", 1), clocked("08", 2)});
+    List<Comparison> expected = inputs.stream().map(t -> texts(t[0], t[1], t[2])).toList();
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    try {
+      List<Future<List<Comparison>>> workers = new ArrayList<>();
+      for (int w = 0; w < 4; w++) {
+        int start = w;
+        workers.add(pool.submit(() -> {
+          List<Comparison> got = new ArrayList<>(expected);
+          for (int round = 0; round < 3; round++) {
+            for (int i = 0; i < inputs.size(); i++) {
+              int k = (start + i) % inputs.size();
+              got.set(k, texts(inputs.get(k)[0], inputs.get(k)[1], inputs.get(k)[2]));
+            }
+          }
+          return got;
+        }));
+      }
+      for (Future<List<Comparison>> f : workers) {
+        assertEquals(expected, f.get(60, TimeUnit.SECONDS));
+      }
+    } finally {
+      pool.shutdownNow();
+    }
   }
 
   // ---- bounds -----------------------------------------------------------------------------------
