@@ -1,0 +1,1026 @@
+package dev.cotenant.gateway.probe;
+
+import dev.cotenant.api.Json;
+import dev.cotenant.api.LogSafe;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Deque;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Compares one tool's answer on a backend shared with another caller ({@code shared}) with its
+ * answers, to the same arguments, on a dedicated backend run before it ({@code before}) and on
+ * one run after it ({@code after}). A leak between callers shows as a shared answer that differs
+ * from the dedicated ones; what differs between {@code before} and {@code after} themselves is
+ * volatile (clocks, random ids, process ids, temporary paths) and is ignored, but only that.
+ * Because the shared run lies between the two dedicated runs in time, a value that is equal in
+ * {@code before} and {@code after} is required to be equal in {@code shared} too.
+ *
+ * <p>Values are plain JSON: {@link Map} (an object; its keys are compared as strings, their
+ * order is ignored), {@link List}, {@link String}, {@link Number} (compared numerically, so
+ * {@code 1} and {@code 1.0} are equal), {@link Boolean}, and {@link Json#NULL}; a Java {@code
+ * null} is taken for {@link Json#NULL}. Any other object is a leaf compared with {@code equals}.
+ * Values must be trees (no cycles). The rules, from the root down:
+ *
+ * <ul>
+ *   <li>A value whose JSON type differs between {@code before} and {@code after} is volatile. A
+ *       value whose type is the same in both must have that type in {@code shared}.
+ *   <li>Objects: a key in both {@code before} and {@code after} must be in {@code shared}, and
+ *       its values are compared by these rules; a key in only one of them is volatile (its
+ *       presence and its value); a key only in {@code shared} is a difference.
+ *   <li>Arrays: when {@code before} and {@code after} have the same length, {@code shared} must
+ *       have it too (else one difference at the array, {@code length N} against {@code length
+ *       M}), and the elements are compared index by index over the common length; when they
+ *       differ in length, the whole array is volatile.
+ *   <li>Numbers, booleans, null: equal in both → {@code shared} must be equal; else volatile.
+ *   <li>Strings are compared token by token. A token is a maximal run of letters (with the
+ *       combining marks among them), a maximal run of digits, a maximal run of whitespace, or a
+ *       single other character. The tokens of {@code before} and {@code after} are aligned by a
+ *       longest common subsequence; a <em>word</em> (a maximal run of letter and digit tokens
+ *       with nothing between them, such as {@code ab12} or {@code 3f2a9c1e}) is fixed only when
+ *       it appears whole and unchanged, aligned, in both, so a random id is one volatile unit
+ *       rather than a few coincidentally equal letters. Each gap between fixed tokens where
+ *       {@code before} or {@code after} has other tokens is a volatile run. {@code shared} must
+ *       then read as {@code before}'s fixed tokens, in order and exactly, with each volatile run
+ *       replaced by any sequence of tokens (the empty one included) that holds no whitespace
+ *       unless the run held whitespace in {@code before} or {@code after}; so a volatile run never
+ *       swallows whitespace-separated words. The match is a dynamic program, not a regular
+ *       expression, so it cannot backtrack catastrophically. A mismatch is one difference per
+ *       string, at the first fixed token past the furthest point to which {@code shared} matches.
+ *       A random value that happens to be equal in both dedicated answers cannot be told from a
+ *       fixed one, and must be equal in {@code shared} too.
+ * </ul>
+ *
+ * <p>Bounds. A container nested {@value #MAX_DEPTH} levels deep is compared whole: equal in
+ * {@code before} and {@code after} (by the same rules as its leaves) → {@code shared} must be
+ * equal; else the whole container is volatile. The same holds for a string of more than {@value
+ * #MAX_TEXT_CHARS} characters, and for a string whose alignment or match would take a table of
+ * more than {@value #MAX_CELLS_PER_TEXT} cells (4,000 × 4,000 tokens, once the tokens that must
+ * match at the start and at the end are set aside) or more than the {@value #MAX_CELLS} cells left
+ * to the whole comparison; but a shared string whose closing fixed tokens are already seen not to
+ * match is reported at that mismatch. All other work is linear in the size of the answers. At most
+ * {@value #MAX_LISTED} differences and {@value #MAX_LISTED} volatile parts are listed; the rest are
+ * counted.
+ *
+ * <p>Stateless and thread-safe; {@link #compare} is a pure function of its arguments, which it
+ * only reads.
+ */
+final class AnswerDiff {
+  /** The deepest a container is compared element by element; deeper ones are compared whole. */
+  static final int MAX_DEPTH = 64;
+
+  /** The longest string compared token by token; longer ones are compared whole. */
+  static final int MAX_TEXT_CHARS = 1_000_000;
+
+  /** The largest table one string's alignment or match may take. */
+  static final long MAX_CELLS_PER_TEXT = 16_000_000L;
+
+  /** The table cells all the strings of one comparison may take together. */
+  static final long MAX_CELLS = 64_000_000L;
+
+  /** How many differences, and how many volatile parts, a comparison lists. */
+  static final int MAX_LISTED = 50;
+
+  /** The bound on an expected or actual excerpt of a difference, in characters. */
+  static final int EXCERPT = 120;
+
+  /** The bound on each side of a volatile part, in characters. */
+  static final int PART_EXCERPT = 40;
+
+  /** The context shown on each side of a differing token, in characters of whole tokens. */
+  static final int CONTEXT = 16;
+
+  /** Shown for a key that an answer does not have. */
+  static final String ABSENT = "(absent)";
+
+  private static final int KEY_MAX = 40;
+
+  private AnswerDiff() {}
+
+  /**
+   * One part of the shared answer that differs from the dedicated answers and is not volatile.
+   *
+   * @param path where, from the root: {@code $}, {@code $.result.content[0].text}, {@code
+   *     $["odd key"]}
+   * @param position within a string, which token: {@code token 9 of 9} (counted in {@code
+   *     before}'s tokens, from 1), {@code after token 9 of 9} when {@code shared} goes on past
+   *     {@code before}'s end, {@code empty text} when {@code before} is empty; {@code char 5 of
+   *     2000000, over 1000000 characters} for a string compared whole; {@code nested 64 levels
+   *     deep, compared whole} for a container compared whole; empty when the value at {@code
+   *     path} differs as a whole
+   * @param expected what the dedicated answers hold there: a JSON excerpt, {@value #ABSENT}, or
+   *     {@code length N}; within a string, the differing token with a little context ({@code …}
+   *     marks a cut). Escaped for one line and bounded by {@value #EXCERPT} characters (plus
+   *     the marks)
+   * @param actual what {@code shared} holds there, in the same form
+   */
+  record Difference(String path, String position, String expected, String actual) {
+    /** Checks that no part is {@code null}. */
+    Difference {
+      Objects.requireNonNull(path, "path");
+      Objects.requireNonNull(position, "position");
+      Objects.requireNonNull(expected, "expected");
+      Objects.requireNonNull(actual, "actual");
+    }
+
+    /** {@code path (position): expected E, got A}, on one line. */
+    @Override
+    public String toString() {
+      return path + (position.isEmpty() ? "" : " (" + position + ")") + ": expected " + expected + ", got " + actual;
+    }
+  }
+
+  /**
+   * The result of one comparison.
+   *
+   * @param differences the first {@value #MAX_LISTED} differences, depth first in the order of
+   *     {@code before}'s keys and elements, an object's keys found only in {@code shared} last
+   * @param unlistedDifferences how many more there are
+   * @param volatileParts where {@code before} and {@code after} differ, one line each in the form
+   *     {@code path: before → after} or {@code path (position): before → after}, e.g. {@code
+   *     $.result.content[0].text (token 5 of 9): "07" → "09"}, {@code $.id: (absent) → 3}, {@code
+   *     $.items: 2 elements → 3 elements}; at most {@value #MAX_LISTED}, followed by {@code … and N
+   *     more} when there are more. Positions are those of {@link Difference#position()}, plus
+   *     {@code tokens 5-7 of 9}, {@code before token 1 of 9}, {@code between tokens 4 and 5 of 9}
+   *     and {@code after token 9 of 9} for text {@code after} holds where {@code before} holds none,
+   *     and {@code whole text, too long to align}, {@code whole text, too long to match} or {@code
+   *     whole text, over 1000000 characters} for a string taken as volatile whole
+   */
+  record Comparison(List<Difference> differences, int unlistedDifferences, List<String> volatileParts) {
+    /** Copies the lists. */
+    Comparison {
+      differences = List.copyOf(differences);
+      volatileParts = List.copyOf(volatileParts);
+    }
+
+    /** True when the shared answer differs from the dedicated ones nowhere but where they are volatile. */
+    boolean same() {
+      return differences.isEmpty();
+    }
+  }
+
+  /**
+   * Compares {@code shared} with {@code before} and {@code after}, by the rules of this class.
+   *
+   * @param before the answer on a dedicated backend, before the shared run
+   * @param after the answer on a dedicated backend, after the shared run
+   * @param shared the answer on the backend shared with another caller
+   */
+  static Comparison compare(@Nullable Object before, @Nullable Object after, @Nullable Object shared) {
+    Walk walk = new Walk();
+    walk.value("$", 0, norm(before), norm(after), norm(shared));
+    return walk.result();
+  }
+
+  // ---- the walk -------------------------------------------------------------------------------
+
+  /** The state of one comparison. Confined to the call of {@link #compare}. */
+  private static final class Walk {
+    private final List<Difference> differences = new ArrayList<>();
+    private int unlistedDifferences;
+    private final List<String> parts = new ArrayList<>();
+    private int unlistedParts;
+    private long cells = MAX_CELLS;
+
+    Comparison result() {
+      List<String> listed = new ArrayList<>(parts);
+      if (unlistedParts > 0) {
+        listed.add("… and " + unlistedParts + " more");
+      }
+      return new Comparison(differences, unlistedDifferences, listed);
+    }
+
+    void value(String path, int depth, Object b, Object a, Object s) {
+      Kind kind = Kind.of(b);
+      if (Kind.of(a) != kind) {
+        if (listingParts()) {
+          part(path, "", render(b, PART_EXCERPT), render(a, PART_EXCERPT));
+        }
+        return;
+      }
+      if (Kind.of(s) != kind) {
+        if (listingDifferences()) {
+          difference(path, "", render(b, EXCERPT), render(s, EXCERPT));
+        }
+        return;
+      }
+      switch (kind) {
+        case OBJECT:
+        case ARRAY:
+          if (depth >= MAX_DEPTH) {
+            whole(path, "nested " + MAX_DEPTH + " levels deep, compared whole", b, a, s);
+          } else if (kind == Kind.OBJECT) {
+            object(path, depth, (Map<?, ?>) b, (Map<?, ?>) a, (Map<?, ?>) s);
+          } else {
+            array(path, depth, (List<?>) b, (List<?>) a, (List<?>) s);
+          }
+          break;
+        case STRING:
+          string(path, (String) b, (String) a, (String) s);
+          break;
+        default:
+          whole(path, "", b, a, s);
+      }
+    }
+
+    private void object(String path, int depth, Map<?, ?> b, Map<?, ?> a, Map<?, ?> s) {
+      for (Map.Entry<?, ?> e : b.entrySet()) {
+        Object key = e.getKey();
+        Object vb = norm(e.getValue());
+        if (!a.containsKey(key)) {
+          if (listingParts()) {
+            part(path + member(key), "", render(vb, PART_EXCERPT), ABSENT);
+          }
+        } else if (!s.containsKey(key)) {
+          if (listingDifferences()) {
+            difference(path + member(key), "", render(vb, EXCERPT), ABSENT);
+          }
+        } else {
+          value(path + member(key), depth + 1, vb, norm(a.get(key)), norm(s.get(key)));
+        }
+      }
+      for (Map.Entry<?, ?> e : a.entrySet()) {
+        if (!b.containsKey(e.getKey()) && listingParts()) {
+          part(path + member(e.getKey()), "", ABSENT, render(norm(e.getValue()), PART_EXCERPT));
+        }
+      }
+      for (Map.Entry<?, ?> e : s.entrySet()) {
+        if (!b.containsKey(e.getKey()) && !a.containsKey(e.getKey()) && listingDifferences()) {
+          difference(path + member(e.getKey()), "", ABSENT, render(norm(e.getValue()), EXCERPT));
+        }
+      }
+    }
+
+    private void array(String path, int depth, List<?> b, List<?> a, List<?> s) {
+      if (b.size() != a.size()) {
+        if (listingParts()) {
+          part(path, "", elements(b.size()), elements(a.size()));
+        }
+        return;
+      }
+      if (s.size() != b.size() && listingDifferences()) {
+        difference(path, "", "length " + b.size(), "length " + s.size());
+      }
+      Iterator<?> ib = b.iterator();
+      Iterator<?> ia = a.iterator();
+      Iterator<?> is = s.iterator();
+      for (int i = 0; ib.hasNext() && is.hasNext(); i++) {
+        value(path + "[" + i + "]", depth + 1, norm(ib.next()), norm(ia.next()), norm(is.next()));
+      }
+    }
+
+    /** Compares values as wholes: equal in both dedicated answers → equal in the shared one. */
+    private void whole(String path, String position, Object b, Object a, Object s) {
+      if (!sameValue(b, a)) {
+        if (listingParts()) {
+          part(path, position, render(b, PART_EXCERPT), render(a, PART_EXCERPT));
+        }
+      } else if (!sameValue(b, s) && listingDifferences()) {
+        difference(path, position, render(b, EXCERPT), render(s, EXCERPT));
+      }
+    }
+
+    private void string(String path, String b, String a, String s) {
+      if (b.length() > MAX_TEXT_CHARS || a.length() > MAX_TEXT_CHARS || s.length() > MAX_TEXT_CHARS) {
+        wholeText(path, "over " + MAX_TEXT_CHARS + " characters", b, a, s);
+        return;
+      }
+      if (b.equals(a) && b.equals(s)) {
+        return;
+      }
+      Text tb = Text.of(b);
+      Pattern pattern;
+      if (b.equals(a)) {
+        pattern = Pattern.fixed(tb);
+      } else {
+        Text ta = Text.of(a);
+        int[] partner = align(tb, ta);
+        if (partner == null) {
+          wholeText(path, "too long to align", b, a, s);
+          return;
+        }
+        pattern = Pattern.of(tb, ta, partner);
+      }
+      Text ts = Text.of(s);
+      int @Nullable [] failure = match(pattern, tb, ts);
+      if (failure == TOO_LONG) {
+        wholeText(path, "too long to match", b, a, s);
+        return;
+      }
+      for (Pattern.Run run : pattern.runs) {
+        if (!listingParts()) {
+          break;
+        }
+        part(path, run.position(tb.count), quote(run.before), quote(run.after));
+      }
+      if (failure != null && listingDifferences()) {
+        int p = failure[0];
+        int at = p < pattern.size() ? pattern.token[p] : tb.count;
+        String position = p < pattern.size()
+            ? "token " + (at + 1) + " of " + tb.count
+            : tb.count == 0 ? "empty text" : "after token " + tb.count + " of " + tb.count;
+        difference(path, position, tb.excerpt(at), ts.excerpt(failure[1]));
+      }
+    }
+
+    /** Compares strings as wholes, showing a differing shared string around its first differing character. */
+    private void wholeText(String path, String why, String b, String a, String s) {
+      if (!b.equals(a)) {
+        if (listingParts()) {
+          part(path, "whole text, " + why, quote(b), quote(a));
+        }
+      } else if (!b.equals(s) && listingDifferences()) {
+        int at = 0;
+        int end = Math.min(b.length(), s.length());
+        while (at < end && b.charAt(at) == s.charAt(at)) {
+          at++;
+        }
+        difference(path, "char " + (at + 1) + " of " + b.length() + ", " + why, charExcerpt(b, at), charExcerpt(s, at));
+      }
+    }
+
+    /**
+     * Aligns {@code before}'s tokens with {@code after}'s: for each token of {@code before}, the
+     * index of the token of {@code after} it stays fixed as, or -1. Null when the alignment is
+     * over the bounds.
+     */
+    private int @Nullable [] align(Text b, Text a) {
+      int nb = b.count;
+      int na = a.count;
+      int[] partner = new int[nb];
+      Arrays.fill(partner, -1);
+      int pre = 0;
+      while (pre < nb && pre < na && b.same(pre, a, pre)) {
+        partner[pre] = pre;
+        pre++;
+      }
+      int suf = 0;
+      while (suf < nb - pre && suf < na - pre && b.same(nb - 1 - suf, a, na - 1 - suf)) {
+        partner[nb - 1 - suf] = na - 1 - suf;
+        suf++;
+      }
+      int n = nb - pre - suf;
+      int m = na - pre - suf;
+      if (n > 0 && m > 0) {
+        if (!spend((long) n * m)) {
+          return null;
+        }
+        lcs(b, a, pre, n, m, partner);
+      }
+      keepWholeWords(b, a, partner);
+      return partner;
+    }
+
+    /** Takes {@code size} cells from the budget, or false when that is over a bound. */
+    private boolean spend(long size) {
+      if (size > MAX_CELLS_PER_TEXT || size > cells) {
+        return false;
+      }
+      cells -= size;
+      return true;
+    }
+
+    /**
+     * Matches {@code shared} against the pattern. Null on a match; {@link #TOO_LONG} when the
+     * match is over the bounds; else the pattern element and the shared token at the furthest
+     * point matched, the element being fixed (or the end of the pattern, when {@code shared}
+     * goes on past it). When the fixed tokens at the start and at the end match, only the
+     * rest is tabled; on a mismatch the table is run again over everything past the start, to
+     * find the first point that does not match, or, when that is over the bounds, the mismatch
+     * found is reported.
+     */
+    private int @Nullable [] match(Pattern pattern, Text b, Text s) {
+      int size = pattern.size();
+      int p = 0;
+      int t = 0;
+      // Up to the first volatile run, every fixed token is forced.
+      while (p < size && pattern.token[p] >= 0 && t < s.count && b.same(pattern.token[p], s, t)) {
+        p++;
+        t++;
+      }
+      if (p == size) {
+        return t == s.count ? null : new int[] {p, t};
+      }
+      if (pattern.token[p] >= 0) {
+        return new int[] {p, t};
+      }
+      // So is every fixed token after the last volatile run.
+      int q = size;
+      int u = s.count;
+      while (q > p && pattern.token[q - 1] >= 0 && u > t && b.same(pattern.token[q - 1], s, u - 1)) {
+        q--;
+        u--;
+      }
+      int @Nullable [] failure;
+      if (pattern.token[q - 1] < 0) {
+        if (!spend((long) (q - p) * (u - t + 1))) {
+          return TOO_LONG;
+        }
+        failure = table(pattern, b, s, p, q, t, u);
+        if (failure == null || q == size) {
+          return failure;
+        }
+      } else {
+        // The fixed tokens at the end do not match the end of the shared string.
+        failure = new int[] {q - 1, u > t ? u - 1 : t};
+      }
+      // The table over all the rest finds the first point that does not match, within the bounds.
+      if (!spend((long) (size - p) * (s.count - t + 1))) {
+        return failure;
+      }
+      return table(pattern, b, s, p, size, t, s.count);
+    }
+
+    private boolean listingDifferences() {
+      if (differences.size() < MAX_LISTED) {
+        return true;
+      }
+      unlistedDifferences++;
+      return false;
+    }
+
+    private boolean listingParts() {
+      if (parts.size() < MAX_LISTED) {
+        return true;
+      }
+      unlistedParts++;
+      return false;
+    }
+
+    private void difference(String path, String position, String expected, String actual) {
+      differences.add(new Difference(path, position, expected, actual));
+    }
+
+    private void part(String path, String position, String before, String after) {
+      parts.add(path + (position.isEmpty() ? "" : " (" + position + ")") + ": " + before + " → " + after);
+    }
+  }
+
+  /** Marks a match over the bounds. */
+  private static final int[] TOO_LONG = new int[0];
+
+  /**
+   * The longest common subsequence of {@code b}'s and {@code a}'s tokens {@code pre} to {@code
+   * pre + n} and {@code pre + m}, into {@code partner}. One bit per cell records whether the
+   * best subsequence without the cell's {@code a} token is as long as without its {@code b}
+   * token; equal tokens are always taken.
+   */
+  private static void lcs(Text b, Text a, int pre, int n, int m, int[] partner) {
+    long[] up = new long[(int) (((long) n * m + 63) >>> 6)];
+    int[] prev = new int[m + 1];
+    int[] cur = new int[m + 1];
+    for (int i = 1; i <= n; i++) {
+      cur[0] = 0;
+      for (int j = 1; j <= m; j++) {
+        if (b.same(pre + i - 1, a, pre + j - 1)) {
+          cur[j] = prev[j - 1] + 1;
+        } else if (prev[j] >= cur[j - 1]) {
+          cur[j] = prev[j];
+          long bit = (long) (i - 1) * m + (j - 1);
+          up[(int) (bit >>> 6)] |= 1L << (bit & 63);
+        } else {
+          cur[j] = cur[j - 1];
+        }
+      }
+      int[] swap = prev;
+      prev = cur;
+      cur = swap;
+    }
+    int i = n;
+    int j = m;
+    while (i > 0 && j > 0) {
+      if (b.same(pre + i - 1, a, pre + j - 1)) {
+        partner[pre + i - 1] = pre + j - 1;
+        i--;
+        j--;
+      } else {
+        long bit = (long) (i - 1) * m + (j - 1);
+        if ((up[(int) (bit >>> 6)] & (1L << (bit & 63))) != 0) {
+          i--;
+        } else {
+          j--;
+        }
+      }
+    }
+  }
+
+  /**
+   * Unfixes every word of {@code b} that is not aligned whole, token for token, with a whole word
+   * of {@code a}. An unaligned word of {@code a} then holds no fixed token either: a word of
+   * {@code b} aligned with part of it is not whole.
+   */
+  private static void keepWholeWords(Text b, Text a, int[] partner) {
+    int i = 0;
+    while (i < b.count) {
+      if (!b.word(i)) {
+        i++;
+        continue;
+      }
+      int end = i;
+      while (end < b.count && b.word(end)) {
+        end++;
+      }
+      boolean whole = partner[i] >= 0;
+      for (int k = i + 1; whole && k < end; k++) {
+        whole = partner[k] >= 0 && partner[k] == partner[k - 1] + 1;
+      }
+      if (whole) {
+        int first = partner[i];
+        int last = partner[end - 1];
+        whole = (first == 0 || !a.word(first - 1)) && (last == a.count - 1 || !a.word(last + 1));
+      }
+      if (!whole) {
+        Arrays.fill(partner, i, end, -1);
+      }
+      i = end;
+    }
+  }
+
+  /**
+   * The match table over pattern elements {@code p0} to {@code p1} and shared tokens {@code t0} to
+   * {@code t1}, one row at a time: row {@code p} holds which shared prefixes the first {@code p}
+   * elements can match.
+   */
+  private static int @Nullable [] table(Pattern pattern, Text b, Text s, int p0, int p1, int t0, int t1) {
+    int width = t1 - t0;
+    boolean[] prev = new boolean[width + 1];
+    boolean[] cur = new boolean[width + 1];
+    prev[0] = true;
+    for (int p = p0; p < p1; p++) {
+      Arrays.fill(cur, false);
+      boolean any = false;
+      int token = pattern.token[p];
+      if (token >= 0) {
+        for (int c = 0; c < width; c++) {
+          if (prev[c] && b.same(token, s, t0 + c)) {
+            cur[c + 1] = true;
+            any = true;
+          }
+        }
+      } else {
+        boolean spaces = pattern.spaces[p];
+        for (int c = 0; c <= width; c++) {
+          cur[c] = prev[c] || (c > 0 && cur[c - 1] && (spaces || !s.space(t0 + c - 1)));
+          any |= cur[c];
+        }
+      }
+      if (!any) {
+        return new int[] {p, t0 + furthest(prev)};
+      }
+      boolean[] swap = prev;
+      prev = cur;
+      cur = swap;
+    }
+    return prev[width] ? null : new int[] {p1, t0 + furthest(prev)};
+  }
+
+  private static int furthest(boolean[] row) {
+    for (int c = row.length - 1; c > 0; c--) {
+      if (row[c]) {
+        return c;
+      }
+    }
+    return 0;
+  }
+
+  // ---- strings ----------------------------------------------------------------------------------
+
+  /** A string cut into tokens. */
+  private static final class Text {
+    static final byte LETTERS = 0;
+    static final byte DIGITS = 1;
+    static final byte SPACE = 2;
+    static final byte OTHER = 3;
+
+    final String text;
+    final int count;
+    /** Where each token starts; {@code start[count]} is the length. */
+    final int[] start;
+    final byte[] kind;
+    final int[] hash;
+
+    private Text(String text, int count, int[] start, byte[] kind, int[] hash) {
+      this.text = text;
+      this.count = count;
+      this.start = start;
+      this.kind = kind;
+      this.hash = hash;
+    }
+
+    static Text of(String text) {
+      int[] start = new int[16];
+      byte[] kind = new byte[16];
+      int count = 0;
+      int i = 0;
+      while (i < text.length()) {
+        int cp = text.codePointAt(i);
+        byte k = kindOf(cp);
+        int j = i + Character.charCount(cp);
+        if (k != OTHER) {
+          while (j < text.length()) {
+            int next = text.codePointAt(j);
+            if (kindOf(next) != k) {
+              break;
+            }
+            j += Character.charCount(next);
+          }
+        }
+        if (count + 1 >= start.length) {
+          start = Arrays.copyOf(start, start.length * 2);
+          kind = Arrays.copyOf(kind, kind.length * 2);
+        }
+        start[count] = i;
+        kind[count] = k;
+        count++;
+        i = j;
+      }
+      start[count] = text.length();
+      int[] hash = new int[count];
+      for (int t = 0; t < count; t++) {
+        int h = 0;
+        for (int c = start[t]; c < start[t + 1]; c++) {
+          h = 31 * h + text.charAt(c);
+        }
+        hash[t] = h;
+      }
+      return new Text(text, count, start, kind, hash);
+    }
+
+    private static byte kindOf(int cp) {
+      if (Character.isLetter(cp)) {
+        return LETTERS;
+      }
+      if (Character.isDigit(cp)) {
+        return DIGITS;
+      }
+      if (Character.isWhitespace(cp) || Character.isSpaceChar(cp)) {
+        return SPACE;
+      }
+      int type = Character.getType(cp);
+      if (type == Character.NON_SPACING_MARK || type == Character.COMBINING_SPACING_MARK || type == Character.ENCLOSING_MARK) {
+        return LETTERS;
+      }
+      return OTHER;
+    }
+
+    int length(int t) {
+      return start[t + 1] - start[t];
+    }
+
+    String token(int from, int to) {
+      return text.substring(start[from], start[to]);
+    }
+
+    boolean same(int t, Text other, int u) {
+      return hash[t] == other.hash[u]
+          && length(t) == other.length(u)
+          && text.regionMatches(start[t], other.text, other.start[u], length(t));
+    }
+
+    boolean word(int t) {
+      return kind[t] == LETTERS || kind[t] == DIGITS;
+    }
+
+    boolean space(int t) {
+      return kind[t] == SPACE;
+    }
+
+    /**
+     * Token {@code t} (or the end, at {@code count}) with up to {@value #CONTEXT} characters of
+     * whole tokens on each side, {@code …} marking a cut.
+     */
+    String excerpt(int t) {
+      int from = t;
+      int chars = 0;
+      while (from > 0 && chars + length(from - 1) <= CONTEXT) {
+        chars += length(--from);
+      }
+      int to = Math.min(t + 1, count);
+      chars = 0;
+      while (to < count && chars + length(to) <= CONTEXT) {
+        chars += length(to++);
+      }
+      String raw = text.substring(start[from], Math.min(start[to], start[from] + EXCERPT + 1));
+      if (raw.isEmpty()) {
+        return "(empty text)";
+      }
+      String shown = LogSafe.escape(raw, EXCERPT);
+      return (from > 0 ? "…" : "") + shown + (to < count && !shown.endsWith("…") ? "…" : "");
+    }
+  }
+
+  /**
+   * What a shared string must read as: {@code before}'s fixed tokens, and its volatile runs, each
+   * of which matches any tokens (without whitespace, unless the run held some).
+   */
+  private static final class Pattern {
+    /** Per element, the fixed token of {@code before} it stands for, or -1 for a volatile run. */
+    final int[] token;
+    /** Per element, whether a volatile run may match whitespace. */
+    final boolean[] spaces;
+    /** The volatile runs, in order. */
+    final List<Run> runs;
+
+    private Pattern(int[] token, boolean[] spaces, List<Run> runs) {
+      this.token = token;
+      this.spaces = spaces;
+      this.runs = runs;
+    }
+
+    int size() {
+      return token.length;
+    }
+
+    /** Every token of {@code b} fixed. */
+    static Pattern fixed(Text b) {
+      int[] token = new int[b.count];
+      for (int i = 0; i < token.length; i++) {
+        token[i] = i;
+      }
+      return new Pattern(token, new boolean[b.count], List.of());
+    }
+
+    /** {@code b}'s tokens with a partner in {@code a} fixed, and a volatile run at every gap. */
+    static Pattern of(Text b, Text a, int[] partner) {
+      int[] token = new int[2 * b.count + 1];
+      boolean[] spaces = new boolean[token.length];
+      List<Run> runs = new ArrayList<>();
+      int size = 0;
+      int gapB = 0;
+      int gapA = 0;
+      for (int i = 0; i <= b.count; i++) {
+        int j = i < b.count ? partner[i] : a.count;
+        if (i < b.count && j < 0) {
+          continue;
+        }
+        if (gapB < i || gapA < j) {
+          token[size] = -1;
+          spaces[size] = hasSpace(b, gapB, i) || hasSpace(a, gapA, j);
+          size++;
+          runs.add(new Run(gapB, i, b.token(gapB, i), a.token(gapA, j)));
+        }
+        if (i < b.count) {
+          token[size++] = i;
+          gapB = i + 1;
+          gapA = j + 1;
+        }
+      }
+      return new Pattern(Arrays.copyOf(token, size), Arrays.copyOf(spaces, size), runs);
+    }
+
+    private static boolean hasSpace(Text t, int from, int to) {
+      for (int k = from; k < to; k++) {
+        if (t.space(k)) {
+          return true;
+        }
+      }
+      return false;
+    }
+
+    /** A volatile run: {@code before}'s tokens {@code from} to {@code to}, and the text of each side. */
+    record Run(int from, int to, String before, String after) {
+      String position(int count) {
+        if (to - from == 1) {
+          return "token " + to + " of " + count;
+        }
+        if (to > from) {
+          return "tokens " + (from + 1) + "-" + to + " of " + count;
+        }
+        if (count == 0) {
+          return "empty text";
+        }
+        if (from == 0) {
+          return "before token 1 of " + count;
+        }
+        if (from == count) {
+          return "after token " + count + " of " + count;
+        }
+        return "between tokens " + from + " and " + (from + 1) + " of " + count;
+      }
+    }
+  }
+
+  // ---- values -----------------------------------------------------------------------------------
+
+  /** The JSON type of a value. */
+  private enum Kind {
+    OBJECT,
+    ARRAY,
+    STRING,
+    NUMBER,
+    BOOLEAN,
+    NULL,
+    OTHER;
+
+    static Kind of(@Nullable Object v) {
+      if (v == null || v == Json.NULL) {
+        return NULL;
+      }
+      if (v instanceof Map<?, ?>) {
+        return OBJECT;
+      }
+      if (v instanceof List<?>) {
+        return ARRAY;
+      }
+      if (v instanceof String) {
+        return STRING;
+      }
+      if (v instanceof Number) {
+        return NUMBER;
+      }
+      if (v instanceof Boolean) {
+        return BOOLEAN;
+      }
+      return OTHER;
+    }
+  }
+
+  private static Object norm(@Nullable Object v) {
+    return v == null ? Json.NULL : v;
+  }
+
+  /** Deep equality by the rules of this class (numbers numerically, key order ignored), without recursion. */
+  static boolean sameValue(@Nullable Object x, @Nullable Object y) {
+    Deque<Object[]> work = new ArrayDeque<>();
+    work.push(new Object[] {norm(x), norm(y)});
+    while (!work.isEmpty()) {
+      Object[] pair = work.pop();
+      Kind kind = Kind.of(pair[0]);
+      if (Kind.of(pair[1]) != kind) {
+        return false;
+      }
+      switch (kind) {
+        case OBJECT: {
+          Map<?, ?> mx = (Map<?, ?>) pair[0];
+          Map<?, ?> my = (Map<?, ?>) pair[1];
+          if (mx.size() != my.size()) {
+            return false;
+          }
+          for (Map.Entry<?, ?> e : mx.entrySet()) {
+            if (!my.containsKey(e.getKey())) {
+              return false;
+            }
+            work.push(new Object[] {norm(e.getValue()), norm(my.get(e.getKey()))});
+          }
+          break;
+        }
+        case ARRAY: {
+          List<?> lx = (List<?>) pair[0];
+          List<?> ly = (List<?>) pair[1];
+          if (lx.size() != ly.size()) {
+            return false;
+          }
+          Iterator<?> iy = ly.iterator();
+          for (Object o : lx) {
+            work.push(new Object[] {norm(o), norm(iy.next())});
+          }
+          break;
+        }
+        case NUMBER:
+          if (!sameNumber((Number) pair[0], (Number) pair[1])) {
+            return false;
+          }
+          break;
+        case NULL:
+          break;
+        default:
+          if (!pair[0].equals(pair[1])) {
+            return false;
+          }
+      }
+    }
+    return true;
+  }
+
+  private static boolean sameNumber(Number x, Number y) {
+    BigDecimal dx = decimal(x);
+    BigDecimal dy = decimal(y);
+    if (dx != null && dy != null) {
+      return dx.compareTo(dy) == 0;
+    }
+    // NaN and the infinities, which only a double or a float can hold.
+    return dx == null && dy == null && Double.compare(x.doubleValue(), y.doubleValue()) == 0;
+  }
+
+  private static @Nullable BigDecimal decimal(Number n) {
+    if (n instanceof BigDecimal) {
+      return (BigDecimal) n;
+    }
+    if (n instanceof BigInteger) {
+      return new BigDecimal((BigInteger) n);
+    }
+    if (n instanceof Integer || n instanceof Long || n instanceof Short || n instanceof Byte) {
+      return BigDecimal.valueOf(n.longValue());
+    }
+    if (n instanceof Double || n instanceof Float) {
+      double d = n.doubleValue();
+      // A float's shortest decimal form, not its binary value widened to a double's.
+      return Double.isFinite(d) ? new BigDecimal(n instanceof Float ? Float.toString(n.floatValue()) : Double.toString(d)) : null;
+    }
+    try {
+      return new BigDecimal(n.toString());
+    } catch (NumberFormatException e) {
+      return null;
+    }
+  }
+
+  // ---- display ----------------------------------------------------------------------------------
+
+  /** A member of an object in a path: {@code .name}, or {@code ["other key"]}. */
+  private static String member(Object key) {
+    String k = String.valueOf(key);
+    boolean plain = !k.isEmpty() && k.length() <= KEY_MAX;
+    for (int i = 0; plain && i < k.length(); i++) {
+      char c = k.charAt(i);
+      plain = c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (i > 0 && c >= '0' && c <= '9');
+    }
+    return plain ? "." + k : "[\"" + LogSafe.escape(k, KEY_MAX).replace("\"", "\\\"") + "\"]";
+  }
+
+  private static String elements(int n) {
+    return n == 1 ? "1 element" : n + " elements";
+  }
+
+  private static String quote(String text) {
+    return "\"" + LogSafe.escape(text, PART_EXCERPT) + "\"";
+  }
+
+  /** Up to {@value #CONTEXT} characters on each side of character {@code at}, {@code …} marking a cut. */
+  private static String charExcerpt(String text, int at) {
+    int from = Math.max(0, at - CONTEXT);
+    int to = Math.min(text.length(), at + CONTEXT + 1);
+    if (from > 0 && Character.isLowSurrogate(text.charAt(from))) {
+      from--;
+    }
+    if (to < text.length() && Character.isLowSurrogate(text.charAt(to))) {
+      to++;
+    }
+    if (from == to) {
+      return "(empty text)";
+    }
+    return (from > 0 ? "…" : "") + LogSafe.escape(text.substring(from, to), EXCERPT) + (to < text.length() ? "…" : "");
+  }
+
+  /** A value as compact JSON, escaped for one line and cut at {@code max} characters. */
+  private static String render(Object value, int max) {
+    StringBuilder sb = new StringBuilder();
+    render(value, sb, max);
+    return LogSafe.escape(sb.length() > max + 1 ? sb.substring(0, max + 1) : sb.toString(), max);
+  }
+
+  /**
+   * Appends {@code value} until {@code sb} is longer than {@code max}. Each level appends a
+   * character before it descends, so the recursion is no deeper than {@code max}.
+   */
+  private static void render(@Nullable Object value, StringBuilder sb, int max) {
+    if (sb.length() > max) {
+      return;
+    }
+    Object v = norm(value);
+    switch (Kind.of(v)) {
+      case OBJECT: {
+        sb.append('{');
+        boolean first = true;
+        for (Map.Entry<?, ?> e : ((Map<?, ?>) v).entrySet()) {
+          if (sb.length() > max) {
+            return;
+          }
+          String key = String.valueOf(e.getKey());
+          sb.append(first ? "" : ",").append('"').append(key, 0, Math.min(key.length(), max + 1)).append("\":");
+          first = false;
+          render(e.getValue(), sb, max);
+        }
+        sb.append('}');
+        break;
+      }
+      case ARRAY: {
+        sb.append('[');
+        boolean first = true;
+        for (Object o : (List<?>) v) {
+          if (sb.length() > max) {
+            return;
+          }
+          sb.append(first ? "" : ",");
+          first = false;
+          render(o, sb, max);
+        }
+        sb.append(']');
+        break;
+      }
+      case STRING: {
+        String s = (String) v;
+        sb.append('"').append(s, 0, Math.min(s.length(), max + 1)).append('"');
+        break;
+      }
+      default:
+        sb.append(v);
+    }
+  }
+}

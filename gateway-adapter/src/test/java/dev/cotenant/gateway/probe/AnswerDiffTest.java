@@ -1,0 +1,500 @@
+package dev.cotenant.gateway.probe;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.cotenant.api.Json;
+import dev.cotenant.gateway.probe.AnswerDiff.Comparison;
+import dev.cotenant.gateway.probe.AnswerDiff.Difference;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+
+/** What {@link AnswerDiff} calls a difference, what it calls volatile, and how it says so. */
+class AnswerDiffTest {
+  private static final String TEXT = "$.result.content[0].text";
+
+  /** A {@code tools/call} answer of one text item. */
+  private static Map<String, Object> answer(String text) {
+    Map<String, Object> item = new LinkedHashMap<>();
+    item.put("type", "text");
+    item.put("text", text);
+    Map<String, Object> result = new LinkedHashMap<>();
+    result.put("content", new ArrayList<>(List.of(item)));
+    result.put("isError", false);
+    Map<String, Object> root = new LinkedHashMap<>();
+    root.put("result", result);
+    return root;
+  }
+
+  private static Comparison texts(String before, String after, String shared) {
+    return AnswerDiff.compare(answer(before), answer(after), answer(shared));
+  }
+
+  private static Difference only(Comparison c) {
+    assertEquals(1, c.differences().size(), () -> "differences: " + c.differences());
+    assertEquals(0, c.unlistedDifferences());
+    return c.differences().get(0);
+  }
+
+  private static void assertSame(Comparison c) {
+    assertTrue(c.same(), () -> "differences: " + c.differences());
+  }
+
+  private static Map<String, Object> object(Object... keysAndValues) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    for (int i = 0; i < keysAndValues.length; i += 2) {
+      m.put((String) keysAndValues[i], keysAndValues[i + 1]);
+    }
+    return m;
+  }
+
+  private static String hex(int chars) {
+    StringBuilder sb = new StringBuilder();
+    ThreadLocalRandom r = ThreadLocalRandom.current();
+    for (int i = 0; i < chars; i++) {
+      sb.append(Character.forDigit(r.nextInt(16), 16));
+    }
+    return sb.toString();
+  }
+
+  // ---- the cases the probe meets ----------------------------------------------------------------
+
+  @Test
+  void identicalAnswersAreTheSameWithNothingVolatile() {
+    Comparison c = texts("echo: x", "echo: x", "echo: x");
+    assertSame(c);
+    assertEquals(List.of(), c.volatileParts());
+  }
+
+  @Test
+  void aClockThatMovesIsVolatileAndOnlyTheClock() {
+    Comparison c = texts("12:01:07 echo: x", "12:01:09 echo: x", "12:01:08 echo: x");
+    assertSame(c);
+    assertEquals(List.of(TEXT + " (token 5 of 10): \"07\" → \"09\""), c.volatileParts());
+  }
+
+  @Test
+  void aCounterBesideTheClockIsADifferenceAtTheCounter() {
+    Difference d = only(texts("12:01:07 calls=1", "12:01:09 calls=1", "12:01:08 calls=2"));
+    assertEquals(TEXT, d.path());
+    assertEquals("token 9 of 9", d.position());
+    assertEquals("12:01:07 calls=1", d.expected());
+    assertEquals("12:01:08 calls=2", d.actual());
+  }
+
+  @Test
+  void theSameCounterWithTheClockIsTheSame() {
+    assertSame(texts("12:01:07 calls=1", "12:01:09 calls=1", "12:01:08 calls=1"));
+  }
+
+  @Test
+  void aCounterAloneIsADifference() {
+    Difference d = only(texts("calls=1", "calls=1", "calls=2"));
+    assertEquals(TEXT, d.path());
+    assertEquals("calls=1", d.expected());
+    assertEquals("calls=2", d.actual());
+  }
+
+  @Test
+  void aToggleIsADifference() {
+    Difference d = only(texts(
+        "Started logging for session x", "Started logging for session x", "Stopped logging for session x"));
+    assertEquals("token 1 of 9", d.position());
+    assertTrue(d.expected().startsWith("Started logging"), d.expected());
+    assertTrue(d.actual().startsWith("Stopped logging"), d.actual());
+  }
+
+  /**
+   * Two random UUIDs with no group in common. A group that two random ids share by chance (about
+   * one pair in 3,000) is, to any comparison, a value that did not change, which the shared answer
+   * must then hold too.
+   */
+  private static String[] twoUuids() {
+    while (true) {
+      String one = UUID.randomUUID().toString();
+      String two = UUID.randomUUID().toString();
+      List<String> groups = Arrays.asList(one.split("-"));
+      if (Arrays.stream(two.split("-")).noneMatch(groups::contains)) {
+        return new String[] {one, two};
+      }
+    }
+  }
+
+  @Test
+  void randomUuidsAreVolatileAndAThirdOneIsTheSame() {
+    for (int i = 0; i < 200; i++) {
+      String[] ids = twoUuids();
+      Comparison c = texts("created " + ids[0] + " ok", "created " + ids[1] + " ok", "created " + UUID.randomUUID() + " ok");
+      assertSame(c);
+      assertFalse(c.volatileParts().isEmpty());
+    }
+  }
+
+  @Test
+  void aUuidGroupThatDidNotChangeMustNotChange() {
+    Difference d = only(texts(
+        "created 3f2a9c1e-7b4d-4e2a-9f1c-0d8e7a6b5c4d ok",
+        "created 8b0d6e21-7b4d-4c3b-a2e9-91f07d3c2b1a ok",
+        "created 5d1c8f0a-2e6b-4a9d-b3c7-e4f2a1d0c9b8 ok"));
+    assertTrue(d.expected().contains("-7b4d-"), d.expected());
+  }
+
+  @Test
+  void hexIdsOfDifferentLengthsAreVolatileAndAThirdOneIsTheSame() {
+    for (int i = 0; i < 200; i++) {
+      Comparison c = texts("id=" + hex(12) + " done", "id=" + hex(40) + " done", "id=" + hex(64) + " done");
+      assertSame(c);
+    }
+  }
+
+  @Test
+  void aVolatileIdDoesNotHideTheRestOfItsWordInTheOtherAnswers() {
+    // The word changes as a whole; the text after it does not.
+    Difference d = only(texts("id=ab12 calls=1", "id=cd34 calls=1", "id=ef56 calls=2"));
+    assertEquals("token 8 of 8", d.position());
+  }
+
+  @Test
+  void aVolatileRunDoesNotSwallowWhitespaceSeparatedWords() {
+    Difference d = only(texts("id=ab12 calls=1", "id=cd34 calls=1", "id=ef56 calls=1 calls=2"));
+    assertEquals(TEXT, d.path());
+    assertEquals("after token 8 of 8", d.position());
+    assertEquals("id=ef56 calls=1 calls=2", d.actual());
+    // Were the id's run to take in "ef56 calls=2", the rest would match.
+    Difference swallowed = only(texts("id=ab12 calls=1", "id=cd34 calls=1", "id=ef56 calls=2 calls=1"));
+    assertEquals("token 8 of 8", swallowed.position());
+    assertEquals("id=ef56 calls=2 calls=1", swallowed.actual());
+  }
+
+  @Test
+  void aVolatileRunThatHeldWhitespaceMayMatchWhitespace() {
+    assertSame(texts("at noon ok", "at half past noon ok", "at a quarter to noon ok"));
+    assertSame(texts("at noon ok", "at half past noon ok", "at noon ok"));
+    only(texts("at noon ok", "at half past noon ok", "at noon, not ok"));
+  }
+
+  @Test
+  void aMissingTokenIsADifferenceAtTheEndOfTheShared() {
+    Difference d = only(texts("12:01:07 calls=1", "12:01:09 calls=1", "12:01:08 calls="));
+    assertEquals("token 9 of 9", d.position());
+    assertEquals("12:01:08 calls=", d.actual());
+  }
+
+  @Test
+  void excerptsAreBoundedAndOnOneLine() {
+    String tail = " and then" + " more words".repeat(40);
+    String head = "line one\nline two".repeat(10) + " ";
+    Difference d = only(texts(head + "calls=1" + tail, head + "calls=1" + tail, head + "calls=2" + tail));
+    assertTrue(d.expected().startsWith("…"), d.expected());
+    assertTrue(d.expected().endsWith("…"), d.expected());
+    assertTrue(d.expected().length() <= AnswerDiff.EXCERPT + 2, d.expected());
+    assertTrue(d.expected().contains("calls=1"), d.expected());
+    assertTrue(d.actual().contains("calls=2"), d.actual());
+    assertFalse(d.expected().contains("\n"), d.expected());
+    assertFalse(d.actual().contains("\n"), d.actual());
+    assertTrue(d.toString().startsWith(TEXT + " (token "), d.toString());
+  }
+
+  @Test
+  void aControlCharacterInAnExcerptIsEscaped() {
+    Difference d = only(texts("a\nb", "a\nb", "a\nc"));
+    assertEquals("a\\nb", d.expected());
+    assertEquals("a\\nc", d.actual());
+  }
+
+  // ---- objects and arrays -----------------------------------------------------------------------
+
+  @Test
+  void anExtraElementInASharedListIsADifferenceAtTheList() {
+    Map<String, Object> before = object("resources", List.of(object("uri", "file:///a"), object("uri", "file:///b")));
+    Map<String, Object> shared = object("resources",
+        List.of(object("uri", "file:///a"), object("uri", "file:///b"), object("uri", "file:///other-caller")));
+    Difference d = only(AnswerDiff.compare(before, before, shared));
+    assertEquals("$.resources", d.path());
+    assertEquals("length 2", d.expected());
+    assertEquals("length 3", d.actual());
+  }
+
+  @Test
+  void aShorterSharedListIsADifferenceAtTheListAndItsPrefixIsCompared() {
+    Map<String, Object> before = object("r", List.of(1, 2, 3));
+    Comparison c = AnswerDiff.compare(before, before, object("r", List.of(1, 5)));
+    assertEquals(2, c.differences().size(), () -> "" + c.differences());
+    assertEquals("$.r", c.differences().get(0).path());
+    assertEquals("$.r[1]", c.differences().get(1).path());
+  }
+
+  @Test
+  void anArrayWhoseLengthChangesBetweenTheDedicatedAnswersIsVolatile() {
+    Comparison c = AnswerDiff.compare(object("r", List.of(1)), object("r", List.of(1, 2)), object("r", List.of(7, 8, 9)));
+    assertSame(c);
+    assertEquals(List.of("$.r: 1 element → 2 elements"), c.volatileParts());
+  }
+
+  @Test
+  void aKeyOnlyInTheSharedIsADifference() {
+    Difference d = only(AnswerDiff.compare(object("a", 1), object("a", 1), object("a", 1, "other", "B's")));
+    assertEquals("$.other", d.path());
+    assertEquals(AnswerDiff.ABSENT, d.expected());
+    assertEquals("\"B's\"", d.actual());
+  }
+
+  @Test
+  void aKeyMissingFromTheSharedIsADifference() {
+    Difference d = only(AnswerDiff.compare(object("a", 1, "b", 2), object("a", 1, "b", 2), object("a", 1)));
+    assertEquals("$.b", d.path());
+    assertEquals("2", d.expected());
+    assertEquals(AnswerDiff.ABSENT, d.actual());
+  }
+
+  @Test
+  void aKeyInOnlyOneDedicatedAnswerIsVolatileWhateverTheShared() {
+    Comparison c = AnswerDiff.compare(object("a", 1), object("a", 1, "pid", 4242), object("a", 1));
+    assertSame(c);
+    assertEquals(List.of("$.pid: (absent) → 4242"), c.volatileParts());
+    assertSame(AnswerDiff.compare(object("a", 1), object("a", 1, "pid", 4242), object("a", 1, "pid", 7)));
+    assertSame(AnswerDiff.compare(object("a", 1, "pid", 4242), object("a", 1), object("a", 1)));
+  }
+
+  @Test
+  void keyOrderIsIgnored() {
+    assertSame(AnswerDiff.compare(object("a", 1, "b", 2), object("a", 1, "b", 2), object("b", 2, "a", 1)));
+  }
+
+  @Test
+  void oddKeysAreQuotedInThePath() {
+    Difference d = only(AnswerDiff.compare(object("a b", 1), object("a b", 1), object("a b", 2)));
+    assertEquals("$[\"a b\"]", d.path());
+  }
+
+  // ---- leaves -----------------------------------------------------------------------------------
+
+  @Test
+  void numbersAreComparedNumerically() {
+    assertSame(AnswerDiff.compare(object("n", 1), object("n", 1L), object("n", 1.0)));
+    assertSame(AnswerDiff.compare(object("n", new BigDecimal("1.50")), object("n", 1.5), object("n", new BigDecimal("1.5"))));
+    assertSame(AnswerDiff.compare(object("n", BigInteger.TEN), object("n", 10), object("n", 10.0f)));
+    assertSame(AnswerDiff.compare(object("n", 0.1), object("n", 0.1), object("n", new BigDecimal("0.1"))));
+    Difference d = only(AnswerDiff.compare(object("n", 1), object("n", 1), object("n", 1.0000001)));
+    assertEquals("$.n", d.path());
+    assertEquals("", d.position());
+  }
+
+  @Test
+  void notANumberEqualsItselfOnly() {
+    assertSame(AnswerDiff.compare(Double.NaN, Double.NaN, Double.NaN));
+    only(AnswerDiff.compare(Double.NaN, Double.NaN, 0));
+    only(AnswerDiff.compare(Double.POSITIVE_INFINITY, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY));
+  }
+
+  @Test
+  void jsonNullAndJavaNullAreEqual() {
+    Map<String, @Nullable Object> javaNull = new HashMap<>();
+    javaNull.put("v", null);
+    assertSame(AnswerDiff.compare(object("v", Json.NULL), javaNull, javaNull));
+    assertSame(AnswerDiff.compare(null, Json.NULL, null));
+    Difference d = only(AnswerDiff.compare(object("v", Json.NULL), object("v", Json.NULL), object("v", false)));
+    assertEquals("null", d.expected());
+    assertEquals("false", d.actual());
+  }
+
+  @Test
+  void aChangingNumberOrBooleanIsVolatile() {
+    Comparison c = AnswerDiff.compare(object("n", 1, "b", true), object("n", 2, "b", false), object("n", 3, "b", true));
+    assertSame(c);
+    assertEquals(List.of("$.n: 1 → 2", "$.b: true → false"), c.volatileParts());
+  }
+
+  @Test
+  void aChangingTypeIsVolatileAndATypeChangeInTheSharedIsADifference() {
+    Comparison c = AnswerDiff.compare(object("v", "7"), object("v", 7), object("v", List.of()));
+    assertSame(c);
+    assertEquals(List.of("$.v: \"7\" → 7"), c.volatileParts());
+    Difference d = only(AnswerDiff.compare(object("v", 7), object("v", 8), object("v", "7")));
+    assertEquals("$.v", d.path());
+    assertEquals("\"7\"", d.actual());
+  }
+
+  @Test
+  void aRootThatDiffersIsADifferenceAtTheRoot() {
+    Difference d = only(AnswerDiff.compare("a", "a", "b"));
+    assertEquals("$", d.path());
+  }
+
+  @Test
+  void answersAreTheSameFromManyThreadsAtOnce() throws Exception {
+    List<String[]> inputs = List.of(
+        new String[] {"12:01:07 calls=1", "12:01:09 calls=1", "12:01:08 calls=2"},
+        new String[] {"id=ab12 calls=1", "id=cd34 calls=1", "id=ef56 calls=1 calls=2"},
+        new String[] {"at noon ok", "at half past noon ok", "at a quarter to noon ok"},
+        new String[] {clocked("07", 1), clocked("09", 1), clocked("08", 2)});
+    List<Comparison> expected = inputs.stream().map(t -> texts(t[0], t[1], t[2])).toList();
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    try {
+      List<Future<List<Comparison>>> workers = new ArrayList<>();
+      for (int w = 0; w < 4; w++) {
+        int start = w;
+        workers.add(pool.submit(() -> {
+          List<Comparison> got = new ArrayList<>(expected);
+          for (int round = 0; round < 3; round++) {
+            for (int i = 0; i < inputs.size(); i++) {
+              int k = (start + i) % inputs.size();
+              got.set(k, texts(inputs.get(k)[0], inputs.get(k)[1], inputs.get(k)[2]));
+            }
+          }
+          return got;
+        }));
+      }
+      for (Future<List<Comparison>> f : workers) {
+        assertEquals(expected, f.get(60, TimeUnit.SECONDS));
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  // ---- bounds -----------------------------------------------------------------------------------
+
+  /**
+   * A text long enough that aligning it whole would take more than the bound, with a clock at
+   * both ends so that setting aside the common start and end does not make it short.
+   */
+  private static String longText(String clock, int counter) {
+    StringBuilder sb = new StringBuilder(clock).append(' ');
+    for (int i = 0; i < 2_100; i++) {
+      sb.append(i == 1_000 ? "calls=" + counter : "w" + i).append(' ');
+    }
+    return sb.append(clock).toString();
+  }
+
+  @Test
+  void aLongTextThatChangesIsComparedWholeSoItIsVolatile() {
+    Comparison c = assertTimeoutPreemptively(Duration.ofSeconds(30),
+        () -> texts(longText("07", 1), longText("09", 1), longText("08", 2)));
+    assertSame(c);
+    assertEquals(1, c.volatileParts().size(), () -> "" + c.volatileParts());
+    assertTrue(c.volatileParts().get(0).startsWith(TEXT + " (whole text, too long to align): \"07 w0 w1"),
+        c.volatileParts().get(0));
+  }
+
+  @Test
+  void theSameLongTextWithOneChangingTokenIsComparedTokenByToken() {
+    // The common start and end are set aside, so the table is small.
+    String tail = " calls=1" + " word".repeat(100_000);
+    Difference d = only(texts("12:01:07" + tail, "12:01:09" + tail, "12:01:08" + tail.replace("calls=1", "calls=2")));
+    assertEquals("token 9 of 200009", d.position());
+    assertEquals("12:01:07 calls=1 word word word …", d.expected());
+    assertEquals("12:01:08 calls=2 word word word …", d.actual());
+  }
+
+  @Test
+  void aLongTextThatDoesNotChangeMustNotChange() {
+    String text = longText("07", 1);
+    Difference d = only(texts(text, text, longText("07", 2)));
+    assertEquals("token 3005 of 6304", d.position());
+    assertTrue(d.expected().contains("calls=1"), d.expected());
+    assertTrue(d.actual().contains("calls=2"), d.actual());
+  }
+
+  @Test
+  void aHugeTextIsComparedWhole() {
+    String big = "x".repeat(AnswerDiff.MAX_TEXT_CHARS) + " calls=1";
+    Comparison volatileWhole = texts(big + " 07", big + " 09", big.replace("calls=1", "calls=2") + " 08");
+    assertSame(volatileWhole);
+    assertTrue(volatileWhole.volatileParts().get(0).contains("whole text, over 1000000 characters"),
+        volatileWhole.volatileParts().get(0));
+    Difference d = only(texts(big, big, big.replace("calls=1", "calls=2")));
+    assertEquals("char 1000008 of 1000008, over 1000000 characters", d.position());
+    assertEquals("…xxxxxxxxx calls=2", d.actual());
+  }
+
+  /** {@code clock w0 w1 … calls=counter … clock}: 3,604 tokens, none of them common at both ends. */
+  private static String clocked(String clock, int counter) {
+    StringBuilder sb = new StringBuilder(clock).append(' ');
+    for (int i = 0; i < 1_200; i++) {
+      sb.append(i == 600 ? "calls=" + counter : "w" + i).append(' ');
+    }
+    return sb.append(clock).toString();
+  }
+
+  @Test
+  void theCellsOfOneComparisonAreBounded() {
+    // Aligning one pair takes 3,604 x 3,604 cells and matching the shared text about as many:
+    // each text is within its own bound, but only two fit in the whole comparison's.
+    List<Object> before = new ArrayList<>();
+    List<Object> after = new ArrayList<>();
+    List<Object> shared = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      before.add(clocked("07", 1));
+      after.add(clocked("09", 1));
+      shared.add(clocked("08", 2));
+    }
+    Comparison c = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> AnswerDiff.compare(before, after, shared));
+    assertEquals(List.of("$[0]", "$[1]"), c.differences().stream().map(Difference::path).toList());
+    assertEquals(4, c.volatileParts().stream().filter(p -> p.contains("(whole text, too long to align)")).count(),
+        () -> "" + c.volatileParts());
+  }
+
+  private static Object nested(int depth, Object leaf) {
+    Object v = leaf;
+    for (int i = 0; i < depth; i++) {
+      v = i % 2 == 0 ? List.of(v) : Map.of("k", v);
+    }
+    return v;
+  }
+
+  @Test
+  void deepNestingIsComparedWholeWithoutOverflowingTheStack() {
+    Object before = nested(200_000, 1);
+    Comparison same = AnswerDiff.compare(before, nested(200_000, 1), nested(200_000, 1));
+    assertSame(same);
+    Difference d = only(AnswerDiff.compare(before, nested(200_000, 1), nested(200_000, 2)));
+    assertEquals("nested 64 levels deep, compared whole", d.position());
+    assertTrue(d.path().startsWith("$.k[0].k[0]"), d.path());
+    assertTrue(d.expected().length() <= AnswerDiff.EXCERPT + 1, d.expected());
+    Comparison moved = AnswerDiff.compare(before, nested(200_000, 3), nested(200_000, 2));
+    assertSame(moved);
+    assertEquals(1, moved.volatileParts().size());
+  }
+
+  @Test
+  void aDifferenceShallowerThanTheBoundIsStillFoundInPlace() {
+    Difference d = only(AnswerDiff.compare(nested(10, 1), nested(10, 1), nested(10, 2)));
+    assertEquals("", d.position());
+    assertEquals(10, d.path().chars().filter(ch -> ch == '[' || ch == '.').count());
+  }
+
+  @Test
+  void listsAreBoundedAndCounted() {
+    List<Object> before = new ArrayList<>(Arrays.asList(new Object[120]));
+    List<Object> after = new ArrayList<>(before);
+    List<Object> shared = new ArrayList<>();
+    for (int i = 0; i < 120; i++) {
+      before.set(i, i);
+      after.set(i, i + 1_000);
+      shared.add(i % 2 == 0 ? "x" : i);
+    }
+    Comparison c = AnswerDiff.compare(before, after, shared);
+    assertEquals(AnswerDiff.MAX_LISTED, c.differences().size());
+    assertEquals(10, c.unlistedDifferences());
+    assertEquals(AnswerDiff.MAX_LISTED + 1, c.volatileParts().size());
+    assertEquals("… and 10 more", c.volatileParts().get(AnswerDiff.MAX_LISTED));
+  }
+}
