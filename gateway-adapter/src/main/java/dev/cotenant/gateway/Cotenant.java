@@ -20,6 +20,7 @@ import dev.cotenant.gateway.identity.ExecutionIdentities;
 import dev.cotenant.gateway.probe.ConcurrencyLimits;
 import dev.cotenant.gateway.probe.Statelessness;
 import dev.cotenant.gateway.probe.StatelessnessProbe;
+import dev.cotenant.gateway.probe.SurfaceProbe;
 import dev.cotenant.gateway.providers.ProviderDiscovery;
 import dev.cotenant.gateway.providers.ProviderSelection;
 import dev.cotenant.gateway.providers.ProviderSelection.Selected;
@@ -377,6 +378,7 @@ public final class Cotenant {
         stores.hazardLedger(), stores.concurrencyRecords(), identities::identify,
         // The transport is selected when the probe first starts a server: registration needs none.
         StatelessnessProbe.fromConfig((server, label, handler) -> sessionTransport().open(server, label, handler), config),
+        SurfaceProbe.fromConfig((server, label, handler) -> sessionTransport().open(server, label, handler), config),
         System::currentTimeMillis);
   }
 

@@ -2,6 +2,7 @@ package dev.cotenant.gateway.cli;
 
 import dev.cotenant.api.HazardCode;
 import dev.cotenant.api.LogSafe;
+import dev.cotenant.api.ProbePass;
 import dev.cotenant.api.ReasonCode;
 import dev.cotenant.gateway.config.ConfiguredServer;
 import dev.cotenant.gateway.config.ServerConfigs;
@@ -10,7 +11,10 @@ import dev.cotenant.gateway.probe.ProbeReport;
 import dev.cotenant.gateway.probe.ProbeReport.Assertion;
 import dev.cotenant.gateway.probe.ProbeReport.Round;
 import dev.cotenant.gateway.probe.ProbeSpec;
+import dev.cotenant.gateway.probe.ProbePlan;
 import dev.cotenant.gateway.probe.Statelessness;
+import dev.cotenant.gateway.probe.SurfaceProbe;
+import dev.cotenant.gateway.probe.SurfaceReport;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,12 +27,18 @@ import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * {@code cotenant probe-stateless NAME --tool T --args JSON [--read-back-tool T --read-back-args
- * JSON] [--rounds N] [CONFIG...]}: runs the statelessness probe (DESIGN §7) against one
- * configured server, prints each round's three assertions, and records the result: a leak in the
- * hazard ledger, a pass in {@code concurrency-records.json}. Exit status {@value Cli#EXIT_OK} on a
- * pass, {@value #EXIT_LEAK} on a leak, {@value #EXIT_NOT_PROVEN} when the probe proved nothing
- * (a caller did not get its own marker back, or the server could not be probed),
+ * {@code cotenant probe-stateless NAME [--plan FILE] [--rounds N] [CONFIG...]}: runs the
+ * whole-surface statelessness probe (DESIGN §7, {@link dev.cotenant.gateway.probe.SurfaceProbe})
+ * against one configured server, prints a result per tool and listing, the traffic, the hazards
+ * and the coverage, and records the result: hazards in the hazard ledger, a whole-surface pass in
+ * {@code concurrency-records.json} (the one kind of pass a {@code shared} registration accepts).
+ *
+ * <p>With {@code --tool T --args JSON [--read-back-tool T --read-back-args JSON]} it probes that
+ * one tool instead and prints each round's three assertions; its pass is supporting evidence only.
+ *
+ * <p>Exit status {@value Cli#EXIT_OK} on a pass, {@value #EXIT_LEAK} when a hazard was observed
+ * (a leak), {@value #EXIT_NOT_PROVEN} when the probe proved nothing (a tool not exercised, a
+ * caller without its own marker back, or a server that could not be probed),
  * {@value #EXIT_NOT_RECORDED} on a pass that could not be recorded.
  *
  * <p>A result that cannot be recorded (the records directory cannot be written) is still
@@ -38,10 +48,11 @@ import tools.jackson.databind.node.ObjectNode;
 @Command(
     name = "probe-stateless",
     description =
-        "Run the statelessness probe against one server: one backend process, two callers A and B, each round "
-            + "writing both calls before reading either answer. A leak is recorded in the hazard ledger "
-            + "(exit status 3); a pass is remembered under the server's current identity (exit status 0). "
-            + "Exit status 4 when nothing was proven, 5 when a pass could not be recorded.")
+        "Run the statelessness probe against one server: two callers A and B interleaved on one backend process, "
+            + "compared with the same calls on dedicated backends. Without --tool every listed tool and every "
+            + "session-visible listing is probed (the whole surface, which a shared registration needs). A hazard "
+            + "is recorded in the hazard ledger (exit status 3); a pass is remembered under the server's current "
+            + "identity (exit status 0). Exit status 4 when nothing was proven, 5 when a pass could not be recorded.")
 public final class ProbeStatelessCommand extends CliCommand {
   /** A caller saw the other's marker: recorded as {@code cross_session_leak}. */
   public static final int EXIT_LEAK = 3;
@@ -57,12 +68,17 @@ public final class ProbeStatelessCommand extends CliCommand {
       description = "MCP configuration files (first definition of a name wins).")
   List<String> configs = new ArrayList<>();
 
-  @Option(names = "--tool", paramLabel = "T", required = true, description = "The tool each caller calls.")
+  @Option(names = "--tool", paramLabel = "T",
+      description = "Probe this one tool only (supporting evidence; it cannot back a shared registration).")
   String tool;
 
-  @Option(names = "--args", paramLabel = "JSON", required = true,
-      description = "The tool's arguments: a JSON object whose string values may hold {marker} and {workspace}.")
+  @Option(names = "--args", paramLabel = "JSON",
+      description = "With --tool: its arguments, a JSON object whose string values may hold {marker} and {workspace}.")
   String args;
+
+  @Option(names = "--plan", paramLabel = "FILE",
+      description = "A probe plan: per tool, arguments to use, a destructive tool to include, or a tool to skip with a reason.")
+  String plan;
 
   @Option(names = "--read-back-tool", paramLabel = "T", description = "A tool each caller calls after the first; its answer must carry the caller's marker.")
   String readBackTool;
@@ -70,14 +86,18 @@ public final class ProbeStatelessCommand extends CliCommand {
   @Option(names = "--read-back-args", paramLabel = "JSON", description = "The read-back tool's arguments (default {}).")
   String readBackArgs;
 
-  @Option(names = "--rounds", paramLabel = "N", defaultValue = "5", description = "Rounds to run (at least 3; default ${DEFAULT-VALUE}).")
-  int rounds;
+  @Option(names = "--rounds", paramLabel = "N",
+      description = "Rounds to run (at least 3; default 3 for the whole surface, 5 for one tool).")
+  Integer rounds;
 
   /** Created by picocli. */
   public ProbeStatelessCommand() {}
 
   @Override
   public Integer call() throws Exception {
+    if (tool == null) {
+      return surface();
+    }
     ProbeSpec spec = spec();
     CliRuntime rt = runtime();
     ServerConfigs configured = rt.readConfigs(configs);
@@ -107,12 +127,66 @@ public final class ProbeStatelessCommand extends CliCommand {
     }
   }
 
+  /** The whole-surface probe. */
+  private int surface() throws Exception {
+    for (String[] flag : new String[][] {{"--args", args}, {"--read-back-tool", readBackTool}, {"--read-back-args", readBackArgs}}) {
+      if (flag[1] != null) {
+        throw new UsageException(flag[0] + " needs --tool (the whole-surface probe takes each tool's arguments from its "
+            + "inputSchema or from --plan)");
+      }
+    }
+    int n = rounds == null ? SurfaceProbe.DEFAULT_ROUNDS : rounds;
+    if (n < ProbePass.MIN_ROUNDS) {
+      throw new UsageException("refusing a statelessness probe of " + n + " round" + (n == 1 ? "" : "s")
+          + ": it needs at least " + ProbePass.MIN_ROUNDS + " (a race that fires once in five rounds is still a leak)");
+    }
+    ProbePlan probePlan;
+    try {
+      probePlan = plan == null ? ProbePlan.empty() : ProbePlan.read(context().resolve(plan));
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(e.getMessage());
+    }
+    CliRuntime rt = runtime();
+    ServerConfigs configured = rt.readConfigs(configs);
+    ConfiguredServer server = rt.select(configured, List.of(name)).get(0);
+    if (!server.description().enabled()) {
+      throw new UsageException(name + " is disabled in " + context().display(server.source())
+          + "; a disabled server is never probed (enable it first)");
+    }
+    Statelessness statelessness = rt.cotenant().statelessness();
+    context().err().println("cotenant: probing the whole surface of " + Output.cell(name) + ", " + n
+        + " rounds: two callers on dedicated backends, then on one shared backend, then on dedicated backends again");
+    SurfaceReport report = statelessness.probeSurface(server.description(), probePlan, n);
+    if (common.json()) {
+      Output.json(context().out(), SurfaceOutput.json(report));
+    } else {
+      SurfaceOutput.print(context().out(), report);
+    }
+    context().out().flush();
+    report.notRecorded().ifPresent(why -> context().err().println("cotenant: recording failed: " + LogSafe.escape(why, 2000)));
+    switch (report.outcome()) {
+      case PASSED:
+        return report.notRecorded().isPresent() ? EXIT_NOT_RECORDED : Cli.EXIT_OK;
+      case HAZARD:
+        return EXIT_LEAK;
+      default:
+        return EXIT_NOT_PROVEN;
+    }
+  }
+
   private ProbeSpec spec() throws UsageException {
     if (readBackArgs != null && readBackTool == null) {
       throw new UsageException("--read-back-args needs --read-back-tool");
     }
+    if (args == null) {
+      throw new UsageException("--tool needs --args JSON (the tool's arguments, carrying {marker})");
+    }
+    if (plan != null) {
+      throw new UsageException("--plan applies to the whole-surface probe; with --tool, give --args");
+    }
     try {
-      ProbeSpec spec = new ProbeSpec(tool, ArgumentTemplate.parse("--args", args), Optional.empty(), rounds);
+      ProbeSpec spec = new ProbeSpec(tool, ArgumentTemplate.parse("--args", args), Optional.empty(),
+          rounds == null ? ProbeSpec.DEFAULT_ROUNDS : rounds);
       if (readBackTool != null) {
         spec = spec.withReadBack(readBackTool,
             readBackArgs == null ? ArgumentTemplate.empty() : ArgumentTemplate.parse("--read-back-args", readBackArgs));
@@ -155,7 +229,8 @@ public final class ProbeStatelessCommand extends CliCommand {
       case PASSED:
         out.println("passed: " + who + " kept every caller's marker to itself in " + r.rounds().size() + " rounds; "
             + (recorded
-                ? "remembered as statelessness_probe_passed under its current identity"
+                ? "remembered as statelessness_probe_passed under its current identity (one tool: supporting evidence, "
+                    + "not enough to register it shared)"
                 : "recording the pass failed (see standard error), so it is not remembered"));
         break;
       case LEAKED:

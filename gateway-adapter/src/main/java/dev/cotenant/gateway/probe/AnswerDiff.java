@@ -375,6 +375,7 @@ final class AnswerDiff {
         lcs(b, a, pre, n, m, partner);
       }
       keepWholeWords(b, a, partner);
+      carryToLowerDigits(b, partner);
       return partner;
     }
 
@@ -516,6 +517,31 @@ final class AnswerDiff {
    * of {@code a}. An unaligned word of {@code a} then holds no fixed token either: a word of
    * {@code b} aligned with part of it is not whole.
    */
+  /**
+   * A volatile number makes every LATER number of the same run volatile too: the run goes on
+   * through punctuation and single letters (the {@code T} of an ISO instant) and ends at
+   * whitespace or a longer word. A clock read twice can differ in its seconds and agree in its
+   * milliseconds by chance ({@code 17:42:09.023}, {@code 17:42:11.023}); the shared run, read
+   * between the two, then has other milliseconds, which are no leak. The time's big-endian
+   * order is what makes this sound: a value that agrees in its leading parts lies between them.
+   * A counter in the same text field after a space ({@code 12:01:07 calls=1}) is not carried.
+   */
+  private static void carryToLowerDigits(Text b, int[] partner) {
+    boolean carrying = false;
+    for (int t = 0; t < b.count; t++) {
+      byte k = b.kind[t];
+      if (k == Text.SPACE || (k == Text.LETTERS && b.length(t) > 1)) {
+        carrying = false;
+      } else if (k == Text.DIGITS) {
+        if (carrying) {
+          partner[t] = -1;
+        } else if (partner[t] < 0) {
+          carrying = true;
+        }
+      }
+    }
+  }
+
   private static void keepWholeWords(Text b, Text a, int[] partner) {
     int i = 0;
     while (i < b.count) {

@@ -56,22 +56,25 @@ public final class Statelessness {
   private final ConcurrencyRecords records;
   private final IdentityResolver identities;
   private final StatelessnessProbe probe;
+  private final SurfaceProbe surface;
   private final LongSupplier clockMillis;
 
   /**
    * @param ledger where a leak is recorded
    * @param records where passes and registrations live
    * @param identities computes a server's current launch identity
-   * @param probe the runner
+   * @param probe the single-tool runner
+   * @param surface the whole-surface runner
    * @param clockMillis the clock for {@code passedAt}
    */
   public Statelessness(
       HazardLedger ledger, ConcurrencyRecords records, IdentityResolver identities,
-      StatelessnessProbe probe, LongSupplier clockMillis) {
+      StatelessnessProbe probe, SurfaceProbe surface, LongSupplier clockMillis) {
     this.ledger = Objects.requireNonNull(ledger, "ledger");
     this.records = Objects.requireNonNull(records, "records");
     this.identities = Objects.requireNonNull(identities, "identities");
     this.probe = Objects.requireNonNull(probe, "probe");
+    this.surface = Objects.requireNonNull(surface, "surface");
     this.clockMillis = Objects.requireNonNull(clockMillis, "clockMillis");
   }
 
@@ -117,7 +120,51 @@ public final class Statelessness {
         break;
       case PASSED:
         ProbePass pass = new ProbePass(key, spec.tool(), report.rounds().size(), clockMillis.getAsLong() / 1000.0);
+        // A single-tool pass is supporting evidence only; it never backs a registration.
         write(notWritten, "the pass of " + name + " was not written to the concurrency records",
+            () -> records.update(name, current -> Optional.of(passed(name, current, pass))));
+        break;
+      default:
+        break;
+    }
+    return notWritten.isEmpty() ? report : report.withNotRecorded(String.join("; ", notWritten));
+  }
+
+  /**
+   * Probes the WHOLE SURFACE of {@code server} ({@link SurfaceProbe}) and records what it proved:
+   * every hazard it observed in the ledger under the current identity (flushed before returning;
+   * a pass under that identity is withdrawn), or a whole-surface pass in the concurrency records,
+   * naming the tools exercised and the tools the plan skipped. A probe that proved nothing, or
+   * could not run, records nothing. A record that cannot be written comes back in
+   * {@link SurfaceReport#notRecorded()}.
+   *
+   * @param plan the operator's plan ({@link ProbePlan#empty()} for none)
+   * @param rounds rounds per caller
+   */
+  public SurfaceReport probeSurface(ServerDescription server, ProbePlan plan, int rounds) throws InterruptedException {
+    String key = identities.identify(server).ledgerKey();
+    SurfaceReport report = surface.run(server, key, plan, rounds);
+    String name = server.name();
+    List<String> notWritten = new ArrayList<>();
+    switch (report.outcome()) {
+      case HAZARD:
+        for (HazardCode code : report.hazardCodes()) {
+          ledger.record(name, key, code, PROBE_SESSIONS);
+        }
+        if (write(notWritten, report.hazardCodes().stream().map(HazardCode::wireName).sorted().toList() + " for " + name
+            + " was not written to the hazard ledger", ledger::flush)) {
+          LOG.info("whole-surface probe of {}: recorded {}", LogSafe.escape(name),
+              report.hazardCodes().stream().map(HazardCode::wireName).sorted().toList());
+        }
+        if (records.get(name).filter(r -> r.probedUnder(key)).isPresent()) {
+          write(notWritten, "the statelessness pass of " + name + " on record under this identity was not withdrawn",
+              () -> records.update(name, current -> current.map(r -> withdrawn(r, key))));
+        }
+        break;
+      case PASSED:
+        ProbePass pass = ProbePass.wholeSurface(key, rounds, clockMillis.getAsLong() / 1000.0,
+            ProbePass.Surface.of(report.exercised(), report.skippedByPlan()));
+        write(notWritten, "the whole-surface pass of " + name + " was not written to the concurrency records",
             () -> records.update(name, current -> Optional.of(passed(name, current, pass))));
         break;
       default:
@@ -144,11 +191,25 @@ public final class Statelessness {
     }
   }
 
+  /**
+   * The record with {@code pass} on it. A single-tool pass never replaces a whole-surface pass
+   * under the same identity (it proves less); on a {@code shared} record whose whole-surface pass
+   * is under another identity the registration has lapsed already, and the record falls back to
+   * {@code sidecar} with the single-tool pass.
+   */
   private static ConcurrencyRecord passed(String name, Optional<ConcurrencyRecord> current, ProbePass pass) {
     if (current.isEmpty()) {
       return new ConcurrencyRecord(name, ConcurrencyModel.SIDECAR, ShareScope.TENANT, OptionalInt.empty(), Optional.of(pass));
     }
     ConcurrencyRecord r = current.get();
+    if (!pass.wholeSurface()) {
+      if (r.probe().filter(p -> p.wholeSurface() && p.identity().equals(pass.identity())).isPresent()) {
+        return r;
+      }
+      if (r.model() == ConcurrencyModel.SHARED) {
+        return new ConcurrencyRecord(name, ConcurrencyModel.SIDECAR, r.scope(), r.maxConcurrent(), Optional.of(pass));
+      }
+    }
     return new ConcurrencyRecord(name, r.model(), r.scope(), r.maxConcurrent(), Optional.of(pass));
   }
 
@@ -164,9 +225,9 @@ public final class Statelessness {
   /**
    * Registers how {@code server} may be used. {@code shared} needs the hazard ledger and the
    * concurrency records to be read completely (the ledger is re-read first, to see what other
-   * writers recorded), a statelessness probe that passed under the server's CURRENT launch
-   * identity, no hazard in the ledger under it, and a positive {@code maxConcurrent}; the other
-   * models need nothing and keep a pass on record.
+   * writers recorded), a WHOLE-SURFACE statelessness probe that passed under the server's CURRENT
+   * launch identity (a single-tool pass is refused), no hazard in the ledger under it, and a
+   * positive {@code maxConcurrent}; the other models need nothing and keep a pass on record.
    *
    * @return the stored record
    * @throws RegistrationRefusedException saying why, and what to run first
@@ -207,8 +268,13 @@ public final class Statelessness {
         Optional<ProbePass> pass = current.flatMap(ConcurrencyRecord::probe);
         if (model == ConcurrencyModel.SHARED) {
           if (pass.isEmpty()) {
-            throw new Refusal("refusing to register " + name + " as shared: no statelessness probe has passed for it; "
-                + "run `cotenant probe-stateless " + name + " --tool T --args JSON` first");
+            throw new Refusal("refusing to register " + name + " as shared: no whole-surface statelessness probe has "
+                + "passed for it; run `cotenant probe-stateless " + name + "` first");
+          }
+          if (!pass.get().wholeSurface()) {
+            throw new Refusal("refusing to register " + name + " as shared: its statelessness probe covered one tool ("
+                + pass.get().detail() + "), and sharing is decided per process; run the whole-surface probe "
+                + "`cotenant probe-stateless " + name + "` (without --tool) first");
           }
           if (!pass.get().identity().equals(key)) {
             throw new Refusal("refusing to register " + name + " as shared: its statelessness probe passed under "

@@ -162,7 +162,7 @@ public final class StatelessnessProbe {
    * already escaped where it quotes the server (the {@link SessionException} contract), and
    * escaping it twice would double every backslash the server wrote.
    */
-  private static String bounded(String reason) {
+  static String bounded(String reason) {
     if (reason.length() <= 300) {
       return reason;
     }

@@ -60,8 +60,7 @@ class EditedScriptTest {
 
   @Test
   void editingTheScriptAfterRegistrationWithdrawsTheSharedVerdict() throws Exception {
-    CliHarness.Result probed = cli.run("probe-stateless", "scripted", "--tool", "remember",
-        "--args", "{\"target\": \"{marker}\"}", "mcp.json");
+    CliHarness.Result probed = cli.run("probe-stateless", "scripted", "mcp.json");
     assertEquals(0, probed.code(), probed.err() + probed.out());
     CliHarness.Result registered = cli.run("register", "scripted", "mcp.json", "--model", "shared", "--max-concurrent", "2");
     assertEquals(0, registered.code(), registered.err());

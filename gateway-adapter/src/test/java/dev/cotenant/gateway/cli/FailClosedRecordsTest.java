@@ -80,9 +80,9 @@ class FailClosedRecordsTest {
 
     FileConcurrencyRecords concurrency = FileConcurrencyRecords.open(cli.records);
     concurrency.put(new ConcurrencyRecord("leaky", ConcurrencyModel.SIDECAR, ShareScope.TENANT, OptionalInt.empty(),
-        Optional.of(new ProbePass(ledgerKeys.get("leaky"), "echo", 5, 1.0))));
+        Optional.of(ProbePass.wholeSurface(ledgerKeys.get("leaky"), 5, 1.0, ProbePass.Surface.of(java.util.List.of("echo"), java.util.Map.of())))));
     concurrency.put(new ConcurrencyRecord("registered", ConcurrencyModel.SHARED, ShareScope.TENANT, OptionalInt.of(4),
-        Optional.of(new ProbePass(ledgerKeys.get("registered"), "echo", 5, 1.0))));
+        Optional.of(ProbePass.wholeSurface(ledgerKeys.get("registered"), 5, 1.0, ProbePass.Surface.of(java.util.List.of("echo"), java.util.Map.of())))));
     FilePreflightCache cache = FilePreflightCache.open(cli.records);
     cache.put(new PreflightRecord("caller-aware", cacheKeys.get("caller-aware"), true, false, List.of(), 1.0,
         Optional.empty(), Optional.of(CALLER_AWARE)));

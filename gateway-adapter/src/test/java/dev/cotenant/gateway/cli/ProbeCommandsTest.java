@@ -197,17 +197,62 @@ class ProbeCommandsTest {
     assertTrue(off.err().contains("a disabled server is never probed"), off.err());
     CliHarness.Result noTool = cli.run("probe-stateless", "echo", "--args", ARGS, "mcp.json");
     assertEquals(2, noTool.code());
-    assertTrue(noTool.err().contains("Missing required option: '--tool=T'"), noTool.err());
+    assertEquals(List.of("cotenant: --args needs --tool (the whole-surface probe takes each tool's arguments from its "
+        + "inputSchema or from --plan)"), noTool.errLines());
+    CliHarness.Result noArgs = cli.run("probe-stateless", "echo", "--tool", "remember", "mcp.json");
+    assertEquals(2, noArgs.code());
+    assertEquals(List.of("cotenant: --tool needs --args JSON (the tool's arguments, carrying {marker})"), noArgs.errLines());
+    CliHarness.Result twoSurface = cli.run("probe-stateless", "echo", "--rounds", "2", "mcp.json");
+    assertEquals(2, twoSurface.code());
+    assertTrue(twoSurface.err().startsWith("cotenant: refusing a statelessness probe of 2 rounds"), twoSurface.err());
+    CliHarness.Result noPlan = cli.run("probe-stateless", "echo", "--plan", "absent-plan.json", "mcp.json");
+    assertEquals(2, noPlan.code());
+    assertEquals(1, noPlan.errLines().size(), noPlan.err());
+    assertTrue(noPlan.err().contains("absent-plan.json"), noPlan.err());
+  }
+
+  @Test
+  void theWholeSurfaceIsTheDefaultAPassExitsZeroAndPrintsEachToolAndTheCoverage() throws Exception {
+    CliHarness.Result r = cli.run("probe-stateless", "echo", "mcp.json");
+    assertEquals(0, r.code(), r.out() + r.err());
+    assertTrue(r.out().contains("tool remember: passed\n"), r.out());
+    assertTrue(r.out().contains("  arguments from schema {\"target\":\"{marker}\",\"workspace\":\"{workspace}\"}\n"), r.out());
+    assertTrue(r.out().contains("coverage: 1 of 1 tool exercised (100 %)\n"), r.out());
+    assertTrue(r.out().contains("passed: echo kept every caller to itself across its whole surface; remembered as a "
+        + "whole-surface statelessness_probe_passed under its current identity\n"), r.out());
+    assertTrue(reasons(row("echo")).contains("statelessness_probe_passed(whole surface: 1 tool x3)"), row("echo").toString());
+  }
+
+  @Test
+  void aWholeSurfaceLeakExitsThreeAndRecordsTheLedgerAndJsonSaysWhere() throws Exception {
+    CliHarness.Result r = cli.run("probe-stateless", "global", "--json", "mcp.json");
+    assertEquals(ProbeStatelessCommand.EXIT_LEAK, r.code(), r.out() + r.err());
+    JsonNode o = JSON.readTree(r.out());
+    assertEquals("hazard", o.path("outcome").stringValue());
+    assertEquals("whole-surface", o.path("scope").stringValue());
+    assertEquals("cross_session_leak", o.path("recorded").stringValue());
+    assertEquals("cross_session_leak", o.path("hazards").path(0).path("code").stringValue());
+    JsonNode remember = o.path("tools").path(0);
+    assertEquals("remember", remember.path("name").stringValue());
+    assertEquals("leaked", remember.path("status").stringValue());
+    assertEquals("marker", remember.path("findings").path(0).path("kind").stringValue());
+    assertEquals("$.result.content[0].text", remember.path("findings").path(0).path("path").stringValue());
+    assertEquals("refuted", row("global").path("strength").stringValue());
   }
 
   @Test
   void registerSharedIsRefusedWithoutAPassUnderTheCurrentIdentityAndThenReadsDeclared() throws Exception {
     CliHarness.Result before = cli.run("register", "echo", "mcp.json", "--model", "shared", "--scope", "tenant", "--max-concurrent", "4");
     assertEquals(RegisterCommand.EXIT_REFUSED, before.code());
-    assertEquals(List.of("cotenant: refusing to register echo as shared: no statelessness probe has passed for it; run "
-        + "`cotenant probe-stateless echo --tool T --args JSON` first"), before.errLines());
+    assertEquals(List.of("cotenant: refusing to register echo as shared: no whole-surface statelessness probe has passed "
+        + "for it; run `cotenant probe-stateless echo` first"), before.errLines());
 
     assertEquals(0, cli.run("probe-stateless", "echo", "--tool", "remember", "--args", ARGS, "mcp.json").code());
+    CliHarness.Result oneTool = cli.run("register", "echo", "mcp.json", "--model", "shared", "--max-concurrent", "4");
+    assertEquals(RegisterCommand.EXIT_REFUSED, oneTool.code());
+    assertTrue(oneTool.err().contains("its statelessness probe covered one tool (remember x5)"), oneTool.err());
+
+    assertEquals(0, cli.run("probe-stateless", "echo", "mcp.json").code());
     CliHarness.Result noMax = cli.run("register", "echo", "mcp.json", "--model", "shared");
     assertEquals(RegisterCommand.EXIT_REFUSED, noMax.code());
     assertTrue(noMax.err().contains("without maxConcurrent"), noMax.err());
@@ -215,7 +260,7 @@ class ProbeCommandsTest {
     CliHarness.Result ok = cli.run("register", "echo", "mcp.json", "--model", "shared", "--scope", "tenant", "--max-concurrent", "4");
     assertEquals(0, ok.code(), ok.err());
     assertEquals("registered echo: model shared, scope tenant, maxConcurrent 4; statelessness probe passed under the "
-        + "current identity (remember x5)", ok.out().strip());
+        + "current identity (whole surface: 1 tool x3)", ok.out().strip());
     JsonNode row = row("echo");
     assertEquals("declared", row.path("strength").stringValue(), row.toString());
     assertTrue(reasons(row).contains("registered_shared(tenant)"), row.toString());

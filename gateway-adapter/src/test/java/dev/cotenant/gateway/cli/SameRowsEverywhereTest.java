@@ -58,7 +58,7 @@ class SameRowsEverywhereTest {
     stores.preflightCache().flush();
     ExecutionIdentity registered = writer.identityOf(servers.get(0).description());
     stores.concurrencyRecords().put(new ConcurrencyRecord("registered", ConcurrencyModel.SHARED, ShareScope.TENANT,
-        OptionalInt.of(4), Optional.of(new ProbePass(registered.ledgerKey(), "echo", 5, 2.0))));
+        OptionalInt.of(4), Optional.of(ProbePass.wholeSurface(registered.ledgerKey(), 5, 2.0, ProbePass.Surface.of(java.util.List.of("echo"), java.util.Map.of())))));
     stores.hazardLedger().record("leaky", writer.identityOf(servers.get(2).description()).ledgerKey(),
         HazardCode.CROSS_SESSION_LEAK, 2);
     stores.hazardLedger().flush();

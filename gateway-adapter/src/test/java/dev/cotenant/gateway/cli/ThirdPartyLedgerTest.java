@@ -137,7 +137,7 @@ class ThirdPartyLedgerTest {
     Cotenant host = Cotenant.builder().recordsDirectory(cli.records).environment(cli.env).recordStores(provider).build();
     String identity = host.identityOf(new McpConfigReader().readFile(config).get(0).description()).ledgerKey();
     memory.concurrencyRecords().put(new ConcurrencyRecord("registered", ConcurrencyModel.SHARED, ShareScope.TENANT,
-        OptionalInt.of(2), Optional.of(new ProbePass(identity, "echo", 5, 1.0))));
+        OptionalInt.of(2), Optional.of(ProbePass.wholeSurface(identity, 5, 1.0, ProbePass.Surface.of(java.util.List.of("echo"), java.util.Map.of())))));
     JsonMapper json = JsonMapper.builder().build();
     assertEquals(true, json.readTree(cli.run("assess", "mcp.json", "--json").out()).get("servers").get(0)
         .get("recommendShare").asBoolean(), "healthy: a registered server shares");

@@ -59,7 +59,7 @@ class ConcurrencyLimitsTest {
   }
 
   private static ConcurrencyRecord shared(int max) {
-    return ConcurrencyRecord.shared("counting", ShareScope.TENANT, max, new ProbePass("id", "work", 5, 1.0));
+    return ConcurrencyRecord.shared("counting", ShareScope.TENANT, max, ProbePass.wholeSurface("id", 5, 1.0, ProbePass.Surface.of(java.util.List.of("work"), java.util.Map.of())));
   }
 
   @Test
@@ -84,7 +84,7 @@ class ConcurrencyLimitsTest {
       held.add(limits.admit(sidecar, 0, TimeUnit.MILLISECONDS).orElseThrow());
     }
     assertEquals(50, held.size());
-    ConcurrencyRecord two = ConcurrencyRecord.shared("t", ShareScope.TENANT, 2, new ProbePass("id", "work", 3, 1.0));
+    ConcurrencyRecord two = ConcurrencyRecord.shared("t", ShareScope.TENANT, 2, ProbePass.wholeSurface("id", 3, 1.0, ProbePass.Surface.of(java.util.List.of("work"), java.util.Map.of())));
     Permit a = limits.admit(two, 0, TimeUnit.MILLISECONDS).orElseThrow();
     Permit b = limits.admit(two, 0, TimeUnit.MILLISECONDS).orElseThrow();
     assertEquals(Optional.empty(), limits.admit(two, 0, TimeUnit.MILLISECONDS));

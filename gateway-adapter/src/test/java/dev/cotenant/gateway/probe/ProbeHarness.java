@@ -75,6 +75,10 @@ public final class ProbeHarness {
     return StatelessnessProbe.fromConfig(sessions(keyValues), ProviderConfig.of(config(keyValues)));
   }
 
+  static SurfaceProbe surface(String... keyValues) {
+    return SurfaceProbe.fromConfig(sessions(keyValues), ProviderConfig.of(config(keyValues)));
+  }
+
   /** The JVM arguments that run {@link ProbeTestServer} with {@code serverArgs}. */
   public static List<String> javaArgs(String... serverArgs) {
     List<String> args = new ArrayList<>(List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-XX:-UsePerfData",

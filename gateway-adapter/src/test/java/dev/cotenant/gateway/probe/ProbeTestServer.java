@@ -20,6 +20,8 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * A scripted MCP server over stdio for the probe's tests: {@code ProbeTestServer <mode> [arg]}.
+ * Every mode lists one tool, {@code remember} ({@code target} required, {@code workspace}
+ * optional), and answers {@code tools/call} of any name as its mode says.
  *
  * <ul>
  *   <li>{@code echo}: {@code tools/call} answers the JSON of its arguments as text.
@@ -117,6 +119,11 @@ public final class ProbeTestServer {
             error(id, -32601, "Method not found");
           }
           break;
+        case "tools/list":
+          result(id, Map.of("tools", List.of(Map.of("name", "remember", "inputSchema", Map.of("type", "object",
+              "properties", properties(),
+              "required", List.of("target"))))));
+          break;
         case "tools/call":
           if (mode.equals("counting")) {
             pool.execute(() -> counting(id, params));
@@ -129,6 +136,14 @@ public final class ProbeTestServer {
       }
     }
     pool.shutdownNow();
+  }
+
+  /** {@code target} then {@code workspace}, in that order. */
+  private static Map<String, Object> properties() {
+    Map<String, Object> p = new LinkedHashMap<>();
+    p.put("target", Map.of("type", "string"));
+    p.put("workspace", Map.of("type", "string"));
+    return p;
   }
 
   private boolean modern() {

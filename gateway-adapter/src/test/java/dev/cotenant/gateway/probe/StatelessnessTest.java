@@ -21,6 +21,7 @@ import dev.cotenant.providers.records.FileConcurrencyRecords;
 import dev.cotenant.providers.records.FileHazardLedger;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -121,15 +122,25 @@ class StatelessnessTest {
   }
 
   @Test
-  void registeringSharedNeedsAPassUnderTheCurrentIdentityAndThenReadsDeclared() throws Exception {
+  void registeringSharedNeedsAWholeSurfacePassUnderTheCurrentIdentityAndThenReadsDeclared() throws Exception {
     ServerDescription echo = ProbeHarness.server("echo", "echo");
     RegistrationRefusedException none = assertThrows(RegistrationRefusedException.class,
         () -> statelessness.register(echo, ConcurrencyModel.SHARED, ShareScope.TENANT, OptionalInt.of(4)));
-    assertEquals("refusing to register echo as shared: no statelessness probe has passed for it; run "
-        + "`cotenant probe-stateless echo --tool T --args JSON` first", none.getMessage());
+    assertEquals("refusing to register echo as shared: no whole-surface statelessness probe has passed for it; run "
+        + "`cotenant probe-stateless echo` first", none.getMessage());
     assertTrue(statelessness.record("echo").isEmpty(), "a refusal writes nothing");
 
+    // A single-tool pass is supporting evidence only: it cannot back the registration.
     assertEquals(Outcome.PASSED, statelessness.probe(echo, remember()).outcome());
+    RegistrationRefusedException oneTool = assertThrows(RegistrationRefusedException.class,
+        () -> statelessness.register(echo, ConcurrencyModel.SHARED, ShareScope.TENANT, OptionalInt.of(4)));
+    assertEquals("refusing to register echo as shared: its statelessness probe covered one tool (remember x5), and "
+        + "sharing is decided per process; run the whole-surface probe `cotenant probe-stateless echo` (without --tool) "
+        + "first", oneTool.getMessage());
+
+    SurfaceReport surface = statelessness.probeSurface(echo, ProbePlan.empty(), 3);
+    assertEquals(SurfaceReport.Outcome.PASSED, surface.outcome(), surface.toString());
+    assertEquals(List.of("remember"), surface.exercised());
     RegistrationRefusedException noMax = assertThrows(RegistrationRefusedException.class,
         () -> statelessness.register(echo, ConcurrencyModel.SHARED, ShareScope.TENANT, OptionalInt.empty()));
     assertTrue(noMax.getMessage().contains("without maxConcurrent"), noMax.getMessage());
@@ -139,11 +150,17 @@ class StatelessnessTest {
 
     ConcurrencyRecord shared = statelessness.register(echo, ConcurrencyModel.SHARED, ShareScope.TENANT, OptionalInt.of(4));
     assertEquals(OptionalInt.of(4), shared.maxConcurrent());
+    assertTrue(shared.probe().orElseThrow().wholeSurface());
     Verdict v = assess(echo);
     assertEquals(Strength.DECLARED, v.strength(), v.toString());
     assertTrue(v.reasons().contains(new Reason(ReasonCode.REGISTERED_SHARED, "tenant")), v.toString());
-    assertTrue(v.reasons().contains(new Reason(ReasonCode.STATELESSNESS_PROBE_PASSED, "remember x5")), v.toString());
+    assertTrue(v.reasons().contains(new Reason(ReasonCode.STATELESSNESS_PROBE_PASSED, "whole surface: 1 tool x3")),
+        v.toString());
     assertTrue(v.recommendShare());
+
+    // A later single-tool pass under the same identity proves less: the registration keeps its whole-surface pass.
+    assertEquals(Outcome.PASSED, statelessness.probe(echo, remember()).outcome());
+    assertEquals(shared, statelessness.record("echo").orElseThrow());
 
     // Another launch identity (here another env) has not earned the registration.
     ServerDescription rebuilt = echo.withEnv(Map.of("PROBE_FLAVOUR", "2"));
@@ -154,6 +171,27 @@ class StatelessnessTest {
     RegistrationRefusedException elsewhere = assertThrows(RegistrationRefusedException.class,
         () -> statelessness.register(rebuilt, ConcurrencyModel.SHARED, ShareScope.GLOBAL, OptionalInt.of(2)));
     assertTrue(elsewhere.getMessage().contains("passed under another launch identity"), elsewhere.getMessage());
+  }
+
+  @Test
+  void aWholeSurfaceLeakIsRecordedAndWithdrawsTheRegistration() throws Exception {
+    ServerDescription echo = ProbeHarness.server("flip", "echo");
+    assertEquals(SurfaceReport.Outcome.PASSED, statelessness.probeSurface(echo, ProbePlan.empty(), 3).outcome());
+    statelessness.register(echo, ConcurrencyModel.SHARED, ShareScope.TENANT, OptionalInt.of(2));
+
+    ServerDescription flipped = ProbeHarness.server("flip", "global");
+    Statelessness sameIdentity = new Statelessness(cotenant.recordStores().hazardLedger(),
+        FileConcurrencyRecords.open(records), server -> cotenant.identityOf(echo), ProbeHarness.probe(),
+        ProbeHarness.surface(), () -> 0L);
+    SurfaceReport r = sameIdentity.probeSurface(flipped, ProbePlan.empty(), 3);
+    assertEquals(SurfaceReport.Outcome.HAZARD, r.outcome(), r.toString());
+    assertEquals(Set.of(HazardCode.CROSS_SESSION_LEAK), r.hazardCodes());
+    assertEquals(Optional.empty(), r.notRecorded());
+    String id = statelessness.identityOf(echo);
+    assertEquals(Set.of(HazardCode.CROSS_SESSION_LEAK), FileHazardLedger.open(records).codesFor("flip", id));
+    ConcurrencyRecord after = statelessness.record("flip").orElseThrow();
+    assertEquals(ConcurrencyModel.SIDECAR, after.model(), "the registration is withdrawn");
+    assertFalse(after.probedUnder(id));
   }
 
   @Test
@@ -176,12 +214,13 @@ class StatelessnessTest {
     // registered with: the second runtime resolves every server to that identity.
     ServerDescription echo = ProbeHarness.server("flip", "echo");
     String id = statelessness.identityOf(echo);
-    assertEquals(Outcome.PASSED, statelessness.probe(echo, remember()).outcome());
+    assertEquals(SurfaceReport.Outcome.PASSED, statelessness.probeSurface(echo, ProbePlan.empty(), 3).outcome());
     statelessness.register(echo, ConcurrencyModel.SHARED, ShareScope.TENANT, OptionalInt.of(2));
 
     ServerDescription flipped = ProbeHarness.server("flip", "global");
     Statelessness sameIdentity = new Statelessness(cotenant.recordStores().hazardLedger(),
-        FileConcurrencyRecords.open(records), server -> statelessnessIdentity(echo), ProbeHarness.probe(), () -> 0L);
+        FileConcurrencyRecords.open(records), server -> statelessnessIdentity(echo), ProbeHarness.probe(),
+        ProbeHarness.surface(), () -> 0L);
     assertEquals(Outcome.LEAKED, sameIdentity.probe(flipped, remember()).outcome());
     ConcurrencyRecord after = statelessness.record("flip").orElseThrow();
     assertEquals(ConcurrencyModel.SIDECAR, after.model());

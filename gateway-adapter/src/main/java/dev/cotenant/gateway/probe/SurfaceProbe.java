@@ -1,0 +1,1010 @@
+package dev.cotenant.gateway.probe;
+
+import dev.cotenant.api.HazardCode;
+import dev.cotenant.api.Json;
+import dev.cotenant.api.LogSafe;
+import dev.cotenant.api.SecretPatterns;
+import dev.cotenant.api.ServerDescription;
+import dev.cotenant.api.Transport;
+import dev.cotenant.gateway.probe.SurfaceReport.Finding;
+import dev.cotenant.gateway.probe.SurfaceReport.FindingKind;
+import dev.cotenant.gateway.probe.SurfaceReport.ListingResult;
+import dev.cotenant.gateway.probe.SurfaceReport.Outcome;
+import dev.cotenant.gateway.probe.SurfaceReport.ToolResult;
+import dev.cotenant.gateway.probe.SurfaceReport.ToolStatus;
+import dev.cotenant.gateway.probe.SurfaceReport.Traffic;
+import dev.cotenant.spi.CoreSettings;
+import dev.cotenant.spi.HandshakeEra;
+import dev.cotenant.spi.ProviderConfig;
+import dev.cotenant.spi.ServerMessageHandler;
+import dev.cotenant.spi.ServerSession;
+import dev.cotenant.spi.SessionException;
+import dev.cotenant.spi.SessionTransport;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The whole-surface statelessness probe (DESIGN §7): sharing is decided per PROCESS, so the
+ * evidence for it covers the process's whole surface, not one tool.
+ *
+ * <p>Two logical callers, A and B, run the same script on three kinds of backend, strictly one
+ * after the other: each on a DEDICATED backend of its own (two processes), then both on ONE
+ * SHARED backend, then each on a dedicated backend again. A script is, for each round: every
+ * listed tool called once (arguments from the operator's {@link ProbePlan} or synthesised from
+ * the tool's {@code inputSchema} by {@link SchemaArguments}, carrying the caller's marker and
+ * workspace value), then the listings a session can see ({@code tools/list},
+ * {@code resources/list}, {@code resources/templates/list}, {@code prompts/list}, as the server
+ * advertises them, every page), then {@code resources/read} of each resource that appeared since
+ * the caller's first listing. On the shared backend each step writes both callers' requests
+ * before reading either answer.
+ *
+ * <p>What counts as an observation ({@link HazardCode}):
+ *
+ * <ul>
+ *   <li>the other caller's marker or workspace value in any answer on the shared backend
+ *       ({@code cross_session_leak}, the sharpest signal);
+ *   <li>an answer on the shared backend that differs from the same call on the dedicated
+ *       backends, beyond the tokens that differ between the two dedicated runs themselves
+ *       ({@link AnswerDiff}: a clock or a random id is volatile, a counter or a toggle is not;
+ *       {@code cross_session_leak});
+ *   <li>a notification on the shared backend that cannot be attributed to one caller: anything
+ *       but a list-changed notice (which every session may receive) and progress carrying a
+ *       caller's own token ({@code unattributable_notification});
+ *   <li>a server request on the shared backend other than {@code ping}: it cannot be routed to
+ *       the caller it is for ({@code unroutable_server_request}).
+ * </ul>
+ *
+ * <p>Tools annotated {@code destructiveHint: true} are skipped unless the plan includes them, and
+ * a tool without synthesisable arguments is skipped unless the plan gives them: either way it is
+ * not covered, and the probe cannot pass. Each backend runs in a fresh scratch working directory
+ * (unless its configuration names one), removed afterwards. Bounded: each call has
+ * {@value #CALL_TIMEOUT_MS} (a tool that does not answer in time is not proven and is not called
+ * again), the whole probe {@value #BUDGET_MS} (then every backend is killed), and the session
+ * transport's own bounds on lines and messages. Every process and its descendants are torn down
+ * whatever happens. Thread-safe: each run has its own state.
+ */
+public final class SurfaceProbe {
+  /** The configuration key of each call's time limit, in milliseconds. */
+  public static final String CALL_TIMEOUT_MS = "cotenant.probe.call-timeout-ms";
+
+  /** The configuration key of the whole probe's time budget, in milliseconds. */
+  public static final String BUDGET_MS = "cotenant.probe.budget-ms";
+
+  /** Each call's time limit when none is configured. */
+  public static final long DEFAULT_CALL_TIMEOUT_MS = 10_000;
+
+  /** The whole probe's budget when none is configured. */
+  public static final long DEFAULT_BUDGET_MS = 300_000;
+
+  /** The rounds run when none are asked for. */
+  public static final int DEFAULT_ROUNDS = 3;
+
+  /** Pages of one listing followed at most. */
+  static final int MAX_PAGES = 10;
+
+  /** Resources read per caller and round at most. */
+  static final int MAX_READS = 16;
+
+  /** Findings kept per tool or listing. */
+  static final int MAX_FINDINGS = 8;
+
+  private static final String DECLINED = "declined: this client has no user to ask";
+  private static final SecureRandom RANDOM = new SecureRandom();
+  private static final Map<String, Object> NO_CAPABILITIES = Map.of();
+
+  private final SessionTransport sessions;
+  private final HandshakeEra era;
+  private final Duration handshakeTimeout;
+  private final Duration callTimeout;
+  private final Duration budget;
+  private final StatelessnessProbe markers;
+  private final SecretPatterns secrets;
+
+  /**
+   * @param sessions starts the backends
+   * @param era the protocol era to speak
+   * @param handshakeTimeout each handshake's time limit
+   * @param callTimeout each call's time limit
+   * @param budget the whole probe's time limit
+   * @param callerIdentityKeys the {@code capabilities.experimental} keys that declare the
+   *     caller-identity extension
+   * @param secrets the env names whose values never appear in a report
+   */
+  public SurfaceProbe(
+      SessionTransport sessions, HandshakeEra era, Duration handshakeTimeout, Duration callTimeout, Duration budget,
+      Set<String> callerIdentityKeys, SecretPatterns secrets) {
+    this.sessions = Objects.requireNonNull(sessions, "sessions");
+    this.era = Objects.requireNonNull(era, "era");
+    this.handshakeTimeout = Objects.requireNonNull(handshakeTimeout, "handshakeTimeout");
+    this.callTimeout = Objects.requireNonNull(callTimeout, "callTimeout");
+    this.budget = Objects.requireNonNull(budget, "budget");
+    this.markers = new StatelessnessProbe(sessions, era, handshakeTimeout, callerIdentityKeys);
+    this.secrets = Objects.requireNonNull(secrets, "secrets");
+  }
+
+  /**
+   * A probe over {@code sessions} configured from {@code config}: the era, handshake time limit,
+   * caller-identity keys and secret patterns shared with the pre-flight ({@link CoreSettings}),
+   * and {@value #CALL_TIMEOUT_MS} and {@value #BUDGET_MS}.
+   *
+   * @throws IllegalArgumentException naming the key whose value is malformed
+   */
+  public static SurfaceProbe fromConfig(SessionTransport sessions, ProviderConfig config) {
+    return new SurfaceProbe(sessions, CoreSettings.era(config), CoreSettings.timeout(config),
+        millis(config, CALL_TIMEOUT_MS, DEFAULT_CALL_TIMEOUT_MS), millis(config, BUDGET_MS, DEFAULT_BUDGET_MS),
+        CoreSettings.callerIdentityKeys(config), CoreSettings.secretPatterns(config));
+  }
+
+  private static Duration millis(ProviderConfig config, String key, long fallback) {
+    Optional<String> v = config.get(key);
+    if (v.isEmpty()) {
+      return Duration.ofMillis(fallback);
+    }
+    try {
+      long ms = Long.parseLong(v.get().trim());
+      if (ms >= 1) {
+        return Duration.ofMillis(ms);
+      }
+    } catch (NumberFormatException e) {
+      // falls through to the refusal
+    }
+    throw new IllegalArgumentException(key + " must be a positive number of milliseconds, got '"
+        + LogSafe.escape(v.get(), 40) + "'");
+  }
+
+  /**
+   * Probes the whole surface of {@code server}.
+   *
+   * @param identity the server's ledger identity, carried into the report
+   * @param plan the operator's plan ({@link ProbePlan#empty()} for none)
+   * @param rounds rounds per caller, at least {@value dev.cotenant.api.ProbePass#MIN_ROUNDS}
+   * @throws IllegalArgumentException for fewer rounds
+   * @throws InterruptedException when interrupted; every backend is torn down first
+   */
+  public SurfaceReport run(ServerDescription server, String identity, ProbePlan plan, int rounds)
+      throws InterruptedException {
+    Objects.requireNonNull(server, "server");
+    Objects.requireNonNull(identity, "identity");
+    Objects.requireNonNull(plan, "plan");
+    if (rounds < dev.cotenant.api.ProbePass.MIN_ROUNDS) {
+      throw new IllegalArgumentException("refusing a statelessness probe of " + rounds + " round" + (rounds == 1 ? "" : "s")
+          + ": it needs at least " + dev.cotenant.api.ProbePass.MIN_ROUNDS
+          + " (a race that fires once in five rounds is still a leak)");
+    }
+    Run run = new Run(server, identity, plan, rounds);
+    if (server.transport() != Transport.STDIO) {
+      return run.notRun("not a stdio server: there is no backend process to share");
+    }
+    if (!server.enabled()) {
+      return run.notRun("disabled: a disabled server is never probed");
+    }
+    return run.execute();
+  }
+
+  /** One caller's fixed values. */
+  private record Caller(String label, String prefix, List<String> markers, List<String> workspaces, String tenant) {
+    String marker(int round) {
+      return markers.get(round - 1);
+    }
+
+    String workspace(int round) {
+      return workspaces.get(round - 1);
+    }
+
+    /** Every marker and workspace value this caller ever sends. */
+    List<String> traces() {
+      return Stream.concat(markers.stream(), workspaces.stream()).toList();
+    }
+  }
+
+  /** A tool the probe calls, with its arguments. */
+  private record Planned(String name, ArgumentTemplate arguments, String source) {}
+
+  /** One backend process and what it sent on its own initiative. */
+  private final class Backend implements ServerMessageHandler {
+    final boolean shared;
+    final Path scratch;
+    final Map<String, String> progressOwners = new ConcurrentHashMap<>();
+    final Map<String, Integer> notifications = new ConcurrentHashMap<>();
+    final Map<String, Integer> unattributable = new ConcurrentHashMap<>();
+    final Map<String, Integer> requests = new ConcurrentHashMap<>();
+    final Map<String, Integer> unroutable = new ConcurrentHashMap<>();
+    final ServerMessageHandler fallback = ServerMessageHandler.noUser(DECLINED);
+    @Nullable ServerSession session;
+    Map<String, Object> handshake = Map.of();
+
+    Backend(boolean shared, Path scratch) {
+      this.shared = shared;
+      this.scratch = scratch;
+    }
+
+    @Override
+    public Reply onRequest(String method, Map<String, Object> params) {
+      requests.merge(method, 1, Integer::sum);
+      if (shared && !"ping".equals(method)) {
+        unroutable.merge(method, 1, Integer::sum);
+      }
+      return fallback.onRequest(method, params);
+    }
+
+    @Override
+    public void onNotification(String method, Map<String, Object> params) {
+      notifications.merge(method, 1, Integer::sum);
+      if (shared && !attributable(method, params)) {
+        unattributable.merge(method, 1, Integer::sum);
+      }
+    }
+
+    private boolean attributable(String method, Map<String, Object> params) {
+      if (method.endsWith("/list_changed")) {
+        return true;
+      }
+      if ("notifications/progress".equals(method)) {
+        Object token = params.get("progressToken");
+        return token != null && progressOwners.containsKey(String.valueOf(token));
+      }
+      return false;
+    }
+
+    ServerSession session() {
+      return Objects.requireNonNull(session, "the backend is not open");
+    }
+  }
+
+  /** One caller on one backend, and the answers it got, by step key. */
+  private static final class Lane {
+    final Caller caller;
+    final Backend backend;
+    final Map<String, Map<String, Object>> answers = new LinkedHashMap<>();
+    final Set<String> baselineUris = new LinkedHashSet<>();
+    final Set<String> readUris = new LinkedHashSet<>();
+
+    Lane(Caller caller, Backend backend) {
+      this.caller = caller;
+      this.backend = backend;
+    }
+  }
+
+  /** The state of one probe. */
+  private final class Run {
+    final ServerDescription server;
+    final String identity;
+    final ProbePlan plan;
+    final int rounds;
+    final long started = System.nanoTime();
+    final Caller a;
+    final Caller b;
+    final AtomicInteger progress = new AtomicInteger();
+    final List<Backend> open = new ArrayList<>();
+    final AtomicReference<String> aborted = new AtomicReference<>();
+    /** Tools that stopped being called, with why. */
+    final Map<String, String> dropped = new LinkedHashMap<>();
+    final List<ToolResult> skippedTools = new ArrayList<>();
+    List<String> listedTools = List.of();
+    List<Planned> called = List.of();
+    Map<String, Object> toolAnnotations = Map.of();
+    boolean callerBlocks;
+    Optional<String> callerMetaKey = Optional.empty();
+    boolean resources;
+    boolean prompts;
+    boolean sharedLostCalls;
+    @Nullable List<Lane> before;
+    @Nullable List<Lane> shared;
+    @Nullable List<Lane> after;
+    @Nullable Backend sharedBackend;
+
+    Run(ServerDescription server, String identity, ProbePlan plan, int rounds) {
+      this.server = server;
+      this.identity = identity;
+      this.plan = plan;
+      this.rounds = rounds;
+      String nonce = hex(4);
+      List<String> suffixes = Stream.generate(() -> hex(4)).limit(rounds).toList();
+      this.a = caller("A", "alpha", "cotenant-probe-a-" + nonce, nonce, suffixes);
+      this.b = caller("B", "bravo", "cotenant-probe-b-" + nonce, nonce, suffixes);
+    }
+
+    private Caller caller(String label, String prefix, String workspace, String nonce, List<String> suffixes) {
+      List<String> m = new ArrayList<>();
+      List<String> w = new ArrayList<>();
+      for (int r = 1; r <= suffixes.size(); r++) {
+        m.add(prefix + "-" + r + "-" + suffixes.get(r - 1));
+        w.add(workspace + "-" + r);
+      }
+      return new Caller(label, prefix, m, w, "cotenant-probe-" + nonce);
+    }
+
+    SurfaceReport notRun(String why) {
+      return report(Optional.of(why));
+    }
+
+    SurfaceReport execute() throws InterruptedException {
+      ScheduledExecutorService watchdog = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "cotenant-surface-probe-watchdog");
+        t.setDaemon(true);
+        return t;
+      });
+      watchdog.schedule(() -> abortAll("the probe took longer than its budget of "
+          + StatelessnessProbe.duration(budget.toMillis()) + " (" + BUDGET_MS + ")"), budget.toMillis(), TimeUnit.MILLISECONDS);
+      Optional<String> stopped = Optional.empty();
+      try {
+        before = phase(false, true);
+        shared = phase(true, false);
+        after = phase(false, false);
+      } catch (SessionException e) {
+        String why = aborted.get();
+        stopped = Optional.of(why != null ? why : e.getMessage());
+      } finally {
+        watchdog.shutdownNow();
+        closeAll();
+      }
+      return report(stopped);
+    }
+
+    private synchronized void abortAll(String why) {
+      aborted.compareAndSet(null, why);
+      for (Backend backend : open) {
+        if (backend.session != null) {
+          backend.session.abort(why);
+        }
+      }
+    }
+
+    private synchronized void closeAll() {
+      for (Backend backend : open) {
+        if (backend.session != null) {
+          backend.session.close();
+        }
+        deleteQuietly(backend.scratch);
+      }
+      open.clear();
+    }
+
+    /** Opens a backend, hands it its handshake, and keeps it for teardown. */
+    private Backend open(boolean isShared, String label) throws SessionException, InterruptedException {
+      Path scratch;
+      try {
+        scratch = Files.createTempDirectory("cotenant-probe-");
+      } catch (IOException e) {
+        throw new SessionException(SessionException.Kind.START, "no scratch directory: " + e.getMessage());
+      }
+      Backend backend = new Backend(isShared, scratch);
+      ServerDescription run = server.cwd().isPresent() ? server : server.withCwd(Optional.of(scratch.toString()));
+      synchronized (this) {
+        open.add(backend);
+        if (aborted.get() != null) {
+          throw new SessionException(SessionException.Kind.TIMEOUT, aborted.get());
+        }
+        backend.session = sessions.open(run, label, backend);
+      }
+      backend.handshake = backend.session().handshake(
+          era, Map.of("name", "cotenant-surface-probe", "version", "1"), NO_CAPABILITIES, handshakeTimeout);
+      return backend;
+    }
+
+    /** Runs every round on two dedicated backends, or on one shared backend. */
+    private List<Lane> phase(boolean isShared, boolean first) throws SessionException, InterruptedException {
+      List<Lane> lanes;
+      if (isShared) {
+        Backend s = open(true, "probe-shared");
+        sharedBackend = s;
+        lanes = List.of(new Lane(a, s), new Lane(b, s));
+      } else {
+        Backend da = open(false, "probe-dedicated-a");
+        Backend db = open(false, "probe-dedicated-b");
+        lanes = List.of(new Lane(a, da), new Lane(b, db));
+      }
+      if (first) {
+        decide(lanes.get(0));
+      }
+      try {
+        listings(lanes, 0);
+        for (int r = 1; r <= rounds; r++) {
+          for (Planned tool : called) {
+            if (!dropped.containsKey(tool.name())) {
+              int round = r;
+              step(lanes, key(r, "tools/call " + tool.name()), isShared, tool.name(),
+                  lane -> call(lane, "tools/call", callParams(lane, tool, round)));
+            }
+          }
+          listings(lanes, r);
+        }
+      } finally {
+        for (Lane lane : lanes) {
+          if (lane.backend.session != null) {
+            lane.backend.session.close();
+          }
+        }
+      }
+      return lanes;
+    }
+
+    /** Lists the tools on the first backend and decides what is called, skipped, and how. */
+    private void decide(Lane lane) throws SessionException, InterruptedException {
+      Map<String, Object> hs = lane.backend.handshake;
+      callerMetaKey = markers.callerMetaKey(hs);
+      callerBlocks = callerMetaKey.isPresent();
+      Object caps = hs.get("capabilities");
+      Map<?, ?> capabilities = caps instanceof Map<?, ?> ? (Map<?, ?>) caps : Map.of();
+      resources = capabilities.containsKey("resources");
+      prompts = capabilities.containsKey("prompts");
+      Map<String, Object> listed = pages(List.of(lane), "tools/list", "tools").get(0);
+      List<Planned> plannedCalls = new ArrayList<>();
+      List<String> names = new ArrayList<>();
+      Object result = listed.get("result");
+      List<?> tools = result instanceof Map<?, ?> && ((Map<?, ?>) result).get("tools") instanceof List<?>
+          ? (List<?>) ((Map<?, ?>) result).get("tools")
+          : List.of();
+      if (listed.containsKey("error")) {
+        throw new SessionException(SessionException.Kind.GARBAGE,
+            "tools/list answered an error: " + LogSafe.escape(StatelessnessProbe.toJson(listed.get("error")), 200));
+      }
+      for (Object t : tools) {
+        if (!(t instanceof Map<?, ?>) || !(((Map<?, ?>) t).get("name") instanceof String)) {
+          continue;
+        }
+        Map<?, ?> tool = (Map<?, ?>) t;
+        String name = (String) tool.get("name");
+        if (names.contains(name)) {
+          continue;
+        }
+        names.add(name);
+        Optional<ProbePlan.Entry> entry = plan.entry(name);
+        if (entry.isPresent() && entry.get() instanceof ProbePlan.Skip) {
+          skippedTools.add(new ToolResult(name, ToolStatus.SKIPPED_BY_PLAN, ((ProbePlan.Skip) entry.get()).reason(), "",
+              List.of(), List.of()));
+          continue;
+        }
+        if (entry.isPresent() && entry.get() instanceof ProbePlan.Arguments) {
+          ArgumentTemplate template = ((ProbePlan.Arguments) entry.get()).template();
+          plannedCalls.add(new Planned(name, template, "plan " + template));
+          continue;
+        }
+        if (destructive(tool) && entry.isEmpty()) {
+          skippedTools.add(new ToolResult(name, ToolStatus.SKIPPED,
+              "annotated destructiveHint: true; include it in a plan (\"include\": true, or \"arguments\") to call it", "",
+              List.of(), List.of()));
+          continue;
+        }
+        Object schema = tool.get("inputSchema");
+        @SuppressWarnings("unchecked")
+        Map<String, Object> inputSchema = schema instanceof Map<?, ?> ? (Map<String, Object>) schema : Map.of();
+        SchemaArguments.Synthesis s = SchemaArguments.synthesize(inputSchema);
+        if (s instanceof SchemaArguments.Unsupported) {
+          skippedTools.add(new ToolResult(name, ToolStatus.SKIPPED, "no arguments could be made from its inputSchema ("
+              + ((SchemaArguments.Unsupported) s).why() + "); give them in a plan", "", List.of(), List.of()));
+          continue;
+        }
+        ArgumentTemplate template = ((SchemaArguments.Synthesized) s).template();
+        plannedCalls.add(new Planned(name, template, "schema " + template));
+      }
+      listedTools = List.copyOf(names);
+      called = List.copyOf(plannedCalls);
+    }
+
+    private boolean destructive(Map<?, ?> tool) {
+      Object annotations = tool.get("annotations");
+      return annotations instanceof Map<?, ?> && Boolean.TRUE.equals(((Map<?, ?>) annotations).get("destructiveHint"));
+    }
+
+    /** The listings of one round, and reads of the resources that appeared since round 0. */
+    private void listings(List<Lane> lanes, int round) throws SessionException, InterruptedException {
+      record(lanes, key(round, "tools/list"), pages(lanes, "tools/list", "tools"));
+      if (resources) {
+        List<Map<String, Object>> listed = pages(lanes, "resources/list", "resources");
+        record(lanes, key(round, "resources/list"), listed);
+        record(lanes, key(round, "resources/templates/list"), pages(lanes, "resources/templates/list", "resourceTemplates"));
+        List<List<String>> reads = new ArrayList<>();
+        for (int i = 0; i < lanes.size(); i++) {
+          Lane lane = lanes.get(i);
+          List<String> uris = uris(listed.get(i));
+          if (round == 0) {
+            lane.baselineUris.addAll(uris);
+            reads.add(List.of());
+          } else {
+            reads.add(uris.stream().filter(u -> !lane.baselineUris.contains(u)).limit(MAX_READS).toList());
+          }
+        }
+        int most = reads.stream().mapToInt(List::size).max().orElse(0);
+        for (int n = 0; n < most; n++) {
+          int index = n;
+          List<Lane> reading = new ArrayList<>();
+          for (int i = 0; i < lanes.size(); i++) {
+            if (reads.get(i).size() > index) {
+              reading.add(lanes.get(i));
+            }
+          }
+          Map<Lane, String> uriOf = new java.util.IdentityHashMap<>();
+          for (Lane lane : reading) {
+            uriOf.put(lane, reads.get(lanes.indexOf(lane)).get(index));
+          }
+          for (Lane lane : reading) {
+            String uri = uriOf.get(lane);
+            lane.readUris.add(uri);
+            step(List.of(lane), key(round, "resources/read " + uri), false, null,
+                l -> call(l, "resources/read", params(l, round, Map.of("uri", uri))));
+          }
+        }
+      }
+      if (prompts) {
+        record(lanes, key(round, "prompts/list"), pages(lanes, "prompts/list", "prompts"));
+      }
+    }
+
+    private void record(List<Lane> lanes, String key, List<Map<String, Object>> answers) {
+      for (int i = 0; i < lanes.size(); i++) {
+        lanes.get(i).answers.put(key, answers.get(i));
+      }
+    }
+
+    /**
+     * Every page of a listing, for each lane (both written before either is read), merged into
+     * one answer per lane: {@code {"result": {"<items>": [...]}}}, or the first page's error.
+     */
+    private List<Map<String, Object>> pages(List<Lane> lanes, String method, String items)
+        throws SessionException, InterruptedException {
+      List<List<Object>> collected = new ArrayList<>();
+      List<@Nullable Map<String, Object>> errors = new ArrayList<>();
+      List<@Nullable String> cursors = new ArrayList<>();
+      for (int i = 0; i < lanes.size(); i++) {
+        collected.add(new ArrayList<>());
+        errors.add(null);
+        cursors.add("");
+      }
+      for (int page = 0; page < MAX_PAGES; page++) {
+        List<CompletableFuture<Map<String, Object>>> pending = new ArrayList<>();
+        for (int i = 0; i < lanes.size(); i++) {
+          String cursor = cursors.get(i);
+          if (cursor == null) {
+            pending.add(null);
+            continue;
+          }
+          Map<String, Object> p = new LinkedHashMap<>();
+          if (!cursor.isEmpty()) {
+            p.put("cursor", cursor);
+          }
+          pending.add(call(lanes.get(i), method, params(lanes.get(i), 0, p)));
+        }
+        long deadline = System.nanoTime() + callTimeout.toNanos();
+        boolean more = false;
+        for (int i = 0; i < lanes.size(); i++) {
+          CompletableFuture<Map<String, Object>> f = pending.get(i);
+          if (f == null) {
+            continue;
+          }
+          Map<String, Object> answer = await(f, deadline, method);
+          if (answer.containsKey("error") || !(answer.get("result") instanceof Map<?, ?>)) {
+            if (page == 0) {
+              errors.set(i, normal(answer));
+            }
+            cursors.set(i, null);
+            continue;
+          }
+          Map<?, ?> result = (Map<?, ?>) answer.get("result");
+          if (result.get(items) instanceof List<?>) {
+            collected.get(i).addAll((List<?>) result.get(items));
+          }
+          Object next = result.get("nextCursor");
+          cursors.set(i, next instanceof String && !((String) next).isEmpty() ? (String) next : null);
+          more |= cursors.get(i) != null;
+        }
+        if (!more) {
+          break;
+        }
+      }
+      List<Map<String, Object>> out = new ArrayList<>();
+      for (int i = 0; i < lanes.size(); i++) {
+        Map<String, Object> error = errors.get(i);
+        out.add(error != null ? error : Map.of("result", Map.of(items, List.copyOf(collected.get(i)))));
+      }
+      return out;
+    }
+
+    private List<String> uris(Map<String, Object> listing) {
+      List<String> out = new ArrayList<>();
+      if (listing.get("result") instanceof Map<?, ?> && ((Map<?, ?>) listing.get("result")).get("resources") instanceof List<?>) {
+        for (Object r : (List<?>) ((Map<?, ?>) listing.get("result")).get("resources")) {
+          if (r instanceof Map<?, ?> && ((Map<?, ?>) r).get("uri") instanceof String) {
+            out.add((String) ((Map<?, ?>) r).get("uri"));
+          }
+        }
+      }
+      return out;
+    }
+
+    /**
+     * One step: each lane's request written, then every answer awaited. A call without an answer
+     * in time is lost: its tool is not called again.
+     */
+    private void step(List<Lane> lanes, String key, boolean isShared, @Nullable String tool,
+        Function<Lane, CompletableFuture<Map<String, Object>>> request) throws SessionException, InterruptedException {
+      List<CompletableFuture<Map<String, Object>>> pending = new ArrayList<>();
+      for (Lane lane : lanes) {
+        pending.add(request.apply(lane));
+      }
+      long deadline = System.nanoTime() + callTimeout.toNanos();
+      for (int i = 0; i < lanes.size(); i++) {
+        try {
+          lanes.get(i).answers.put(key, normal(await(pending.get(i), deadline, key)));
+        } catch (SessionException e) {
+          if (e.kind() != SessionException.Kind.TIMEOUT || aborted.get() != null) {
+            throw e;
+          }
+          pending.get(i).cancel(false);
+          if (isShared) {
+            sharedLostCalls = true;
+          }
+          if (tool != null) {
+            dropped.putIfAbsent(tool, "no answer in " + StatelessnessProbe.duration(callTimeout.toMillis())
+                + " (" + CALL_TIMEOUT_MS + ") to " + lanes.get(i).caller.label() + "'s call in round "
+                + key.substring(0, key.indexOf(' ')) + (isShared ? " on the shared backend" : " on a dedicated backend"));
+          }
+        }
+      }
+    }
+
+    private CompletableFuture<Map<String, Object>> call(Lane lane, String method, Map<String, Object> params) {
+      try {
+        return lane.backend.session().request(method, params);
+      } catch (SessionException e) {
+        return CompletableFuture.failedFuture(e);
+      }
+    }
+
+    private Map<String, Object> callParams(Lane lane, Planned tool, int round) {
+      Map<String, Object> p = new LinkedHashMap<>();
+      p.put("name", tool.name());
+      p.put("arguments", tool.arguments().render(lane.caller.marker(round), lane.caller.workspace(round)));
+      Map<String, Object> params = params(lane, round, p);
+      String token = lane.caller.prefix() + "-progress-" + progress.incrementAndGet();
+      lane.backend.progressOwners.put(token, lane.caller.label());
+      @SuppressWarnings("unchecked")
+      Map<String, Object> meta = new LinkedHashMap<>((Map<String, Object>) params.getOrDefault("_meta", Map.of()));
+      meta.put("progressToken", token);
+      params.put("_meta", meta);
+      return params;
+    }
+
+    /** {@code base} with the era's {@code _meta} and, for a server that declares it, the caller's block. */
+    private Map<String, Object> params(Lane lane, int round, Map<String, Object> base) {
+      Map<String, Object> params = new LinkedHashMap<>(base);
+      Map<String, Object> meta = new LinkedHashMap<>(lane.backend.session().eraMeta(
+          Map.of("name", "cotenant-probe-" + lane.caller.label().toLowerCase(Locale.ROOT), "version", "1"), NO_CAPABILITIES));
+      callerMetaKey.ifPresent(k -> meta.put(k, Map.of(
+          "session", lane.caller.workspace(Math.max(1, round)).replaceAll("-\\d+$", ""), "tenant", lane.caller.tenant())));
+      if (!meta.isEmpty()) {
+        params.put("_meta", meta);
+      }
+      return params;
+    }
+
+    private Map<String, Object> await(CompletableFuture<Map<String, Object>> answer, long deadlineNanos, String what)
+        throws SessionException, InterruptedException {
+      try {
+        return answer.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+      } catch (TimeoutException e) {
+        throw new SessionException(SessionException.Kind.TIMEOUT,
+            "no answer to " + what + " in " + StatelessnessProbe.duration(callTimeout.toMillis()));
+      } catch (ExecutionException e) {
+        if (e.getCause() instanceof SessionException) {
+          throw (SessionException) e.getCause();
+        }
+        throw new SessionException(SessionException.Kind.GARBAGE, "the answer to " + what + " failed: "
+            + (e.getCause() == null ? "unknown" : e.getCause().getClass().getSimpleName()));
+      }
+    }
+
+    // ---- the report ----
+
+    SurfaceReport report(Optional<String> stopped) {
+      Map<String, List<Finding>> findings = new LinkedHashMap<>();
+      Map<String, List<String>> volatiles = new LinkedHashMap<>();
+      if (shared != null) {
+        compare(findings, volatiles);
+      }
+      List<ToolResult> tools = new ArrayList<>();
+      Map<String, ToolResult> skipped = new LinkedHashMap<>();
+      skippedTools.forEach(t -> skipped.put(t.name(), t));
+      for (String name : listedTools) {
+        if (skipped.containsKey(name)) {
+          tools.add(skipped.get(name));
+          continue;
+        }
+        Planned p = called.stream().filter(c -> c.name().equals(name)).findFirst().orElseThrow();
+        String channel = "tools/call " + name;
+        List<Finding> f = findings.getOrDefault(channel, List.of());
+        List<String> v = volatiles.getOrDefault(channel, List.of());
+        tools.add(toolResult(p, f, v, stopped.isPresent()));
+      }
+      List<ListingResult> listings = new ArrayList<>();
+      for (String method : List.of("tools/list", "resources/list", "resources/templates/list", "resources/read", "prompts/list")) {
+        if (findings.containsKey(method) || volatiles.containsKey(method) || seen(method)) {
+          List<Finding> f = findings.getOrDefault(method, List.of());
+          listings.add(new ListingResult(method, f.stream().anyMatch(SurfaceProbe::observation), f,
+              volatiles.getOrDefault(method, List.of())));
+        }
+      }
+      Traffic traffic = sharedBackend == null ? Traffic.none() : new Traffic(
+          sharedBackend.notifications, sharedBackend.unattributable, sharedBackend.requests, sharedBackend.unroutable);
+      Map<HazardCode, String> hazards = new EnumMap<>(HazardCode.class);
+      Stream.concat(tools.stream().flatMap(t -> t.findings().stream()), listings.stream().flatMap(l -> l.findings().stream()))
+          .filter(SurfaceProbe::observation).findFirst()
+          .ifPresent(f -> hazards.put(HazardCode.CROSS_SESSION_LEAK, f.detail()));
+      if (!traffic.unattributable().isEmpty()) {
+        hazards.put(HazardCode.UNATTRIBUTABLE_NOTIFICATION, counts(traffic.unattributable())
+            + " on the shared backend, which no caller can be told apart as the owner of");
+      }
+      if (!traffic.unroutable().isEmpty()) {
+        hazards.put(HazardCode.UNROUTABLE_SERVER_REQUEST, counts(traffic.unroutable())
+            + " from the shared backend, which cannot be routed to the caller it is for");
+      }
+      Outcome outcome;
+      if (!hazards.isEmpty()) {
+        outcome = Outcome.HAZARD;
+      } else if (stopped.isPresent()) {
+        outcome = Outcome.NOT_RUN;
+      } else if (tools.stream().allMatch(t -> t.status() == ToolStatus.PASSED || t.status() == ToolStatus.SKIPPED_BY_PLAN)) {
+        outcome = Outcome.PASSED;
+      } else {
+        outcome = Outcome.NOT_PROVEN;
+      }
+      List<String> planNotes = plan.tools().stream().filter(t -> !listedTools.contains(t)).sorted()
+          .map(t -> "the plan names " + LogSafe.escape(t, 80) + ", which the server does not list").toList();
+      long elapsed = (System.nanoTime() - started) / 1_000_000;
+      return new SurfaceReport(server.name(), identity, rounds, callerBlocks, tools, listings, traffic, hazards, outcome,
+          stopped.map(StatelessnessProbe::bounded), Optional.empty(), planNotes, elapsed);
+    }
+
+    private boolean seen(String method) {
+      return shared != null && shared.stream().anyMatch(l -> l.answers.keySet().stream().anyMatch(k -> channel(k).equals(method)));
+    }
+
+    private ToolResult toolResult(Planned p, List<Finding> f, List<String> v, boolean stopped) {
+      if (f.stream().anyMatch(SurfaceProbe::observation)) {
+        return new ToolResult(p.name(), ToolStatus.LEAKED, "", p.source(), f, v);
+      }
+      if (dropped.containsKey(p.name())) {
+        return new ToolResult(p.name(), ToolStatus.NOT_PROVEN, dropped.get(p.name()), p.source(), f, v);
+      }
+      Optional<String> error = dedicatedError(p.name());
+      if (error.isPresent()) {
+        return new ToolResult(p.name(), ToolStatus.NOT_PROVEN, error.get(), p.source(), f, v);
+      }
+      if (!f.isEmpty()) {
+        return new ToolResult(p.name(), ToolStatus.NOT_PROVEN,
+            "its answers differed after the shared backend had lost a call, which proves nothing", p.source(), f, v);
+      }
+      if (stopped || after == null) {
+        return new ToolResult(p.name(), ToolStatus.NOT_PROVEN, "the probe stopped before every run was compared",
+            p.source(), f, v);
+      }
+      return new ToolResult(p.name(), ToolStatus.PASSED, "", p.source(), f, v);
+    }
+
+    /** Why a tool proved nothing on a dedicated backend: a JSON-RPC error or {@code isError}. */
+    private Optional<String> dedicatedError(String tool) {
+      if (before == null) {
+        return Optional.empty();
+      }
+      for (Lane lane : before) {
+        for (Map.Entry<String, Map<String, Object>> e : lane.answers.entrySet()) {
+          if (!channel(e.getKey()).equals("tools/call " + tool)) {
+            continue;
+          }
+          Map<String, Object> answer = e.getValue();
+          Object result = answer.get("result");
+          if (answer.containsKey("error")) {
+            return Optional.of("answered a JSON-RPC error on a dedicated backend: "
+                + redact(LogSafe.escape(StatelessnessProbe.toJson(answer.get("error")), 160))
+                + "; give it arguments in a plan, or skip it with a reason");
+          }
+          if (result instanceof Map<?, ?> && Boolean.TRUE.equals(((Map<?, ?>) result).get("isError"))) {
+            return Optional.of("answered isError on a dedicated backend: "
+                + redact(LogSafe.escape(StatelessnessProbe.toJson(result), 160))
+                + "; give it arguments in a plan, or skip it with a reason");
+          }
+        }
+      }
+      return Optional.empty();
+    }
+
+    /** Marker scan and dedicated-versus-shared comparison of every answer on the shared backend. */
+    private void compare(Map<String, List<Finding>> findings, Map<String, List<String>> volatiles) {
+      List<Lane> s = Objects.requireNonNull(shared);
+      for (int i = 0; i < s.size(); i++) {
+        Lane lane = s.get(i);
+        Caller other = lane.caller == a ? b : a;
+        for (Map.Entry<String, Map<String, Object>> e : lane.answers.entrySet()) {
+          String key = e.getKey();
+          String channel = channel(key);
+          int round = Integer.parseInt(key.substring(0, key.indexOf(' ')));
+          Object answer = e.getValue();
+          Optional<Finding> marker = markerFinding(round, lane.caller, other, channel, answer);
+          if (marker.isPresent()) {
+            add(findings, channel, marker.get());
+            continue;
+          }
+          if (before == null || after == null) {
+            continue;
+          }
+          Map<String, Object> d1 = before.get(i).answers.get(key);
+          Map<String, Object> d2 = after.get(i).answers.get(key);
+          if (d1 == null || d2 == null) {
+            continue;
+          }
+          AnswerDiff.Comparison c = AnswerDiff.compare(d1, d2, answer);
+          if (!c.volatileParts().isEmpty()) {
+            List<String> v = volatiles.computeIfAbsent(channel, k -> new ArrayList<>());
+            for (String part : c.volatileParts()) {
+              String shown = redact(part);
+              if (!v.contains(shown) && v.size() < MAX_FINDINGS) {
+                v.add(shown);
+              }
+            }
+          }
+          for (AnswerDiff.Difference d : c.differences()) {
+            FindingKind kind = sharedLostCalls ? FindingKind.UNCONFIRMED : FindingKind.CHANGED_ANSWER;
+            add(findings, channel, new Finding(round, lane.caller.label(), kind, d.path(), redact(
+                lane.caller.label() + "'s answer to " + what(channel) + " on the shared backend differs from a dedicated "
+                    + "backend's at " + d)));
+            break;
+          }
+        }
+      }
+    }
+
+    private Optional<Finding> markerFinding(int round, Caller self, Caller other, String channel, Object answer) {
+      String text = StatelessnessProbe.toJson(answer);
+      for (String trace : other.traces()) {
+        if (text.contains(trace)) {
+          String path = locate(answer, trace, "$").orElse("$");
+          String kind = trace.startsWith(other.prefix()) ? "marker" : "workspace value";
+          return Optional.of(new Finding(round, self.label(), FindingKind.MARKER, path, redact(
+              other.label() + "'s " + kind + " " + trace + " appeared in " + self.label() + "'s answer to " + what(channel)
+                  + " at " + path)));
+        }
+      }
+      return Optional.empty();
+    }
+
+    private String redact(String text) {
+      String out = text;
+      for (String secret : secretValues()) {
+        out = out.replace(secret, "<redacted>");
+      }
+      return out;
+    }
+
+    private List<String> secretValues() {
+      List<String> values = new ArrayList<>();
+      Map<String, String> env = new TreeMap<>(System.getenv());
+      env.putAll(server.env());
+      env.forEach((k, v) -> {
+        if (secrets.isSecret(k) && v.length() >= 4) {
+          values.add(v);
+        }
+      });
+      values.sort(Comparator.comparingInt(String::length).reversed());
+      return values;
+    }
+  }
+
+  /** True when a finding is an observation (recorded), not an unconfirmed difference. */
+  private static boolean observation(Finding f) {
+    return f.kind() != FindingKind.UNCONFIRMED;
+  }
+
+  private static void add(Map<String, List<Finding>> findings, String channel, Finding f) {
+    List<Finding> list = findings.computeIfAbsent(channel, k -> new ArrayList<>());
+    if (list.size() < MAX_FINDINGS) {
+      list.add(f);
+    }
+  }
+
+  /** The step key: {@code "<round> <channel>"}. */
+  private static String key(int round, String channel) {
+    return round + " " + channel;
+  }
+
+  /** The channel of a step key; every {@code resources/read} is one channel. */
+  private static String channel(String key) {
+    String c = key.substring(key.indexOf(' ') + 1);
+    return c.startsWith("resources/read ") ? "resources/read" : c;
+  }
+
+  /** {@code tools/call echo} reads as {@code echo}; a listing as itself. */
+  private static String what(String channel) {
+    return channel.startsWith("tools/call ") ? channel.substring("tools/call ".length()) : channel;
+  }
+
+  /** A response reduced to what a caller sees of it: its {@code result} or its {@code error}. */
+  private static Map<String, Object> normal(Map<String, Object> answer) {
+    if (answer.containsKey("error")) {
+      return Map.of("error", answer.get("error"));
+    }
+    Object result = answer.get("result");
+    return Map.of("result", result == null ? Json.NULL : result);
+  }
+
+  /** The path of the first string containing {@code needle}. */
+  static Optional<String> locate(@Nullable Object value, String needle, String path) {
+    if (value instanceof String) {
+      return ((String) value).contains(needle) ? Optional.of(path) : Optional.empty();
+    }
+    if (value instanceof Map<?, ?>) {
+      for (Map.Entry<?, ?> e : ((Map<?, ?>) value).entrySet()) {
+        String k = String.valueOf(e.getKey());
+        if (k.contains(needle)) {
+          return Optional.of(path + "." + k);
+        }
+        Optional<String> inner = locate(e.getValue(), needle, path + "." + k);
+        if (inner.isPresent()) {
+          return inner;
+        }
+      }
+    }
+    if (value instanceof List<?>) {
+      List<?> list = (List<?>) value;
+      for (int i = 0; i < list.size(); i++) {
+        Optional<String> inner = locate(list.get(i), needle, path + "[" + i + "]");
+        if (inner.isPresent()) {
+          return inner;
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static String counts(Map<String, Integer> counts) {
+    return new TreeMap<>(counts).entrySet().stream().map(e -> e.getKey() + " x" + e.getValue())
+        .reduce((x, y) -> x + ", " + y).orElse("");
+  }
+
+  private static void deleteQuietly(Path dir) {
+    try (Stream<Path> walk = Files.walk(dir)) {
+      walk.sorted(Comparator.reverseOrder()).forEach(p -> {
+        try {
+          Files.deleteIfExists(p);
+        } catch (IOException e) {
+          // best effort: a scratch directory under the temp dir
+        }
+      });
+    } catch (IOException e) {
+      // already gone
+    }
+  }
+
+  private static String hex(int bytes) {
+    byte[] b = new byte[bytes];
+    RANDOM.nextBytes(b);
+    return HexFormat.of().formatHex(b);
+  }
+}
