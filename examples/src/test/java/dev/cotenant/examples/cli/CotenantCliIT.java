@@ -1,6 +1,7 @@
 package dev.cotenant.examples.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -143,5 +144,57 @@ class CotenantCliIT {
     Run assess = cotenant("assess", "examples/mcp.json", "--json", "--records-dir", records.toString());
     assertEquals(0, assess.code(), assess.err());
     assertEquals(rows.toString(), rows(assess.out()).toString());
+  }
+
+  /**
+   * server-everything passes a probe of its {@code echo}, yet on one shared process its session
+   * resources, its logging toggle and its log notifications cross between callers: the
+   * whole-surface probe finds them, exits 3, and from then on the server reads refuted and
+   * cannot be registered shared.
+   */
+  @Test
+  void theWholeSurfaceProbeCatchesServerEverythingAndRegistrationIsRefused() throws Exception {
+    Path records = tmp.resolve("records");
+    Run probe = cotenant("probe-stateless", "server-everything", "examples/mcp.json", "--json", "--records-dir", records.toString());
+    assertEquals(3, probe.code(), probe.err() + probe.out());
+    JsonNode report = JsonMapper.builder().build().readTree(probe.out());
+    assertEquals("hazard", report.path("outcome").stringValue());
+    List<String> codes = new ArrayList<>();
+    report.path("hazards").forEach(h -> codes.add(h.path("code").stringValue()));
+    assertEquals(List.of("cross_session_leak", "unattributable_notification"), codes, probe.out());
+    JsonNode listed = null;
+    for (JsonNode l : report.path("listings")) {
+      if (l.path("method").stringValue().equals("resources/list")) {
+        listed = l;
+      }
+    }
+    assertTrue(listed != null && listed.path("leaked").booleanValue(), probe.out());
+    JsonNode first = listed.path("findings").path(0);
+    assertEquals("marker", first.path("kind").stringValue());
+    assertTrue(first.path("path").stringValue().startsWith("$.result.resources["), first.toString());
+    JsonNode toggle = null;
+    for (JsonNode t : report.path("tools")) {
+      if (t.path("name").stringValue().equals("toggle-simulated-logging")) {
+        toggle = t;
+      }
+    }
+    assertTrue(toggle != null && toggle.path("status").stringValue().equals("leaked"), probe.out());
+    boolean flipped = false;
+    for (JsonNode f : toggle.path("findings")) {
+      flipped |= f.path("round").intValue() == 1 && f.path("caller").stringValue().equals("B")
+          && f.path("kind").stringValue().equals("changed_answer") && f.path("detail").stringValue().contains("got Stopped");
+    }
+    assertTrue(flipped, "caller B's first toggle answered Stopped, because A started it: " + toggle);
+
+    Run register = cotenant("register", "server-everything", "examples/mcp.json", "--records-dir", records.toString(),
+        "--model", "shared", "--max-concurrent", "4");
+    assertEquals(4, register.code(), register.err());
+    assertTrue(register.err().contains("the hazard ledger holds [cross_session_leak, unattributable_notification]"),
+        register.err());
+    Run assess = cotenant("assess", "examples/mcp.json", "--json", "--records-dir", records.toString());
+    JsonNode row = rows(assess.out()).get("server-everything");
+    assertEquals("refuted", row.path("strength").stringValue(), row.toString());
+    assertTrue(reasons(row).contains("observed_hazard(cross_session_leak)"), row.toString());
+    assertFalse(row.path("recommendShare").booleanValue());
   }
 }

@@ -179,7 +179,7 @@ class SampleServersProbeIT {
 
   /** Run only because a test chose to: each caller wipes a scratch directory of its own, which does not exist. */
   @Test
-  void theDestructiveServersWipePassesWhenAPlanIncludesIt() throws Exception {
+  void theDestructiveServersWipePassesWhenProbedByName() throws Exception {
     assertAllHeld(statelessness.probe(sample("destructive"), spec("wipe_scratch", "{\"workspace\": \"{marker}\"}")));
   }
 }

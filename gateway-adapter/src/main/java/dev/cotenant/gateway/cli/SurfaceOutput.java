@@ -53,9 +53,7 @@ final class SurfaceOutput {
             : "recording the pass failed (see standard error), so it is not remembered"));
         break;
       case HAZARD:
-        for (Map.Entry<HazardCode, String> h : new TreeMap<>(r.hazards()).entrySet()) {
-          out.println("hazard " + h.getKey().wireName() + ": " + Output.cell(h.getValue()));
-        }
+        byWireName(r).forEach((code, detail) -> out.println("hazard " + code + ": " + Output.cell(detail)));
         out.println("HAZARD: " + (recorded
             ? "recorded " + codes(r) + " for " + who + " in the hazard ledger under its current identity"
             : "recording " + codes(r) + " for " + who + " failed (see standard error)"));
@@ -112,6 +110,13 @@ final class SurfaceOutput {
     return sb.toString();
   }
 
+  /** The hazards by wire name, in its order. */
+  private static Map<String, String> byWireName(SurfaceReport r) {
+    Map<String, String> m = new TreeMap<>();
+    r.hazards().forEach((code, detail) -> m.put(code.wireName(), detail));
+    return m;
+  }
+
   private static String codes(SurfaceReport r) {
     return String.join(", ", r.hazardCodes().stream().map(HazardCode::wireName).sorted().toList());
   }
@@ -124,7 +129,7 @@ final class SurfaceOutput {
     o.put("callerBlocks", r.callerBlocks());
     o.put("outcome", r.outcome().name().toLowerCase(Locale.ROOT));
     ArrayNode hazards = o.putArray("hazards");
-    new TreeMap<>(r.hazards()).forEach((code, detail) -> hazards.addObject().put("code", code.wireName()).put("detail", detail));
+    byWireName(r).forEach((code, detail) -> hazards.addObject().put("code", code).put("detail", detail));
     if (r.notRecorded().isEmpty() && r.outcome() == SurfaceReport.Outcome.PASSED) {
       o.put("recorded", "statelessness_probe_passed");
     } else if (r.notRecorded().isEmpty() && r.outcome() == SurfaceReport.Outcome.HAZARD) {
