@@ -12,7 +12,10 @@ public enum HazardCode {
   UNROUTABLE_SERVER_REQUEST,
   /** A request-scoped notification whose owner could not be determined. */
   UNATTRIBUTABLE_NOTIFICATION,
-  /** The statelessness probe saw one caller's marker in another caller's answer. */
+  /**
+   * The statelessness probe saw one caller's marker in another caller's answer, or an answer on
+   * a shared backend that differed from the same call on a dedicated one.
+   */
   CROSS_SESSION_LEAK;
 
   private final String wireName = name().toLowerCase(Locale.ROOT);
