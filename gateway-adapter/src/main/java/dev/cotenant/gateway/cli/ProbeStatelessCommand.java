@@ -100,31 +100,43 @@ public final class ProbeStatelessCommand extends CliCommand {
     }
     ProbeSpec spec = spec();
     CliRuntime rt = runtime();
+    ConfiguredServer server = target(rt);
+    Statelessness statelessness = rt.cotenant().statelessness();
+    context().err().println("cotenant: probing " + Output.cell(name) + " with " + Output.cell(tool) + ", "
+        + spec.rounds() + " rounds, two callers on one backend process");
+    ProbeReport report = statelessness.probe(server.description(), spec);
+    return show(report.notRecorded(), report.passed(), report.outcome() == ProbeReport.Outcome.LEAKED,
+        () -> json(report), out -> print(out, report));
+  }
+
+  /**
+   * Prints a report (JSON with {@code --json}), then what could not be recorded on standard
+   * error, and returns the exit status.
+   */
+  private int show(Optional<String> notRecorded, boolean passed, boolean hazard,
+      java.util.function.Supplier<ObjectNode> json, java.util.function.Consumer<PrintWriter> text) {
+    if (common.json()) {
+      Output.json(context().out(), json.get());
+    } else {
+      text.accept(context().out());
+    }
+    context().out().flush();
+    notRecorded.ifPresent(why -> context().err().println("cotenant: recording failed: " + LogSafe.escape(why, 2000)));
+    if (passed) {
+      return notRecorded.isPresent() ? EXIT_NOT_RECORDED : Cli.EXIT_OK;
+    }
+    return hazard ? EXIT_LEAK : EXIT_NOT_PROVEN;
+  }
+
+  /** The configured server {@link #name} names, refused when disabled. */
+  private ConfiguredServer target(CliRuntime rt) throws Exception {
     ServerConfigs configured = rt.readConfigs(configs);
     ConfiguredServer server = rt.select(configured, List.of(name)).get(0);
     if (!server.description().enabled()) {
       throw new UsageException(name + " is disabled in " + context().display(server.source())
           + "; a disabled server is never probed (enable it first)");
     }
-    Statelessness statelessness = rt.cotenant().statelessness();
-    context().err().println("cotenant: probing " + Output.cell(name) + " with " + Output.cell(tool) + ", "
-        + spec.rounds() + " rounds, two callers on one backend process");
-    ProbeReport report = statelessness.probe(server.description(), spec);
-    if (common.json()) {
-      Output.json(context().out(), json(report));
-    } else {
-      print(context().out(), report);
-    }
-    context().out().flush();
-    report.notRecorded().ifPresent(why -> context().err().println("cotenant: recording failed: " + LogSafe.escape(why, 2000)));
-    switch (report.outcome()) {
-      case PASSED:
-        return report.notRecorded().isPresent() ? EXIT_NOT_RECORDED : Cli.EXIT_OK;
-      case LEAKED:
-        return EXIT_LEAK;
-      default:
-        return EXIT_NOT_PROVEN;
-    }
+    return server;
   }
 
   /** The whole-surface probe. */
@@ -147,31 +159,13 @@ public final class ProbeStatelessCommand extends CliCommand {
       throw new UsageException(e.getMessage());
     }
     CliRuntime rt = runtime();
-    ServerConfigs configured = rt.readConfigs(configs);
-    ConfiguredServer server = rt.select(configured, List.of(name)).get(0);
-    if (!server.description().enabled()) {
-      throw new UsageException(name + " is disabled in " + context().display(server.source())
-          + "; a disabled server is never probed (enable it first)");
-    }
+    ConfiguredServer server = target(rt);
     Statelessness statelessness = rt.cotenant().statelessness();
     context().err().println("cotenant: probing the whole surface of " + Output.cell(name) + ", " + n
         + " rounds: two callers on dedicated backends, then on one shared backend, then on dedicated backends again");
     SurfaceReport report = statelessness.probeSurface(server.description(), probePlan, n);
-    if (common.json()) {
-      Output.json(context().out(), SurfaceOutput.json(report));
-    } else {
-      SurfaceOutput.print(context().out(), report);
-    }
-    context().out().flush();
-    report.notRecorded().ifPresent(why -> context().err().println("cotenant: recording failed: " + LogSafe.escape(why, 2000)));
-    switch (report.outcome()) {
-      case PASSED:
-        return report.notRecorded().isPresent() ? EXIT_NOT_RECORDED : Cli.EXIT_OK;
-      case HAZARD:
-        return EXIT_LEAK;
-      default:
-        return EXIT_NOT_PROVEN;
-    }
+    return show(report.notRecorded(), report.passed(), report.outcome() == SurfaceReport.Outcome.HAZARD,
+        () -> SurfaceOutput.json(report), out -> SurfaceOutput.print(out, report));
   }
 
   private ProbeSpec spec() throws UsageException {
