@@ -117,6 +117,7 @@ public final class SurfaceProbe {
   static final int MAX_FINDINGS = 8;
 
   private static final String DECLINED = "declined: this client has no user to ask";
+  private static final String REDACTED = "<redacted>";
   private static final SecureRandom RANDOM = new SecureRandom();
   private static final Map<String, Object> NO_CAPABILITIES = Map.of();
 
@@ -321,7 +322,11 @@ public final class SurfaceProbe {
     @Nullable List<Lane> after;
     @Nullable Backend sharedBackend;
 
+    /** The values of the secret env names the backends see, longest first. */
+    final List<String> secretValues;
+
     Run(ServerDescription server, String identity, ProbePlan plan, int rounds) {
+      this.secretValues = secretValues(server);
       this.server = server;
       this.identity = identity;
       this.plan = plan;
@@ -603,7 +608,7 @@ public final class SurfaceProbe {
           Map<String, Object> answer = await(f, deadline, method);
           if (answer.containsKey("error") || !(answer.get("result") instanceof Map<?, ?>)) {
             if (page == 0) {
-              errors.set(i, normal(answer));
+              errors.set(i, kept(answer));
             }
             cursors.set(i, null);
             continue;
@@ -623,7 +628,7 @@ public final class SurfaceProbe {
       List<Map<String, Object>> out = new ArrayList<>();
       for (int i = 0; i < lanes.size(); i++) {
         Map<String, Object> error = errors.get(i);
-        out.add(error != null ? error : Map.of("result", Map.of(items, List.copyOf(collected.get(i)))));
+        out.add(error != null ? error : kept(Map.of("result", Map.of(items, List.copyOf(collected.get(i))))));
       }
       return out;
     }
@@ -653,7 +658,7 @@ public final class SurfaceProbe {
       long deadline = System.nanoTime() + callTimeout.toNanos();
       for (int i = 0; i < lanes.size(); i++) {
         try {
-          lanes.get(i).answers.put(key, normal(await(pending.get(i), deadline, key)));
+          lanes.get(i).answers.put(key, kept(await(pending.get(i), deadline, key)));
         } catch (SessionException e) {
           if (e.kind() != SessionException.Kind.TIMEOUT || aborted.get() != null) {
             throw e;
@@ -897,16 +902,16 @@ public final class SurfaceProbe {
 
     private String redact(String text) {
       String out = text;
-      for (String secret : secretValues()) {
-        out = out.replace(secret, "<redacted>");
+      for (String secret : secretValues) {
+        out = out.replace(secret, REDACTED);
       }
       return out;
     }
 
-    private List<String> secretValues() {
+    private List<String> secretValues(ServerDescription s) {
       List<String> values = new ArrayList<>();
       Map<String, String> env = new TreeMap<>(System.getenv());
-      env.putAll(server.env());
+      env.putAll(s.env());
       env.forEach((k, v) -> {
         if (secrets.isSecret(k) && v.length() >= 4) {
           values.add(v);
@@ -914,6 +919,37 @@ public final class SurfaceProbe {
       });
       values.sort(Comparator.comparingInt(String::length).reversed());
       return values;
+    }
+
+    /**
+     * An answer as it is kept: the caller's view ({@link #normal}) with every secret value
+     * replaced in every string and key, before anything is compared or excerpted, so that no
+     * part of a secret reaches a report.
+     */
+    private Map<String, Object> kept(Map<String, Object> answer) {
+      @SuppressWarnings("unchecked")
+      Map<String, Object> out = (Map<String, Object>) scrub(normal(answer));
+      return out;
+    }
+
+    private Object scrub(@Nullable Object value) {
+      if (secretValues.isEmpty()) {
+        return value == null ? Json.NULL : value;
+      }
+      if (value instanceof String) {
+        return redact((String) value);
+      }
+      if (value instanceof Map<?, ?>) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        ((Map<?, ?>) value).forEach((k, v) -> m.put(redact(String.valueOf(k)), scrub(v)));
+        return m;
+      }
+      if (value instanceof List<?>) {
+        List<Object> l = new ArrayList<>();
+        ((List<?>) value).forEach(v -> l.add(scrub(v)));
+        return l;
+      }
+      return value == null ? Json.NULL : value;
     }
   }
 

@@ -91,6 +91,20 @@ class SurfaceProbeTest {
   }
 
   @Test
+  void aSecretEnvValueInAnAnswerNeverReachesTheReport() throws Exception {
+    String secret = "s3cr3t-" + java.util.UUID.randomUUID();
+    ServerDescription leaky = server("secret").withEnv(Map.of(ProbeHarness.MARKER_NAME, ProbeHarness.MARKER_VALUE,
+        "API_TOKEN", secret));
+    SurfaceReport r = probe.run(leaky, "id", ProbePlan.empty(), 3);
+    assertEquals(Outcome.HAZARD, r.outcome(), r.toString());
+    assertTrue(r.toString().contains("redacted> calls="), r.toString());
+    for (int i = 0; i + 6 <= secret.length(); i++) {
+      String part = secret.substring(i, i + 6);
+      assertFalse(r.toString().contains(part), "part of the value of API_TOKEN appeared in the report: " + part);
+    }
+  }
+
+  @Test
   void aClockInEveryAnswerIsVolatileAndStillPasses() throws Exception {
     SurfaceReport r = run("clock");
     assertEquals(Outcome.PASSED, r.outcome(), r.toString());

@@ -25,6 +25,7 @@ import tools.jackson.databind.json.JsonMapper;
  * <ul>
  *   <li>{@code plain}: {@code add} ({@code a}, {@code b} numbers; answers the sum). Stateless.
  *   <li>{@code counter}: {@code next} (no arguments) answers {@code calls=N}, N process-global.
+ *   <li>{@code secret}: {@code next} answers {@code token=<$API_TOKEN> calls=N}, N process-global.
  *   <li>{@code clock}: {@code now} answers {@code <HH:mm:ss.SSS> id=<random uuid>}. Stateless.
  *   <li>{@code clock-counter}: {@code tick} answers {@code <HH:mm:ss> calls=N}.
  *   <li>{@code remember}: {@code remember} ({@code target}) answers the target held before.
@@ -135,6 +136,7 @@ public final class SurfaceTestServer {
         tools.add(tool("add", Map.of("a", Map.of("type", "number"), "b", Map.of("type", "number")), List.of("a", "b"), null));
         break;
       case "counter":
+      case "secret":
         tools.add(tool("next", Map.of(), List.of(), null));
         break;
       case "clock":
@@ -205,7 +207,8 @@ public final class SurfaceTestServer {
         result(id, text(String.valueOf(((Number) args.get("a")).doubleValue() + ((Number) args.get("b")).doubleValue())));
         break;
       case "next":
-        result(id, text("calls=" + calls.incrementAndGet()));
+        result(id, text((scenario.equals("secret") ? "token=" + System.getenv("API_TOKEN") + " " : "")
+            + "calls=" + calls.incrementAndGet()));
         break;
       case "now":
         result(id, text(LocalTime.now().format(MILLIS) + " id=" + UUID.randomUUID()));
