@@ -26,20 +26,25 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs the statelessness probe and keeps what it proves (DESIGN §7), and registers servers'
+ * Runs the statelessness probes and keeps what they prove (DESIGN §7), and registers servers'
  * concurrency models on the strength of it.
  *
  * <ul>
- *   <li>A leak is an observation: {@code cross_session_leak} is recorded in the hazard ledger under
- *       the server's current identity (two sessions were attached to the one backend) and the
- *       ledger is flushed, so the server reads {@code refuted} from then on. A pass the same
- *       identity had is withdrawn (a {@code shared} record falls back to {@code sidecar}).
+ *   <li>{@link #probeSurface} probes the WHOLE SURFACE ({@link SurfaceProbe}); {@link #probe}
+ *       probes one tool ({@link StatelessnessProbe}).
+ *   <li>A hazard is an observation: each code the probe observed ({@code cross_session_leak},
+ *       {@code unattributable_notification}, {@code unroutable_server_request}) is recorded in the
+ *       hazard ledger under the server's current identity (two sessions were attached to the one
+ *       backend) and the ledger is flushed, so the server reads {@code refuted} from then on. A
+ *       pass the same identity had is withdrawn (a {@code shared} record falls back to
+ *       {@code sidecar}).
  *   <li>A pass is remembered in the concurrency records under the current identity, where it
- *       surfaces as {@code statelessness_probe_passed}; an existing registration is kept.
- *   <li>{@link #register} refuses {@code shared} unless a probe passed under the server's CURRENT
- *       identity and the ledger holds nothing against that identity, and while the ledger or the
- *       concurrency records cannot be read completely (fail closed: what could not be read may be
- *       the observation that refutes it).
+ *       surfaces as {@code statelessness_probe_passed}; an existing registration is kept. A
+ *       single-tool pass never replaces a whole-surface pass under the same identity.
+ *   <li>{@link #register} refuses {@code shared} unless a WHOLE-SURFACE probe passed under the
+ *       server's CURRENT identity and the ledger holds nothing against that identity, and while
+ *       the ledger or the concurrency records cannot be read completely (fail closed: what could
+ *       not be read may be the observation that refutes it).
  * </ul>
  *
  * <p>Built by {@code Cotenant#statelessness()} over the runtime's stores and session transport.
