@@ -32,6 +32,17 @@ public interface ServerMessageHandler {
   /** Answers a server request. */
   Reply onRequest(String method, Map<String, Object> params);
 
+  /**
+   * Answers a server request later: the session writes the reply when the stage completes, from
+   * whichever thread completes it, and keeps reading meanwhile. A handler that must ask someone
+   * else (a multiplexer routing {@code sampling/createMessage} to the client whose call is in
+   * flight) overrides this; the default answers at once with {@link #onRequest}. A stage that
+   * completes exceptionally is answered with {@code -32603 Internal error}.
+   */
+  default java.util.concurrent.CompletionStage<Reply> onRequestAsync(String method, Map<String, Object> params) {
+    return java.util.concurrent.CompletableFuture.completedFuture(onRequest(method, params));
+  }
+
   /** Takes a server notification. */
   void onNotification(String method, Map<String, Object> params);
 

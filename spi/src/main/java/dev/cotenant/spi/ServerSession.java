@@ -57,6 +57,17 @@ public interface ServerSession extends AutoCloseable {
   CompletableFuture<Map<String, Object>> request(String method, Map<String, Object> params) throws SessionException;
 
   /**
+   * Cancels a request this session wrote and whose {@code answer} is still awaited: writes
+   * {@code notifications/cancelled} with the request's id and {@code reason}, and fails
+   * {@code answer} with a {@link java.util.concurrent.CancellationException}; a late answer is
+   * dropped. Returns false, writing nothing, when {@code answer} is not one of this session's
+   * awaited answers (already answered, or never written here).
+   *
+   * @throws SessionException when the notification cannot be written (the server has gone)
+   */
+  boolean cancel(CompletableFuture<Map<String, Object>> answer, String reason) throws SessionException;
+
+  /**
    * Writes one notification.
    *
    * @throws SessionException when it cannot be written (the server has gone)

@@ -257,6 +257,20 @@ final class StdioSession implements ServerSession {
   }
 
   @Override
+  public boolean cancel(CompletableFuture<Map<String, Object>> answer, String reason) throws SessionException {
+    Objects.requireNonNull(answer, "answer");
+    Objects.requireNonNull(reason, "reason");
+    for (Map.Entry<Long, Pending> e : pending.entrySet()) {
+      if (e.getValue().answer() == answer && pending.remove(e.getKey(), e.getValue())) {
+        answer.cancel(false);
+        notify("notifications/cancelled", Map.of("requestId", e.getKey(), "reason", reason));
+        return true;
+      }
+    }
+    return false;
+  }
+
+  @Override
   public void notify(String method, Map<String, Object> params) throws SessionException {
     Objects.requireNonNull(method, "method");
     String when = "before reading " + method;
@@ -403,17 +417,21 @@ final class StdioSession implements ServerSession {
       }
       return;
     }
-    ServerMessageHandler.Reply reply;
+    Object id = message.get("id");
+    java.util.concurrent.CompletionStage<ServerMessageHandler.Reply> later;
     try {
-      reply = Objects.requireNonNull(handler.onRequest(method, params), "the handler's reply");
+      later = Objects.requireNonNull(handler.onRequestAsync(method, params), "the handler's reply");
     } catch (RuntimeException | StackOverflowError e) {
       LOG.debug("session {}: the message handler threw {} on a request", label, e.getClass().getName());
-      reply = new ServerMessageHandler.Error(-32603, "Internal error");
+      later = java.util.concurrent.CompletableFuture.completedFuture(new ServerMessageHandler.Error(-32603, "Internal error"));
     }
-    try {
-      p.send(JsonRpc.reply(message.get("id"), reply), "while a request was pending");
-    } catch (SessionException gone) {
-      // The server went away; the reader reports it.
-    }
+    later.whenComplete((reply, failure) -> {
+      ServerMessageHandler.Reply r = reply != null && failure == null ? reply : new ServerMessageHandler.Error(-32603, "Internal error");
+      try {
+        p.send(JsonRpc.reply(id, r), "while a request was pending");
+      } catch (SessionException gone) {
+        // The server went away; the reader reports it.
+      }
+    });
   }
 }

@@ -87,6 +87,11 @@ final class RecordingSessions implements SessionTransport {
     }
 
     @Override
+    public boolean cancel(CompletableFuture<Map<String, Object>> answer, String reason) throws SessionException {
+      return s.cancel(answer, reason);
+    }
+
+    @Override
     public OptionalLong pid() {
       return s.pid();
     }

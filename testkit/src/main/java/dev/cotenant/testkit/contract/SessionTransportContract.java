@@ -258,6 +258,48 @@ public abstract class SessionTransportContract {
   }
 
   @Test
+  void anAnswerTheHandlerGivesLaterReachesTheServer() throws Exception {
+    ServerMessageHandler handler = new ServerMessageHandler() {
+      @Override
+      public Reply onRequest(String method, Map<String, Object> params) {
+        return new Error(-32603, "onRequest was called; onRequestAsync should have been");
+      }
+
+      @Override
+      public java.util.concurrent.CompletionStage<Reply> onRequestAsync(String method, Map<String, Object> params) {
+        // Completed on another thread, after the session's reader has moved on.
+        return CompletableFuture.supplyAsync(() -> new Result(Map.of("roots", List.of(Map.of("uri", "file:///later")))));
+      }
+
+      @Override
+      public void onNotification(String method, Map<String, Object> params) {}
+    };
+    ServerSession s = open(FakeServer.builder().era(FakeServer.Era.LEGACY).sendsServerRequestOnCall("roots/list").build()
+        .description(), handler);
+    handshake(s, HandshakeEra.INITIALIZE);
+    String answered = text(await(call(s, Map.of("marker", "later")), "a call whose server request is answered later"));
+    assertTrue(answered.contains("file:///later"), "the later reply did not reach the server: " + answered);
+  }
+
+  @Test
+  void cancelTellsTheServerAndEndsTheAwaitedAnswer() throws Exception {
+    ServerSession s = open(FakeServer.builder().era(FakeServer.Era.LEGACY).tool("echo").build());
+    handshake(s, HandshakeEra.INITIALIZE);
+    CompletableFuture<Map<String, Object>> slow = call(s, Map.of("marker", "slow", "delayMillis", 60_000));
+    assertTrue(s.cancel(slow, "contract: no longer needed"), "cancel did not find the awaited answer");
+    assertTrue(slow.isCancelled(), "the cancelled answer is still awaited");
+    assertFalse(s.cancel(slow, "again"), "a second cancel of the same request found it again");
+    List<?> received = (List<?>) result(await(s.request(FakeServer.RECEIVED_NOTIFICATIONS, Map.of()), "notifications")).get("notifications");
+    assertTrue(received.stream().anyMatch(n -> "notifications/cancelled".equals(((Map<?, ?>) n).get("method"))
+            && "contract: no longer needed".equals(((Map<?, ?>) ((Map<?, ?>) n).get("params")).get("reason"))
+            && ((Map<?, ?>) ((Map<?, ?>) n).get("params")).get("requestId") != null),
+        "the server was not told: " + received);
+    // The session still works after a cancel.
+    assertTrue(text(await(call(s, Map.of("marker", "after")), "a call after the cancel")).contains("\"after\""));
+    assertFalse(s.cancel(new CompletableFuture<>(), "not ours"), "cancel of an answer the session never awaited");
+  }
+
+  @Test
   void aServerNotificationReachesTheHandler() throws Exception {
     List<String> got = new CopyOnWriteArrayList<>();
     ServerMessageHandler handler = new ServerMessageHandler() {

@@ -112,26 +112,42 @@ public class ReferenceSession implements ServerSession {
 
   /** Asks the handler and writes its reply. */
   protected void answerServerRequest(Object id, String method, Map<String, Object> params) {
-    ServerMessageHandler.Reply reply;
+    java.util.concurrent.CompletionStage<ServerMessageHandler.Reply> later;
     try {
-      reply = handler.onRequest(method, params);
+      later = handler.onRequestAsync(method, params);
     } catch (RuntimeException e) {
-      reply = new ServerMessageHandler.Error(-32603, "the client failed to answer " + method);
+      later = CompletableFuture.completedFuture(new ServerMessageHandler.Error(-32603, "the client failed to answer " + method));
     }
-    Map<String, Object> response = new LinkedHashMap<>();
-    response.put("jsonrpc", "2.0");
-    response.put("id", id);
-    if (reply instanceof ServerMessageHandler.Result) {
-      response.put("result", ((ServerMessageHandler.Result) reply).value());
-    } else {
-      ServerMessageHandler.Error e = (ServerMessageHandler.Error) reply;
-      response.put("error", Map.of("code", e.code(), "message", e.message()));
+    later.whenComplete((r, failure) -> {
+      ServerMessageHandler.Reply reply = r != null && failure == null
+          ? r : new ServerMessageHandler.Error(-32603, "the client failed to answer " + method);
+      Map<String, Object> response = new LinkedHashMap<>();
+      response.put("jsonrpc", "2.0");
+      response.put("id", id);
+      if (reply instanceof ServerMessageHandler.Result) {
+        response.put("result", ((ServerMessageHandler.Result) reply).value());
+      } else {
+        ServerMessageHandler.Error e = (ServerMessageHandler.Error) reply;
+        response.put("error", Map.of("code", e.code(), "message", e.message()));
+      }
+      try {
+        write(response);
+      } catch (IOException e) {
+        markGone("the server stopped reading");
+      }
+    });
+  }
+
+  @Override
+  public boolean cancel(CompletableFuture<Map<String, Object>> answer, String reason) throws SessionException {
+    for (Map.Entry<Long, CompletableFuture<Map<String, Object>>> e : pending.entrySet()) {
+      if (e.getValue() == answer && pending.remove(e.getKey(), answer)) {
+        answer.cancel(false);
+        notify("notifications/cancelled", Map.of("requestId", e.getKey(), "reason", reason));
+        return true;
+      }
     }
-    try {
-      write(response);
-    } catch (IOException e) {
-      markGone("the server stopped reading");
-    }
+    return false;
   }
 
   /** Fails every awaited answer; later requests are refused. */
