@@ -2,6 +2,7 @@ package dev.cotenant.examples.probe;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cotenant.api.ConcurrencyModel;
@@ -21,6 +22,7 @@ import dev.cotenant.gateway.probe.ProbeReport;
 import dev.cotenant.gateway.probe.ProbeReport.Outcome;
 import dev.cotenant.gateway.probe.ProbeReport.Round;
 import dev.cotenant.gateway.probe.ProbeSpec;
+import dev.cotenant.gateway.probe.RegistrationRefusedException;
 import dev.cotenant.gateway.probe.Statelessness;
 import dev.cotenant.providers.preflight.PreflightSettings;
 import dev.cotenant.providers.records.FileHazardLedger;
@@ -131,15 +133,18 @@ class SampleServersProbeIT {
     assertEquals(Outcome.LEAKED, r.outcome(), r.toString());
   }
 
+  /** One tool's pass is supporting evidence; only the whole surface registers it (WholeSurfaceProbeIT). */
   @Test
-  void theWorkspaceKeyedServerPassesAndMayThenBeRegisteredShared() throws Exception {
+  void theWorkspaceKeyedServersRememberPassesButOneToolCannotRegisterIt() throws Exception {
     ServerDescription keyed = sample("workspace-keyed");
     assertAllHeld(statelessness.probe(keyed, spec("remember", "{\"workspace\": \"{workspace}\", \"target\": \"{marker}\"}")));
-    statelessness.register(keyed, ConcurrencyModel.SHARED, ShareScope.TENANT, OptionalInt.of(4));
+    RegistrationRefusedException refused = assertThrows(RegistrationRefusedException.class,
+        () -> statelessness.register(keyed, ConcurrencyModel.SHARED, ShareScope.TENANT, OptionalInt.of(4)));
+    assertTrue(refused.getMessage().contains("covered one tool (remember x5)"), refused.getMessage());
     Verdict v = assess(keyed);
-    assertEquals(Strength.DECLARED, v.strength(), v.toString());
-    assertTrue(v.reasons().contains(new Reason(ReasonCode.REGISTERED_SHARED, "tenant")));
-    assertTrue(v.recommendShare());
+    assertEquals(Strength.MEASURED, v.strength(), v.toString());
+    assertTrue(v.reasons().contains(new Reason(ReasonCode.STATELESSNESS_PROBE_PASSED, "remember x5")), v.toString());
+    assertFalse(v.recommendShare());
   }
 
   @Test
