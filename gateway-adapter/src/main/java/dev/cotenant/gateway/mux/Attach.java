@@ -7,7 +7,11 @@ import java.util.Objects;
  * must be placed on a backend of its own.
  */
 public sealed interface Attach permits Attach.Attached, Attach.NeedsDedicated {
-  /** The client is attached; it speaks through {@code channel}. */
+  /**
+   * The client is attached.
+   *
+   * @param channel what the client sends goes in here; close it when the client leaves
+   */
   record Attached(ClientChannel channel) implements Attach {
     /** Requires a channel. */
     public Attached {
@@ -16,9 +20,11 @@ public sealed interface Attach permits Attach.Attached, Attach.NeedsDedicated {
   }
 
   /**
-   * The client cannot share this backend; {@code why} says what differs (a protocol version the
-   * backend did not negotiate, the backend's session limit, a backend that has ended). The caller
-   * places it on a dedicated backend.
+   * The client cannot share this backend. The caller places it on a dedicated backend (or, for a
+   * backend that has ended, on the backend that replaces it).
+   *
+   * @param why what stands in the way: a protocol version the backend did not negotiate, the
+   *     backend's session limit, a backend that has ended or a closed multiplexer
    */
   record NeedsDedicated(String why) implements Attach {
     /** Requires a reason. */
