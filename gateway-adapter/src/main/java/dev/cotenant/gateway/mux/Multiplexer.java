@@ -58,6 +58,8 @@ import org.slf4j.LoggerFactory;
  *       A client's {@code params._meta.progressToken} is replaced by a backend-unique token
  *       ({@code "cotenant-<n>"}); {@code notifications/progress} carrying it goes to that client
  *       alone, with the client's own token. A progress token nobody owns is routed as in 7.
+ *       Other client notifications ({@code notifications/roots/list_changed}, ...) are forwarded
+ *       to the backend unchanged.
  *   <li><b>Legacy era ({@link HandshakeEra#INITIALIZE}).</b> The backend was initialized once, by
  *       whoever opened it. A client's {@code initialize} is answered locally with the cached
  *       initialize result, as often as it asks; {@code notifications/initialized} from a client is
@@ -107,14 +109,12 @@ import org.slf4j.LoggerFactory;
  *       {@code notifications/resources/updated} goes only to the subscribers of its URI.
  *   <li><b>Leaving.</b> {@link ClientChannel#close} cancels the client's calls in flight at the
  *       backend, answers the server requests routed to it with an error, releases its
- *       subscriptions and its logging level. Other client notifications
- *       ({@code notifications/roots/list_changed}, ...) are forwarded to the backend unchanged.
+ *       subscriptions and its logging level.
  *   <li><b>Backend death.</b> When the backend ends ({@link #backendExited}, a request's answer
  *       failing with a {@link SessionException}, a write failing), every call in flight (and every
- *       subscribe awaiting the backend's answer) is
- *       answered with {@value #CALL_INTERRUPTED} and a message starting {@code "call
- *       interrupted:"} that names the server and the reason, with {@code data: {"server",
- *       "reason"}}. Nothing is ever replayed: the backend may have acted on the call. Every later
+ *       subscribe awaiting the backend's answer) is answered with {@value #CALL_INTERRUPTED} and
+ *       a message starting {@code "call interrupted:"} that names the server and the reason, with
+ *       {@code data: {"server", "reason"}}. Nothing is ever replayed: the backend may have acted on the call. Every later
  *       request on any channel is answered the same way, and {@link #attach} says
  *       {@link Attach.NeedsDedicated}, until the caller moves its clients to a new backend.
  *   <li><b>Counting.</b> {@link #calls()} counts the requests written to the backend for clients;
