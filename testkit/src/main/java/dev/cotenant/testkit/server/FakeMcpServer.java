@@ -38,6 +38,9 @@ public final class FakeMcpServer {
 
   private static final Set<String> LEGACY_VERSIONS = Set.of("2024-11-05", "2025-03-26", "2025-06-18", Mcp.LEGACY_VERSION);
   private static final long SERVER_REQUEST_WAIT_SECONDS = 30;
+  /** The RFC 5424 severities of {@code notifications/message}, finest first. */
+  private static final List<String> LEVELS =
+      List.of("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency");
 
   private final Script script;
   private final PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
@@ -45,6 +48,9 @@ public final class FakeMcpServer {
   private final AtomicInteger serverRequests = new AtomicInteger();
   private final Map<String, CompletableFuture<Map<String, Object>>> awaiting = new ConcurrentHashMap<>();
   private final List<Map<String, Object>> notifications = new ArrayList<>();
+  private final List<Map<String, Object>> received = new ArrayList<>();
+  /** The level of {@link FakeServer.Builder#logsAtLevels()}. */
+  private volatile String logLevel = LEVELS.get(0);
   private final ExecutorService calls = Executors.newCachedThreadPool(r -> {
     Thread t = new Thread(r, "fake-call");
     t.setDaemon(true);
@@ -172,6 +178,14 @@ public final class FakeMcpServer {
       }
       Runtime.getRuntime().halt(FakeServer.EXIT_STATUS);
     }
+    if (!FakeServer.RECEIVED_NOTIFICATIONS.equals(method) && !FakeServer.RECEIVED_REQUESTS.equals(method)) {
+      Map<String, Object> r = new LinkedHashMap<>();
+      r.put("method", method);
+      r.put("params", params);
+      synchronized (received) {
+        received.add(r);
+      }
+    }
     request((String) method, id, params);
   }
 
@@ -193,6 +207,11 @@ public final class FakeMcpServer {
       case FakeServer.RECEIVED_NOTIFICATIONS:
         synchronized (notifications) {
           write(result(id, Map.of("notifications", new ArrayList<>(notifications))));
+        }
+        return;
+      case FakeServer.RECEIVED_REQUESTS:
+        synchronized (received) {
+          write(result(id, Map.of("requests", new ArrayList<>(received))));
         }
         return;
       default:
@@ -226,9 +245,29 @@ public final class FakeMcpServer {
       case "tools/call":
         calls.execute(() -> call(id, params));
         return;
+      case "resources/subscribe":
+      case "resources/unsubscribe":
+        if (script.subscriptions()) {
+          write(result(id, Map.of()));
+          return;
+        }
+        break;
+      case "logging/setLevel":
+        if (script.logsAtLevels()) {
+          Object level = params.get("level");
+          if (level instanceof String && LEVELS.contains(level)) {
+            logLevel = (String) level;
+            write(result(id, Map.of()));
+          } else {
+            write(error(id, -32602, "unknown level: " + level));
+          }
+          return;
+        }
+        break;
       default:
-        write(error(id, -32601, "Method not found: " + method));
+        break;
     }
+    write(error(id, -32601, "Method not found: " + method));
   }
 
   private void initialize(Object id, Map<String, Object> params) {
@@ -276,10 +315,10 @@ public final class FakeMcpServer {
     if (!script.prompts().isEmpty()) {
       caps.put("prompts", Map.of());
     }
-    if (!script.resources().isEmpty()) {
-      caps.put("resources", Map.of("subscribe", false));
+    if (!script.resources().isEmpty() || script.subscriptions()) {
+      caps.put("resources", Map.of("subscribe", script.subscriptions()));
     }
-    if (script.logging()) {
+    if (script.logging() || script.logsAtLevels()) {
       caps.put("logging", Map.of());
     }
     if (!script.experimental().isEmpty()) {
@@ -295,6 +334,31 @@ public final class FakeMcpServer {
   private void call(Object id, Map<String, Object> params) {
     Map<String, Object> arguments = object(params.get("arguments"));
     String marker = String.valueOf(arguments.getOrDefault("marker", ""));
+    Object token = object(params.get("_meta")).get("progressToken");
+    if (script.reportsProgress() && token != null) {
+      Map<String, Object> p = new LinkedHashMap<>();
+      p.put("progressToken", token);
+      p.put("progress", 1);
+      p.put("total", 2);
+      p.put("message", marker);
+      write(Map.of("jsonrpc", "2.0", "method", "notifications/progress", "params", p));
+    }
+    if (script.notifiesFromArguments() && arguments.get("notify") instanceof List<?>) {
+      for (Object n : (List<?>) arguments.get("notify")) {
+        Map<String, Object> notification = object(n);
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("jsonrpc", "2.0");
+        m.put("method", String.valueOf(notification.get("method")));
+        m.put("params", object(notification.get("params")));
+        write(m);
+      }
+    }
+    if (script.logsAtLevels()) {
+      for (String level : LEVELS.subList(LEVELS.indexOf(logLevel), LEVELS.size())) {
+        write(Map.of("jsonrpc", "2.0", "method", "notifications/message",
+            "params", Map.of("level", level, "logger", "fake", "data", marker)));
+      }
+    }
     if (!script.notificationOnCall().isEmpty()) {
       write(Map.of("jsonrpc", "2.0", "method", script.notificationOnCall(), "params", Map.of("marker", marker)));
     }

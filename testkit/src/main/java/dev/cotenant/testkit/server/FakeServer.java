@@ -40,7 +40,8 @@ import java.util.Optional;
  * answers the JSON of its arguments as text (after sleeping {@code arguments.delayMillis} when
  * given, on its own thread, so answers may overtake each other), unless {@link Builder#leaksState()}.
  * The request {@value #RECEIVED_NOTIFICATIONS} answers {@code {"notifications": [{"method", "params"}...]}},
- * every notification received so far, in order. The process exits when stdin closes.
+ * every notification received so far, in order; {@value #RECEIVED_REQUESTS} answers the requests
+ * received so far the same way. The process exits when stdin closes.
  *
  * <p>To script a new behaviour, add a builder option, its field in the script record and its
  * handling in {@link FakeMcpServer}; keep each option independent of the others.
@@ -50,6 +51,12 @@ import java.util.Optional;
 public final class FakeServer {
   /** The request answering the notifications the server received so far. */
   public static final String RECEIVED_NOTIFICATIONS = "fake/notifications";
+
+  /**
+   * The request answering {@code {"requests": [{"method", "params"}...]}}: every request the
+   * server received so far, in order, except {@value #RECEIVED_NOTIFICATIONS} and itself.
+   */
+  public static final String RECEIVED_REQUESTS = "fake/requests";
 
   /** The exit status of a server that exits because of {@link Builder#exitAfter}. */
   public static final int EXIT_STATUS = 3;
@@ -136,6 +143,10 @@ public final class FakeServer {
     private boolean spawnsChild;
     private boolean ignoresTermination;
     private String startsFile = "";
+    private boolean reportsProgress;
+    private boolean subscriptions;
+    private boolean notifiesFromArguments;
+    private boolean logsAtLevels;
 
     private Builder() {}
 
@@ -282,12 +293,58 @@ public final class FakeServer {
       return this;
     }
 
+    /**
+     * Each {@code tools/call} whose {@code params._meta.progressToken} is set first sends
+     * {@code notifications/progress} with that token (its JSON type kept), {@code progress: 1},
+     * {@code total: 2} and {@code message: <arguments.marker>}, then goes on as usual (sleeping
+     * {@code delayMillis} after it, so a client that saw the progress knows the call is under way).
+     */
+    public Builder reportsProgress() {
+      this.reportsProgress = true;
+      return this;
+    }
+
+    /**
+     * Advertises {@code resources: {"subscribe": true}} and answers {@code resources/subscribe}
+     * and {@code resources/unsubscribe} with {@code {}} (any URI; the server keeps no list). What
+     * was asked can be read back with {@value FakeServer#RECEIVED_REQUESTS}.
+     */
+    public Builder subscriptions() {
+      this.subscriptions = true;
+      return this;
+    }
+
+    /**
+     * A {@code tools/call} whose {@code arguments.notify} is a list of {@code {"method": ...,
+     * "params": {...}}} objects first sends each as a notification, in order, then goes on as
+     * usual: a test makes the server send {@code notifications/tools/list_changed},
+     * {@code notifications/resources/updated} or anything else exactly while one of its calls is
+     * in flight.
+     */
+    public Builder notifiesFromArguments() {
+      this.notifiesFromArguments = true;
+      return this;
+    }
+
+    /**
+     * Advertises {@code logging}, answers {@code logging/setLevel} with {@code {}} and keeps the
+     * level (an unknown level is refused with {@code -32602}), and makes each {@code tools/call}
+     * first send one {@code notifications/message} at every RFC 5424 level at or above the level
+     * set ({@code debug} when none was), finest first, with {@code logger: "fake"} and
+     * {@code data: <arguments.marker>}.
+     */
+    public Builder logsAtLevels() {
+      this.logsAtLevels = true;
+      return this;
+    }
+
     /** The server. */
     public FakeServer build() {
       return new FakeServer(new Script(
           name, era, serverName, serverVersion, List.copyOf(tools), callMode, callerSensitiveTools,
           List.copyOf(prompts), List.copyOf(resources), logging, new LinkedHashMap<>(experimental),
-          notificationOnCall, serverRequestOnCall, exitAfter, silent, spawnsChild, ignoresTermination, startsFile));
+          notificationOnCall, serverRequestOnCall, exitAfter, silent, spawnsChild, ignoresTermination, startsFile,
+          reportsProgress, subscriptions, notifiesFromArguments, logsAtLevels));
     }
   }
 }

@@ -26,7 +26,11 @@ record Script(
     boolean silent,
     boolean spawnsChild,
     boolean ignoresTermination,
-    String startsFile) {
+    String startsFile,
+    boolean reportsProgress,
+    boolean subscriptions,
+    boolean notifiesFromArguments,
+    boolean logsAtLevels) {
 
   static final JsonMapper MAPPER = JsonMapper.builder().build();
 
@@ -64,6 +68,10 @@ record Script(
     m.put("spawnsChild", spawnsChild);
     m.put("ignoresTermination", ignoresTermination);
     m.put("startsFile", startsFile);
+    m.put("reportsProgress", reportsProgress);
+    m.put("subscriptions", subscriptions);
+    m.put("notifiesFromArguments", notifiesFromArguments);
+    m.put("logsAtLevels", logsAtLevels);
     return MAPPER.writeValueAsString(m);
   }
 
@@ -93,6 +101,10 @@ record Script(
         (Boolean) m.get("silent"),
         (Boolean) m.get("spawnsChild"),
         (Boolean) m.get("ignoresTermination"),
-        (String) m.get("startsFile"));
+        (String) m.get("startsFile"),
+        (Boolean) m.get("reportsProgress"),
+        (Boolean) m.get("subscriptions"),
+        (Boolean) m.get("notifiesFromArguments"),
+        (Boolean) m.get("logsAtLevels"));
   }
 }

@@ -1,0 +1,25 @@
+/**
+ * Many client sessions over one backend process (DESIGN §8): the multiplexing half of a shared
+ * backend.
+ *
+ * <ul>
+ *   <li>{@link dev.cotenant.gateway.mux.Multiplexer} is the backend session's
+ *       {@link dev.cotenant.spi.ServerMessageHandler} and routes every message between the
+ *       backend and the attached clients: request ids and progress tokens rewritten, the
+ *       handshake answered from its cached result, {@code ping} and {@code logging/setLevel}
+ *       answered locally, server requests and request-scoped notifications to their owner,
+ *       list-changed notices to all, resource updates to their subscribers, and a dead backend's
+ *       calls failed as {@code call interrupted}, never replayed. Its Javadoc lists every rule.
+ *   <li>{@link dev.cotenant.gateway.mux.Attach} says whether a client shares the backend or needs
+ *       a dedicated one; {@link dev.cotenant.gateway.mux.ClientChannel} and
+ *       {@link dev.cotenant.gateway.mux.ClientSink} carry its messages in and out.
+ *   <li>{@link dev.cotenant.gateway.mux.HazardSink} receives what could not be routed or
+ *       attributed while several sessions were attached, for the hazard ledger.
+ *   <li>{@link dev.cotenant.gateway.mux.MuxSettings} bounds sessions and calls in flight
+ *       ({@code cotenant.mux.*}).
+ * </ul>
+ */
+@NullMarked
+package dev.cotenant.gateway.mux;
+
+import org.jspecify.annotations.NullMarked;
