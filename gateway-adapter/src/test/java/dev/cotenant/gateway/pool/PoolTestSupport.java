@@ -1,0 +1,114 @@
+package dev.cotenant.gateway.pool;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.cotenant.api.ServerDescription;
+import dev.cotenant.gateway.pool.FakeFactory.Backend;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.function.Executable;
+
+/**
+ * A pool over a {@link FakeFactory}, a {@link ManualTimers} clock and, by default, a worker
+ * executor that runs each task on the calling thread, so a test decides exactly when each timer
+ * fires and each restart runs. After each test the pool is closed and every backend it ever
+ * started must have been closed, and no start or close may have run under the pool's lock.
+ *
+ * <p>The only waits with a time bound ({@link #HANG_GUARD}) turn a hang into a failure; no test
+ * asserts how long anything took.
+ */
+abstract class PoolTestSupport {
+  static final Duration GRACE = Duration.ofSeconds(30);
+  static final Duration CAP = Duration.ofMinutes(5);
+  static final PoolSettings SETTINGS = new PoolSettings(GRACE, CAP, 3, 32, Duration.ofSeconds(10));
+  static final ServerDescription ECHO = ServerDescription.stdio("echo", "node", "echo.js");
+  static final ServerDescription FILES = ServerDescription.stdio("files", "node", "files.js");
+  static final ServerDescription OTHER = ServerDescription.stdio("other", "node", "other.js");
+  static final long HANG_GUARD = 30;
+
+  final ManualTimers timers = new ManualTimers();
+  final FakeFactory factory = new FakeFactory();
+  final ExecutorService threads = Executors.newCachedThreadPool();
+  TransportPool<Backend> pool;
+
+  @BeforeEach
+  void directPool() {
+    pool(SETTINGS, Runnable::run);
+  }
+
+  /** Replaces the test's pool by one with {@code settings} whose work runs on {@code workers}. */
+  TransportPool<Backend> pool(PoolSettings settings, Executor workers) {
+    pool = new TransportPool<>(factory, settings, timers, workers, timers::now);
+    factory.pool = pool;
+    return pool;
+  }
+
+  @AfterEach
+  void nothingLeaks() throws Exception {
+    factory.openAll();
+    pool.close();
+    for (Backend b : List.copyOf(factory.backends)) {
+      assertTrue(b.closed.await(HANG_GUARD, TimeUnit.SECONDS), "backend " + b.key + " generation " + b.generation + " was never closed");
+    }
+    assertEquals(List.of(), factory.violations);
+    threads.shutdownNow();
+  }
+
+  <T> Future<T> async(Callable<T> task) {
+    return threads.submit(task);
+  }
+
+  /** The future's value; the bound only turns a hang into a failure. */
+  static <T> T await(Future<T> f) throws Exception {
+    return f.get(HANG_GUARD, TimeUnit.SECONDS);
+  }
+
+  static void await(CountDownLatch latch) throws InterruptedException {
+    assertTrue(latch.await(HANG_GUARD, TimeUnit.SECONDS), "a latch was never counted down");
+  }
+
+  Lease<Backend> acquire(ServerDescription server, String sessionId) throws Exception {
+    return pool.acquire(server, sessionId, Placement.SHARED, false);
+  }
+
+  /** A latch counted down each time a caller is about to wait on the pool. */
+  CountDownLatch waiters(int n) {
+    CountDownLatch latch = new CountDownLatch(n);
+    pool.onWaiting(who -> latch.countDown());
+    return latch;
+  }
+
+  /** The pool's only entry. */
+  EntrySnapshot only() {
+    List<EntrySnapshot> a = pool.accounting();
+    assertEquals(1, a.size(), () -> "entries: " + a);
+    return a.get(0);
+  }
+
+  void assertEmpty() {
+    assertEquals(List.of(), pool.accounting());
+  }
+
+  static PoolException.Kind kindOf(Executable call) {
+    return assertThrows(PoolException.class, call).kind();
+  }
+
+  /** The pool exception a future failed with. */
+  static PoolException failure(Future<?> f) {
+    ExecutionException x = assertThrows(ExecutionException.class, () -> f.get(HANG_GUARD, TimeUnit.SECONDS));
+    return assertInstanceOf(PoolException.class, x.getCause());
+  }
+}
