@@ -21,6 +21,10 @@ import dev.cotenant.gateway.probe.ConcurrencyLimits;
 import dev.cotenant.gateway.probe.Statelessness;
 import dev.cotenant.gateway.probe.StatelessnessProbe;
 import dev.cotenant.gateway.probe.SurfaceProbe;
+import dev.cotenant.gateway.mux.MuxSettings;
+import dev.cotenant.gateway.pool.PoolSettings;
+import dev.cotenant.gateway.sharing.Sharing;
+import dev.cotenant.gateway.sharing.SharingSettings;
 import dev.cotenant.gateway.providers.ProviderDiscovery;
 import dev.cotenant.gateway.providers.ProviderSelection;
 import dev.cotenant.gateway.providers.ProviderSelection.Selected;
@@ -33,6 +37,7 @@ import dev.cotenant.gateway.rows.RowLoader;
 import dev.cotenant.gateway.seeding.Seeder;
 import dev.cotenant.gateway.stub.BulkStub;
 import dev.cotenant.spi.ConcurrencyLimiter;
+import dev.cotenant.spi.CoreSettings;
 import dev.cotenant.spi.ConcurrencyLimiterProvider;
 import dev.cotenant.spi.EvidenceInput;
 import dev.cotenant.spi.EvidenceSource;
@@ -380,6 +385,23 @@ public final class Cotenant {
         StatelessnessProbe.fromConfig((server, label, handler) -> sessionTransport().open(server, label, handler), config),
         SurfaceProbe.fromConfig((server, label, handler) -> sessionTransport().open(server, label, handler), config),
         System::currentTimeMillis);
+  }
+
+  /**
+   * Sharing backends over this runtime's providers (DESIGN §8): placement from each server's
+   * current verdict, the transport pool, the multiplexer, admission under {@code maxConcurrent},
+   * hazards into the ledger. Each call builds a new {@link Sharing} with a pool of its own: a host
+   * keeps one, and closes it to tear every backend down.
+   *
+   * @throws IllegalArgumentException naming a sharing, pool or multiplexer key whose value is malformed
+   */
+  public Sharing sharing() {
+    RecordStores stores = recordStores();
+    return new Sharing(sessionTransport(),
+        server -> rows(List.of(new ConfiguredServer(server, recordsDirectory()))).get(0).verdict(),
+        stores.hazardLedger(), identities::identify, name -> stores.concurrencyRecords().get(name),
+        concurrencyLimits(), SharingSettings.fromConfig(config), PoolSettings.fromConfig(config),
+        MuxSettings.fromConfig(config), CoreSettings.era(config), CoreSettings.timeout(config));
   }
 
   /** Admission under each server's {@code maxConcurrent}, through the limiter. */

@@ -1,0 +1,264 @@
+package dev.cotenant.gateway.sharing;
+
+import dev.cotenant.api.ConcurrencyRecord;
+import dev.cotenant.api.HazardCode;
+import dev.cotenant.api.LogSafe;
+import dev.cotenant.api.ServerDescription;
+import dev.cotenant.api.Verdict;
+import dev.cotenant.gateway.evaluation.IdentityResolver;
+import dev.cotenant.gateway.mux.ClientSink;
+import dev.cotenant.gateway.mux.Multiplexer;
+import dev.cotenant.gateway.mux.MuxSettings;
+import dev.cotenant.gateway.pool.BackendEvents;
+import dev.cotenant.gateway.pool.DrainResult;
+import dev.cotenant.gateway.pool.EntrySnapshot;
+import dev.cotenant.gateway.pool.PoolException;
+import dev.cotenant.gateway.pool.PoolKey;
+import dev.cotenant.gateway.pool.PoolSettings;
+import dev.cotenant.gateway.pool.RestartResult;
+import dev.cotenant.gateway.pool.TransportPool;
+import dev.cotenant.gateway.probe.ConcurrencyLimits;
+import dev.cotenant.spi.HandshakeEra;
+import dev.cotenant.spi.HazardLedger;
+import dev.cotenant.spi.ServerSession;
+import dev.cotenant.spi.SessionTransport;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Sharing backends (DESIGN §8), assembled over the SPIs: each client session of a server is
+ * placed on a shared or a dedicated backend ({@link PlacementDecision}), backends live in a
+ * {@link TransportPool} and route their sessions through a {@link Multiplexer}, calls are admitted
+ * within the server's {@code maxConcurrent} ({@link ConcurrencyLimits}), and every frame a shared
+ * backend's multiplexer could not route is recorded in the hazard ledger under the backend's
+ * launch identity with the number of sessions attached, and flushed.
+ *
+ * <ul>
+ *   <li><b>Verdicts take effect for new sessions.</b> Each {@link #connect} asks for the server's
+ *       verdict afresh, so a hazard observed (or a measurement landing) changes where the NEXT
+ *       session goes.
+ *   <li><b>Attached sessions move.</b> After a hazard on a shared backend, each session attached
+ *       to it moves to a dedicated backend of its own at its next message; calls it has in
+ *       flight on the shared backend finish there. The shared backend drains once the last
+ *       session has left (the pool's grace and idle cap).
+ *   <li><b>Restarts.</b> When a backend dies, calls in flight fail with "call interrupted"
+ *       ({@link Multiplexer#CALL_INTERRUPTED}) and are never replayed; the pool restarts the
+ *       backend for the sessions still attached, and each session re-attaches to the new
+ *       generation at its next message.
+ *   <li><b>Version mismatch.</b> A client whose {@code initialize} asks for a protocol version the
+ *       shared backend did not negotiate gets a dedicated backend; on a dedicated backend it is
+ *       answered with the version the server negotiated, as a server of its own would.
+ * </ul>
+ *
+ * <p>The backend's handshake presents the {@code clientInfo} and {@code capabilities} of the
+ * first session that asked for it. Built by {@code Cotenant#sharing()}. Thread-safe.
+ */
+public final class Sharing implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Sharing.class);
+
+  /** Who the backend's handshake names when no client has said who it is. */
+  static final Map<String, Object> GATEWAY = Map.of("name", "cotenant-gateway", "version", "1");
+
+  private final SessionTransport sessions;
+  private final Function<ServerDescription, Verdict> verdicts;
+  private final HazardLedger ledger;
+  private final IdentityResolver identities;
+  private final Function<String, Optional<ConcurrencyRecord>> records;
+  private final ConcurrencyLimits limits;
+  private final SharingSettings settings;
+  private final MuxSettings muxSettings;
+  private final HandshakeEra era;
+  private final Duration handshakeTimeout;
+  private final TransportPool<MuxBackend> pool;
+  private final ScheduledExecutorService timers;
+  private final ExecutorService flusher;
+  /** The initialize params of the first session that asked for each key. */
+  private final Map<String, Map<String, Object>> firstClient = new ConcurrentHashMap<>();
+  /** The connection ids of shared backends on which a hazard was observed. */
+  private final Set<String> hazardous = ConcurrentHashMap.newKeySet();
+
+  /**
+   * @param sessions opens backends
+   * @param verdicts a server's current verdict
+   * @param ledger where hazards are recorded
+   * @param identities a server's launch identity (the ledger key)
+   * @param records a server's concurrency record
+   * @param limits admission under {@code maxConcurrent}
+   * @param settings when to share
+   * @param poolSettings the pool's bounds
+   * @param muxSettings the multiplexer's bounds
+   * @param era the backends' handshake era
+   * @param handshakeTimeout each backend handshake's time limit
+   */
+  public Sharing(
+      SessionTransport sessions, Function<ServerDescription, Verdict> verdicts, HazardLedger ledger,
+      IdentityResolver identities, Function<String, Optional<ConcurrencyRecord>> records, ConcurrencyLimits limits,
+      SharingSettings settings, PoolSettings poolSettings, MuxSettings muxSettings, HandshakeEra era,
+      Duration handshakeTimeout) {
+    this.sessions = Objects.requireNonNull(sessions, "sessions");
+    this.verdicts = Objects.requireNonNull(verdicts, "verdicts");
+    this.ledger = Objects.requireNonNull(ledger, "ledger");
+    this.identities = Objects.requireNonNull(identities, "identities");
+    this.records = Objects.requireNonNull(records, "records");
+    this.limits = Objects.requireNonNull(limits, "limits");
+    this.settings = Objects.requireNonNull(settings, "settings");
+    this.muxSettings = Objects.requireNonNull(muxSettings, "muxSettings");
+    this.era = Objects.requireNonNull(era, "era");
+    this.handshakeTimeout = Objects.requireNonNull(handshakeTimeout, "handshakeTimeout");
+    this.timers = Executors.newScheduledThreadPool(2, daemon("cotenant-pool"));
+    this.flusher = Executors.newSingleThreadExecutor(daemon("cotenant-hazard-flush"));
+    this.pool = new TransportPool<>(this::start, poolSettings, timers, System::currentTimeMillis);
+  }
+
+  private static java.util.concurrent.ThreadFactory daemon(String name) {
+    return r -> {
+      Thread t = new Thread(r, name);
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  /** The sharing settings. */
+  public SharingSettings settings() {
+    return settings;
+  }
+
+  /** Where a new session of {@code server} would go now, and why. */
+  public PlacementDecision placement(ServerDescription server) {
+    return PlacementDecision.decide(server.name(), verdicts.apply(server), settings);
+  }
+
+  /**
+   * Connects one client session to {@code server}: places it, acquires its backend (starting it
+   * when none runs) and attaches it. What the client sends goes to {@link Connection#fromClient};
+   * what the backend sends it arrives at {@code toClient}.
+   *
+   * @param initializeParams the client's {@code initialize} params ({@code protocolVersion},
+   *     {@code capabilities}, {@code clientInfo}); empty for a client of the 2026-07-28 era
+   * @throws PoolException when no backend can be had (spawn failure, budget, a pool closed)
+   */
+  public Connection connect(ServerDescription server, String sessionId, Map<String, Object> initializeParams,
+      ClientSink toClient) throws PoolException, InterruptedException {
+    Objects.requireNonNull(server, "server");
+    Objects.requireNonNull(sessionId, "sessionId");
+    Objects.requireNonNull(initializeParams, "initializeParams");
+    Objects.requireNonNull(toClient, "toClient");
+    Connection c = new Connection(this, server, sessionId, Map.copyOf(initializeParams), toClient);
+    c.place(placement(server));
+    return c;
+  }
+
+  /** The pool's accounting: one entry per backend. */
+  public List<EntrySnapshot> accounting() {
+    return pool.accounting();
+  }
+
+  /** Restarts every backend of {@code serverName}. */
+  public List<RestartResult> restartByName(String serverName) throws InterruptedException {
+    return pool.restartByName(serverName);
+  }
+
+  /** Drains every backend; see {@link TransportPool#drainAll}. */
+  public DrainResult drainAll(boolean force, Duration timeout) throws InterruptedException {
+    return pool.drainAll(force, timeout);
+  }
+
+  /** Releases every backend {@code sessionId} holds. */
+  public void releaseSession(String sessionId) {
+    pool.releaseSession(sessionId);
+  }
+
+  /** Drains every backend at once and stops the pool's threads. */
+  @Override
+  public void close() {
+    try {
+      pool.close();
+    } finally {
+      timers.shutdownNow();
+      flusher.shutdown();
+    }
+  }
+
+  TransportPool<MuxBackend> pool() {
+    return pool;
+  }
+
+  ConcurrencyLimits limits() {
+    return limits;
+  }
+
+  Optional<ConcurrencyRecord> record(String serverName) {
+    return records.apply(serverName);
+  }
+
+  boolean hazardous(PoolKey key) {
+    return hazardous.contains(key.connectionId());
+  }
+
+  void rememberFirstClient(PoolKey key, Map<String, Object> initializeParams) {
+    firstClient.putIfAbsent(key.connectionId(), initializeParams);
+  }
+
+  /** Starts one backend: the session with its multiplexer as handler, the handshake, the bind, an exit watch. */
+  private MuxBackend start(PoolKey key, ServerDescription server, int generation, BackendEvents events) throws Exception {
+    String identity = identities.identify(server).ledgerKey();
+    Multiplexer mux = new Multiplexer(server.name(),
+        (code, attached, detail) -> observed(key, server.name(), identity, code, attached, detail), muxSettings);
+    ServerSession session = sessions.open(server, "backend " + key.connectionId() + " #" + generation, mux);
+    try {
+      Map<String, Object> first = firstClient.getOrDefault(key.connectionId(), Map.of());
+      Map<String, Object> answer = session.handshake(era, map(first.get("clientInfo"), GATEWAY),
+          map(first.get("capabilities"), Map.of()), handshakeTimeout);
+      mux.bind(session, answer, session.completedHandshake().orElse(HandshakeEra.INITIALIZE));
+      MuxBackend backend = new MuxBackend(session, mux, generation, answer);
+      session.pid().stream().boxed().findFirst().flatMap(ProcessHandle::of).ifPresent(h -> h.onExit().thenRun(() -> {
+        String why = "its process " + h.pid() + " exited";
+        mux.backendExited(why);
+        events.exited(why);
+      }));
+      return backend;
+    } catch (Exception | Error e) {
+      session.close();
+      throw e;
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> map(Object value, Map<String, Object> fallback) {
+    return value instanceof Map<?, ?> ? new LinkedHashMap<>((Map<String, Object>) value) : fallback;
+  }
+
+  /** Records a hazard the multiplexer of a backend observed, and flushes the ledger off the caller's thread. */
+  private void observed(PoolKey key, String name, String identity, HazardCode code, int attached, String detail) {
+    hazardous.add(key.connectionId());
+    ledger.record(name, identity, code, attached);
+    LOG.info("shared backend of {}: observed {} with {} sessions attached: {}", LogSafe.escape(name), code.wireName(),
+        attached, LogSafe.escape(detail, 300));
+    try {
+      flusher.execute(() -> {
+        try {
+          ledger.flush();
+        } catch (IOException | UncheckedIOException e) {
+          LOG.warn("the hazard ledger could not be written after {} for {}: {}", code.wireName(), LogSafe.escape(name),
+              LogSafe.escape(String.valueOf(e.getMessage()), 300));
+        }
+      });
+    } catch (java.util.concurrent.RejectedExecutionException closed) {
+      // Closing: the observation stays in the runtime's ledger for its owner's flush.
+    }
+  }
+}

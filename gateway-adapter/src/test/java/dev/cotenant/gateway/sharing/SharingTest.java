@@ -1,0 +1,249 @@
+package dev.cotenant.gateway.sharing;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.cotenant.api.HazardCode;
+import dev.cotenant.api.ServerDescription;
+import dev.cotenant.api.Strength;
+import dev.cotenant.gateway.Cotenant;
+import dev.cotenant.gateway.config.ConfiguredServer;
+import dev.cotenant.gateway.mux.ClientSink;
+import dev.cotenant.gateway.mux.Multiplexer;
+import dev.cotenant.gateway.pool.EntrySnapshot;
+import dev.cotenant.gateway.pool.Placement;
+import dev.cotenant.providers.records.FileHazardLedger;
+import dev.cotenant.testkit.process.ChecksProcessLeaks;
+import dev.cotenant.testkit.server.FakeServer;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Sharing end to end over real backend processes (the testkit's scripted server): placement from
+ * the verdict, a hazard observed on a shared backend reaching the ledger and changing where the
+ * next session goes, a backend killed mid-call, and admission under {@code maxConcurrent}.
+ */
+@ChecksProcessLeaks(waitMillis = 30_000)
+class SharingTest {
+  private static final Duration WAIT = Duration.ofSeconds(30);
+
+  @TempDir Path records;
+
+  private Sharing sharing;
+
+  @AfterEach
+  void closeEverything() {
+    if (sharing != null) {
+      sharing.close();
+    }
+  }
+
+  /** A client that records what it is sent. */
+  private static final class Client implements ClientSink {
+    final BlockingQueue<Map<String, Object>> got = new LinkedBlockingQueue<>();
+
+    @Override
+    public void send(Map<String, Object> message) {
+      got.add(message);
+    }
+
+    final List<Map<String, Object>> skipped = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    Map<String, Object> next(Predicate<Map<String, Object>> which) throws InterruptedException {
+      long deadline = System.nanoTime() + WAIT.toNanos();
+      while (System.nanoTime() < deadline) {
+        Map<String, Object> m = got.poll(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        if (m != null && which.test(m)) {
+          return m;
+        }
+        if (m != null) {
+          skipped.add(m);
+        }
+      }
+      throw new AssertionError("nothing matching arrived within " + WAIT.toSeconds() + " s; got " + skipped);
+    }
+
+    Map<String, Object> answer(Object id) throws InterruptedException {
+      return next(m -> id.equals(m.get("id")) && !m.containsKey("method"));
+    }
+  }
+
+  private static Map<String, Object> init() {
+    return Map.of("protocolVersion", "2025-11-25", "capabilities", Map.of("roots", Map.of()),
+        "clientInfo", Map.of("name", "sharing-test", "version", "1"));
+  }
+
+  private static Map<String, Object> call(int id, String marker, long delayMillis) {
+    Map<String, Object> args = new LinkedHashMap<>();
+    args.put("marker", marker);
+    if (delayMillis > 0) {
+      args.put("delayMillis", delayMillis);
+    }
+    return Map.of("jsonrpc", "2.0", "id", id, "method", "tools/call", "params", Map.of("name", "echo", "arguments", args));
+  }
+
+  private Cotenant cotenant(String... keyValues) {
+    Map<String, String> config = new LinkedHashMap<>();
+    for (int i = 0; i < keyValues.length; i += 2) {
+      config.put(keyValues[i], keyValues[i + 1]);
+    }
+    return Cotenant.builder().config(config).recordsDirectory(records).build();
+  }
+
+  private static Map<String, Object> initialized(Connection c, Client client) throws InterruptedException {
+    c.fromClient(Map.of("jsonrpc", "2.0", "id", 0, "method", "initialize", "params", init()));
+    Map<String, Object> answer = client.answer(0);
+    c.fromClient(Map.of("jsonrpc", "2.0", "method", "notifications/initialized"));
+    return answer;
+  }
+
+  @Test
+  void aServerRequestWithTwoSessionsAttachedIsAHazardTheNextSessionGetsABackendOfItsOwn() throws Exception {
+    // Declares the caller-identity extension, so once measured it reads declared and recommends sharing.
+    ServerDescription server = FakeServer.builder().name("asks").era(FakeServer.Era.LEGACY).tool("echo")
+        .experimental("cotenant.caller-identity", Map.of("version", 1))
+        .sendsServerRequestOnCall("roots/list").build().description();
+    Cotenant cotenant = cotenant(SharingSettings.ENABLED, "true");
+    cotenant.evaluator(1).uncappedPass(List.of(server));
+    assertTrue(cotenant.rows(List.of(new ConfiguredServer(server, records))).get(0).verdict().recommendShare());
+    sharing = cotenant.sharing();
+
+    Client a = new Client();
+    Client b = new Client();
+    Connection ca = sharing.connect(server, "session-a", init(), a);
+    Connection cb = sharing.connect(server, "session-b", init(), b);
+    assertEquals(Placement.SHARED, ca.placement().placement(), ca.placement().why());
+    assertEquals(ca.backendPid(), cb.backendPid(), "both sessions on one backend process");
+    initialized(ca, a);
+    initialized(cb, b);
+
+    // A's call makes the server ask; with only A's call in flight, the request is A's.
+    ca.fromClient(call(1, "a-1", 0));
+    Map<String, Object> asked = a.next(m -> "roots/list".equals(m.get("method")));
+    // While A holds it unanswered, B's call makes the server ask again: two calls in flight, unroutable.
+    cb.fromClient(call(1, "b-1", 0));
+    Map<String, Object> bAnswer = b.answer(1);
+    assertTrue(String.valueOf(bAnswer).contains("no reply to roots/list") || String.valueOf(bAnswer).contains("cannot route"),
+        "B's call could not have its server request answered: " + bAnswer);
+    a.got.clear();
+    ca.fromClient(Map.of("jsonrpc", "2.0", "id", asked.get("id"), "result", Map.of("roots", List.of())));
+    assertFalse(a.answer(1).containsKey("error"), "A's call completes once A answered its own server request");
+
+    String identity = cotenant.identityOf(server).ledgerKey();
+    assertTrue(cotenant.recordStores().hazardLedger().codesFor("asks", identity).contains(HazardCode.UNROUTABLE_SERVER_REQUEST));
+    assertEquals(Strength.REFUTED, cotenant.rows(List.of(new ConfiguredServer(server, records))).get(0).strength());
+
+    // The next session goes to a backend of its own.
+    Client c = new Client();
+    Connection cc = sharing.connect(server, "session-c", init(), c);
+    assertEquals(Placement.DEDICATED, cc.placement().placement(), cc.placement().why());
+    assertNotEquals(ca.backendPid(), cc.backendPid());
+
+    // The attached sessions move to backends of their own at their next message.
+    long shared = ca.backendPid().orElseThrow();
+    ca.fromClient(Map.of("jsonrpc", "2.0", "id", 7, "method", "ping"));
+    a.answer(7);
+    assertEquals(Placement.DEDICATED, ca.placement().placement());
+    assertNotEquals(shared, ca.backendPid().orElseThrow());
+    for (Connection conn : List.of(ca, cb, cc)) {
+      conn.close();
+    }
+    // Flushed off the caller's thread: a ledger opened afresh sees it.
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (!FileHazardLedger.open(records).codesFor("asks", identity).contains(HazardCode.UNROUTABLE_SERVER_REQUEST)
+        && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    assertTrue(FileHazardLedger.open(records).codesFor("asks", identity).contains(HazardCode.UNROUTABLE_SERVER_REQUEST));
+  }
+
+  @Test
+  void withoutTheSwitchOrARecommendationEverySessionGetsItsOwnBackendUnlessForced() throws Exception {
+    ServerDescription server = FakeServer.builder().name("plain").era(FakeServer.Era.LEGACY).tool("echo").build().description();
+    sharing = cotenant().sharing();
+    Connection one = sharing.connect(server, "s1", init(), new Client());
+    Connection two = sharing.connect(server, "s2", init(), new Client());
+    assertEquals(Placement.DEDICATED, one.placement().placement());
+    assertTrue(one.placement().why().contains("does not recommend sharing"), one.placement().why());
+    assertNotEquals(one.backendPid(), two.backendPid());
+    assertEquals(2, sharing.accounting().size());
+    one.close();
+    two.close();
+    sharing.close();
+
+    sharing = cotenant(SharingSettings.FORCED, "plain").sharing();
+    Connection f1 = sharing.connect(server, "s1", init(), new Client());
+    Connection f2 = sharing.connect(server, "s2", init(), new Client());
+    assertEquals(Placement.SHARED, f1.placement().placement());
+    assertTrue(f1.placement().forced());
+    assertEquals(f1.backendPid(), f2.backendPid());
+    List<EntrySnapshot> entries = sharing.accounting();
+    assertEquals(1, entries.size(), entries.toString());
+    assertTrue(entries.get(0).forced(), entries.toString());
+    assertEquals(2, entries.get(0).sessions(), entries.toString());
+    f1.close();
+    f2.close();
+  }
+
+  @Test
+  void aBackendKilledMidCallInterruptsTheCallAndTheNextCallRunsOnANewGeneration() throws Exception {
+    ServerDescription server = FakeServer.builder().name("dies").era(FakeServer.Era.LEGACY).tool("echo").build().description();
+    sharing = cotenant(SharingSettings.FORCED, "dies").sharing();
+    Client a = new Client();
+    Connection ca = sharing.connect(server, "s1", init(), a);
+    initialized(ca, a);
+    long first = ca.backendPid().orElseThrow();
+    ca.fromClient(call(1, "slow", 60_000));
+    ProcessHandle.of(first).orElseThrow().destroyForcibly();
+    Map<String, Object> interrupted = a.answer(1);
+    Map<?, ?> error = (Map<?, ?>) interrupted.get("error");
+    assertEquals(Multiplexer.CALL_INTERRUPTED, ((Number) error.get("code")).intValue(), interrupted.toString());
+    assertTrue(String.valueOf(error.get("message")).startsWith(Multiplexer.CALL_INTERRUPTED_PREFIX), interrupted.toString());
+
+    ca.fromClient(call(2, "after", 0));
+    Map<String, Object> after = a.answer(2);
+    assertTrue(String.valueOf(after).contains("after"), after.toString());
+    assertNotEquals(first, ca.backendPid().orElseThrow(), "a new backend process");
+    assertTrue(sharing.accounting().get(0).generation() >= 2, sharing.accounting().toString());
+    ca.close();
+  }
+
+  @Test
+  void aCallBeyondMaxConcurrentIsAnsweredBusyAndTheSlotReturnsWithTheAnswer() throws Exception {
+    ServerDescription server = FakeServer.builder().name("narrow").era(FakeServer.Era.LEGACY).tool("echo").build().description();
+    Cotenant cotenant = cotenant(SharingSettings.FORCED, "narrow", SharingSettings.ADMIT_TIMEOUT_MS, "300");
+    cotenant.recordStores().concurrencyRecords().update("narrow", current -> java.util.Optional.of(
+        new dev.cotenant.api.ConcurrencyRecord("narrow", dev.cotenant.api.ConcurrencyModel.SIDECAR,
+            dev.cotenant.api.ShareScope.TENANT, java.util.OptionalInt.of(1), java.util.Optional.empty())));
+    sharing = cotenant.sharing();
+    Client a = new Client();
+    Client b = new Client();
+    Connection ca = sharing.connect(server, "s1", init(), a);
+    Connection cb = sharing.connect(server, "s2", init(), b);
+    initialized(ca, a);
+    initialized(cb, b);
+    ca.fromClient(call(1, "holds-the-slot", 60_000));
+    cb.fromClient(call(1, "waits", 0));
+    Map<?, ?> busy = (Map<?, ?>) b.answer(1).get("error");
+    assertEquals(Connection.BUSY, ((Number) busy.get("code")).intValue());
+    assertTrue(String.valueOf(busy.get("message")).startsWith("busy: narrow already serves its maxConcurrent of 1"), busy.toString());
+    // Cancelling the call that holds the slot frees it.
+    ca.fromClient(Map.of("jsonrpc", "2.0", "method", "notifications/cancelled", "params", Map.of("requestId", 1)));
+    cb.fromClient(call(2, "now", 0));
+    assertTrue(String.valueOf(b.answer(2)).contains("now"));
+    ca.close();
+    cb.close();
+  }
+}
