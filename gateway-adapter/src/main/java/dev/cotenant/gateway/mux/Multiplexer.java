@@ -332,6 +332,14 @@ public final class Multiplexer implements ServerMessageHandler, AutoCloseable {
     return new Attach.Attached(c);
   }
 
+  /**
+   * Why the backend ended, once the multiplexer has seen it end ({@link #backendExited}, a failed
+   * write or answer); empty while it serves.
+   */
+  public java.util.Optional<String> ended() {
+    return java.util.Optional.ofNullable(ended);
+  }
+
   /** The client sessions attached now. */
   public int attached() {
     synchronized (lock) {

@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
@@ -177,7 +178,18 @@ public final class Connection implements AutoCloseable {
         place(new PlacementDecision(Placement.DEDICATED, false, "a hazard was observed on its shared backend"));
         return Objects.requireNonNull(channel);
       }
-      MuxBackend b = l.awaitBackend(owner.pool().settings().closeTimeout());
+      Duration wait = owner.pool().settings().closeTimeout();
+      MuxBackend b = l.awaitBackend(wait);
+      if (b.generation == generation && b.mux.ended().isPresent()) {
+        // The multiplexer saw the backend end before the pool heard of it: wait for the pool to
+        // have been told (its restart then is in flight), then for the restarted backend.
+        try {
+          b.exited.get(wait.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+          // The process watch did not report in time: the lease says what is current.
+        }
+        b = l.awaitBackend(wait);
+      }
       if (b.generation != generation) {
         Objects.requireNonNull(channel).close();
         Attach a = b.mux.attach(sessionId, initializeParams, toClient);

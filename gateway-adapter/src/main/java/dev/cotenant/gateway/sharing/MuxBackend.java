@@ -16,6 +16,8 @@ final class MuxBackend implements PooledBackend {
   final Multiplexer mux;
   final int generation;
   final Map<String, Object> handshake;
+  /** Completed with the reason once the pool has been told the process exited. */
+  final java.util.concurrent.CompletableFuture<String> exited = new java.util.concurrent.CompletableFuture<>();
 
   MuxBackend(ServerSession session, Multiplexer mux, int generation, Map<String, Object> handshake) {
     this.session = Objects.requireNonNull(session, "session");

@@ -85,6 +85,7 @@ public final class Sharing implements AutoCloseable {
   private final Duration handshakeTimeout;
   private final TransportPool<MuxBackend> pool;
   private final ScheduledExecutorService timers;
+  private final ExecutorService workers;
   private final ExecutorService flusher;
   /** The initialize params of the first session that asked for each key. */
   private final Map<String, Map<String, Object>> firstClient = new ConcurrentHashMap<>();
@@ -119,9 +120,11 @@ public final class Sharing implements AutoCloseable {
     this.muxSettings = Objects.requireNonNull(muxSettings, "muxSettings");
     this.era = Objects.requireNonNull(era, "era");
     this.handshakeTimeout = Objects.requireNonNull(handshakeTimeout, "handshakeTimeout");
-    this.timers = Executors.newScheduledThreadPool(2, daemon("cotenant-pool"));
+    this.timers = Executors.newSingleThreadScheduledExecutor(daemon("cotenant-pool-timers"));
+    // Restarts and closes: a drain closes every backend in parallel.
+    this.workers = Executors.newCachedThreadPool(daemon("cotenant-pool-worker"));
     this.flusher = Executors.newSingleThreadExecutor(daemon("cotenant-hazard-flush"));
-    this.pool = new TransportPool<>(this::start, poolSettings, timers, System::currentTimeMillis);
+    this.pool = new TransportPool<>(this::start, poolSettings, timers, workers, System::currentTimeMillis);
   }
 
   private static java.util.concurrent.ThreadFactory daemon(String name) {
@@ -189,6 +192,7 @@ public final class Sharing implements AutoCloseable {
       pool.close();
     } finally {
       timers.shutdownNow();
+      workers.shutdown();
       flusher.shutdown();
     }
   }
@@ -229,6 +233,7 @@ public final class Sharing implements AutoCloseable {
         String why = "its process " + h.pid() + " exited";
         mux.backendExited(why);
         events.exited(why);
+        backend.exited.complete(why);
       }));
       return backend;
     } catch (Exception | Error e) {
