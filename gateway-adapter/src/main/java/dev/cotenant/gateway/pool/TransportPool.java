@@ -94,7 +94,8 @@ import org.slf4j.LoggerFactory;
  *       sweep its process tree), then the factory is called again, as a new generation, until
  *       a start succeeds or {@code restartAttempts} CONSECUTIVE attempts have failed; then the
  *       entry is {@code FAILED} (it leaves the pool, and its leases' {@link Lease#backend()}
- *       throws {@link PoolException.Kind#FAILED}). An attempt fails when the start throws, or
+ *       throws {@link PoolException.Kind#FAILED}). An attempt fails when the start throws (or
+ *       returns {@code null}, or its backend reports an exit before the start returned), or
  *       when the backend it started exits less than one {@code drainGrace} after it came up
  *       (so a backend that dies right after every start cannot restart forever); a backend
  *       that stayed up at least that long starts the count afresh when it exits. Attempts
@@ -103,7 +104,9 @@ import org.slf4j.LoggerFactory;
  *       restart is in flight joins that restart. When the current backend exits with no
  *       session attached, the entry just closes. While a restart is in flight
  *       {@link Lease#backend()} throws {@link PoolException.Kind#RESTARTING}
- *       ({@link Lease#awaitBackend} waits), and new acquires attach and wait for it.
+ *       ({@link Lease#awaitBackend} waits), and new acquires attach and wait for it. The pool
+ *       replays nothing: what the calls in flight on a dead backend get is the backend's
+ *       business (DESIGN §8: they fail as interrupted).
  *   <li><b>Restart by name.</b> {@link #restartByName} restarts every live entry of the name
  *       (one result each): entries with a backend up are restarted as above (the attempt count
  *       starts afresh: an operator's restart gets all its attempts); entries whose start is in
@@ -131,7 +134,9 @@ import org.slf4j.LoggerFactory;
  * for timing, so a test may pass a scheduler it advances by hand. Delays are computed from
  * {@code clockMillis}, which also stamps {@link EntrySnapshot#startedAt()}; {@link #drainAll}'s
  * timeout is real time. The pool neither creates threads nor shuts {@code timers} or
- * {@code workers} down.
+ * {@code workers} down. {@link #restartByName} and {@link #drainAll} wait for work that runs
+ * on {@code workers}: do not call them from a thread of a bounded {@code workers} executor.
+ * Interrupting the thread that runs a restart fails its entry.
  *
  * @param <B> the backends the pool manages
  */

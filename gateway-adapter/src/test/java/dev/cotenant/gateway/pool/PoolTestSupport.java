@@ -19,6 +19,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.function.Executable;
 
 /**
@@ -27,9 +28,11 @@ import org.junit.jupiter.api.function.Executable;
  * fires and each restart runs. After each test the pool is closed and every backend it ever
  * started must have been closed, and no start or close may have run under the pool's lock.
  *
- * <p>The only waits with a time bound ({@link #HANG_GUARD}) turn a hang into a failure; no test
- * asserts how long anything took.
+ * <p>The only time bounds ({@link #HANG_GUARD} on waits, and the class's {@link Timeout} on each
+ * test, which runs it on its own thread so that even a test stuck on the pool's lock fails) turn a
+ * hang into a failure; no test asserts how long anything took.
  */
+@Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 abstract class PoolTestSupport {
   static final Duration GRACE = Duration.ofSeconds(30);
   static final Duration CAP = Duration.ofMinutes(5);

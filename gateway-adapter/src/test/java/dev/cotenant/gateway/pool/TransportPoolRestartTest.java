@@ -90,6 +90,7 @@ class TransportPoolRestartTest extends PoolTestSupport {
     assertEquals(PoolException.Kind.FAILED, x.kind());
     assertTrue(x.getMessage().contains("3 consecutive restart attempts failed") && x.getMessage().contains("no binary 3"), x.getMessage());
     assertEquals(4, factory.starts.get());
+    assertFalse(l.current(4));
     assertEmpty();
     assertTrue(factory.backend(0).isClosed());
     // A later acquire starts a fresh entry.
