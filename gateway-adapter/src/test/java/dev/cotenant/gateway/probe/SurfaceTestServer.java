@@ -174,7 +174,7 @@ public final class SurfaceTestServer {
       Map<String, Object> annotations) {
     Map<String, Object> t = new LinkedHashMap<>();
     t.put("name", name);
-    t.put("inputSchema", Map.of("type", "object", "properties", properties, "required", required));
+    t.put("inputSchema", Map.of("type", "object", "properties", new java.util.TreeMap<>(properties), "required", required));
     if (annotations != null) {
       t.put("annotations", annotations);
     }
