@@ -26,7 +26,8 @@ public final class AssessCommand extends CliCommand {
   public Integer call() throws Exception {
     CliRuntime rt = runtime();
     ServerConfigs servers = rt.readConfigs(configs);
-    Output.rows(context().out(), rt.rows(servers.list()), common.json());
+    Output.rows(context().out(), rt.rows(servers.list()), common.json(),
+        dev.cotenant.gateway.sharing.SharingSettings.fromConfig(rt.cotenant().config()));
     return Cli.EXIT_OK;
   }
 }

@@ -89,6 +89,10 @@ public final class CliRuntime {
     Cotenant cotenant;
     try {
       cotenant = context.runtime().apply(builder).build();
+      // Read now, so a malformed value is a usage error before anything runs.
+      dev.cotenant.gateway.sharing.SharingSettings.fromConfig(cotenant.config());
+      dev.cotenant.gateway.pool.PoolSettings.fromConfig(cotenant.config());
+      dev.cotenant.gateway.mux.MuxSettings.fromConfig(cotenant.config());
     } catch (IllegalArgumentException e) {
       throw new UsageException(e.getMessage());
     }

@@ -65,7 +65,8 @@ public final class MeasureCommand extends CliCommand {
     } else {
       p.closingLine().ifPresent(line -> context().err().println("cotenant: " + line));
     }
-    Output.rows(context().out(), rt.rows(selected), common.json());
+    Output.rows(context().out(), rt.rows(selected), common.json(),
+        dev.cotenant.gateway.sharing.SharingSettings.fromConfig(rt.cotenant().config()));
     return Cli.EXIT_OK;
   }
 

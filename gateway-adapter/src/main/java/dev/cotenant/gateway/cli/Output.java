@@ -5,7 +5,10 @@ import dev.cotenant.api.Reason;
 import dev.cotenant.gateway.rows.Row;
 import java.io.PrintWriter;
 import java.util.ArrayList;
+import dev.cotenant.gateway.sharing.PlacementDecision;
+import dev.cotenant.gateway.sharing.SharingSettings;
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.Collectors;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
@@ -36,9 +39,19 @@ public final class Output {
 
   /**
    * The rows as {@code {"servers":[{"name","source","strength","recommendStub","recommendShare",
-   * "reasons":[{"code","detail"}]}]}}.
+   * "reasons":[{"code","detail"}]}]}}, without placement.
    */
   public static ObjectNode rowsJson(List<Row> rows) {
+    return rowsJson(rows, Optional.empty());
+  }
+
+  /**
+   * The rows as {@link #rowsJson(List)}, each with {@code "placement"} ({@code shared} or
+   * {@code dedicated}: where a new session of the server goes under {@code sharing},
+   * {@link PlacementDecision}) and {@code "forced"} (an operator's override) when
+   * {@code sharing} is given.
+   */
+  public static ObjectNode rowsJson(List<Row> rows, Optional<SharingSettings> sharing) {
     ObjectNode root = object();
     ArrayNode servers = root.putArray("servers");
     for (Row r : rows) {
@@ -48,6 +61,11 @@ public final class Output {
       s.put("strength", r.strength().wireName());
       s.put("recommendStub", r.recommendStub());
       s.put("recommendShare", r.recommendShare());
+      sharing.ifPresent(settings -> {
+        PlacementDecision d = PlacementDecision.decide(r.name(), r.verdict(), settings);
+        s.put("placement", d.placement().name().toLowerCase(java.util.Locale.ROOT));
+        s.put("forced", d.forced());
+      });
       ArrayNode reasons = s.putArray("reasons");
       for (Reason reason : r.reasons()) {
         ObjectNode o = reasons.addObject();
@@ -58,10 +76,13 @@ public final class Output {
     return root;
   }
 
-  /** Prints the rows as a table (NAME STRENGTH STUB SHARE SOURCE REASONS) or as JSON. */
-  public static void rows(PrintWriter out, List<Row> rows, boolean json) {
+  /**
+   * Prints the rows as a table (NAME STRENGTH STUB SHARE SOURCE REASONS) or as JSON with each
+   * row's placement. A server an operator forced to share says {@code forced} in the SHARE column.
+   */
+  public static void rows(PrintWriter out, List<Row> rows, boolean json, SharingSettings sharing) {
     if (json) {
-      json(out, rowsJson(rows));
+      json(out, rowsJson(rows, Optional.of(sharing)));
       return;
     }
     List<List<String>> table = new ArrayList<>();
@@ -72,7 +93,7 @@ public final class Output {
               cell(r.name()),
               r.strength().wireName(),
               yesNo(r.recommendStub()),
-              yesNo(r.recommendShare()),
+              sharing.forced().contains(r.name()) ? "forced" : yesNo(r.recommendShare()),
               cell(r.source()),
               r.reasons().stream().map(Output::reason).collect(Collectors.joining(", "))));
     }

@@ -287,6 +287,29 @@ class ProbeCommandsTest {
     assertEquals(List.of("cotenant: --model must be one of sidecar, shared, warm_pool; got 'pooled'"), bad.errLines());
   }
 
+  @Test
+  void everyRowSaysWhereANewSessionGoesAndAForcedServerSaysForced() throws Exception {
+    CliHarness.Result plain = cli.run("assess", "--json", "mcp.json");
+    for (JsonNode row : JSON.readTree(plain.out()).path("servers")) {
+      assertEquals("dedicated", row.path("placement").stringValue(), row.toString());
+      assertFalse(row.path("forced").booleanValue(), row.toString());
+    }
+    CliHarness.Result forced = cli.run("assess", "--json", "--set", "cotenant.sharing.forced=echo", "mcp.json");
+    JsonNode echo = null;
+    for (JsonNode row : JSON.readTree(forced.out()).path("servers")) {
+      if (row.path("name").stringValue().equals("echo")) {
+        echo = row;
+      }
+    }
+    assertEquals("shared", echo.path("placement").stringValue(), echo.toString());
+    assertTrue(echo.path("forced").booleanValue(), echo.toString());
+    CliHarness.Result table = cli.run("assess", "--set", "cotenant.sharing.forced=echo", "mcp.json");
+    assertTrue(table.out().lines().anyMatch(l -> l.startsWith("echo ") && l.contains(" forced ")), table.out());
+    CliHarness.Result bad = cli.run("assess", "--set", "cotenant.sharing.enabled=yes", "mcp.json");
+    assertEquals(2, bad.code(), bad.err() + bad.out());
+    assertEquals(List.of("cotenant: cotenant.sharing.enabled must be true or false, got 'yes'"), bad.errLines());
+  }
+
   private static int count(String text, String needle) {
     int n = 0;
     for (int i = text.indexOf(needle); i >= 0; i = text.indexOf(needle, i + 1)) {

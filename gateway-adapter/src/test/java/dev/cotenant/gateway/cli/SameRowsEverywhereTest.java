@@ -68,12 +68,12 @@ class SameRowsEverywhereTest {
     JsonNode fromCli = withoutSources(JSON.readTree(r.out()));
 
     Cotenant built = Cotenant.builder().recordsDirectory(cli.records).environment(cli.env).build();
-    JsonNode fromBuilder = withoutSources(Output.rowsJson(built.rows(servers)));
+    JsonNode fromBuilder = withoutSources(Output.rowsJson(built.rows(servers), java.util.Optional.of(dev.cotenant.gateway.sharing.SharingSettings.defaults())));
 
     Cotenant injected = Guice.createInjector(
             new CotenantModule(Cotenant.builder().recordsDirectory(cli.records).environment(cli.env)))
         .getInstance(Cotenant.class);
-    JsonNode fromModule = withoutSources(Output.rowsJson(injected.rows(servers)));
+    JsonNode fromModule = withoutSources(Output.rowsJson(injected.rows(servers), java.util.Optional.of(dev.cotenant.gateway.sharing.SharingSettings.defaults())));
 
     assertEquals(fromCli, fromBuilder);
     assertEquals(fromCli, fromModule);
