@@ -181,8 +181,13 @@ public final class Connection implements AutoCloseable {
       Duration wait = owner.pool().settings().closeTimeout();
       MuxBackend b = l.awaitBackend(wait);
       if (b.generation == generation && b.mux.ended().isPresent()) {
-        // The multiplexer saw the backend end before the pool heard of it: wait for the pool to
-        // have been told (its restart then is in flight), then for the restarted backend.
+        // The multiplexer saw the backend end before the pool heard of it. A session that ended
+        // while its process lives (a bound of the session transport reached, a write that failed)
+        // is ended for good: its process is killed, so the pool restarts it. Then wait for the
+        // pool to have been told, and for the restarted backend.
+        if (!b.exited.isDone()) {
+          b.session.abort("the backend's session ended: " + b.mux.ended().get());
+        }
         try {
           b.exited.get(wait.toMillis(), TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {

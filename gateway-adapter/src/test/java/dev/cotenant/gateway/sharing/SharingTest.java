@@ -246,4 +246,35 @@ class SharingTest {
     ca.close();
     cb.close();
   }
+
+  /**
+   * A backend whose session reached a bound of the session transport (here 20 messages) while
+   * its process lives is ended for good: the call it took is interrupted, the process is killed,
+   * and the next call runs on a restarted backend.
+   */
+  @Test
+  void aBackendWhoseSessionReachedItsBoundIsRestartedNotLeftHalfAlive() throws Exception {
+    ServerDescription server = FakeServer.builder().name("bounded").era(FakeServer.Era.LEGACY).tool("echo").build().description();
+    sharing = cotenant(SharingSettings.FORCED, "bounded", "cotenant.preflight.max-messages", "20").sharing();
+    Client a = new Client();
+    Connection ca = sharing.connect(server, "s1", init(), a);
+    initialized(ca, a);
+    long first = ca.backendPid().orElseThrow();
+    int interruptedAt = -1;
+    for (int n = 1; n <= 40 && interruptedAt < 0; n++) {
+      ca.fromClient(call(n, "m-" + n, 0));
+      Map<String, Object> answer = a.answer(n);
+      if (answer.containsKey("error")) {
+        assertTrue(String.valueOf(answer).contains(Multiplexer.CALL_INTERRUPTED_PREFIX), answer.toString());
+        interruptedAt = n;
+      }
+    }
+    assertTrue(interruptedAt > 0, "the bound of 20 messages was never reached");
+    ca.fromClient(call(100, "after-the-bound", 0));
+    Map<String, Object> after = a.answer(100);
+    assertTrue(String.valueOf(after).contains("after-the-bound"), after.toString());
+    assertNotEquals(first, ca.backendPid().orElseThrow(), "a new backend process");
+    assertFalse(ProcessHandle.of(first).map(ProcessHandle::isAlive).orElse(false), "the half-alive backend was killed");
+    ca.close();
+  }
 }
