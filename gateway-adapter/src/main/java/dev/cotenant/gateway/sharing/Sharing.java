@@ -185,7 +185,11 @@ public final class Sharing implements AutoCloseable {
     pool.releaseSession(sessionId);
   }
 
-  /** Drains every backend at once and stops the pool's threads. */
+  /**
+   * Drains every backend at once, stops the pool's threads, and waits (up to the pool's close
+   * timeout) for the ledger flushes of what was observed to finish, so nothing observed is left
+   * unwritten.
+   */
   @Override
   public void close() {
     try {
@@ -194,6 +198,11 @@ public final class Sharing implements AutoCloseable {
       timers.shutdownNow();
       workers.shutdown();
       flusher.shutdown();
+      try {
+        flusher.awaitTermination(pool.settings().closeTimeout().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 

@@ -160,12 +160,8 @@ class SharingTest {
     for (Connection conn : List.of(ca, cb, cc)) {
       conn.close();
     }
-    // Flushed off the caller's thread: a ledger opened afresh sees it.
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    while (!FileHazardLedger.open(records).codesFor("asks", identity).contains(HazardCode.UNROUTABLE_SERVER_REQUEST)
-        && System.nanoTime() < deadline) {
-      Thread.sleep(20);
-    }
+    // Flushed off the caller's thread, and close waits for the flush: a ledger opened afresh sees it.
+    sharing.close();
     assertTrue(FileHazardLedger.open(records).codesFor("asks", identity).contains(HazardCode.UNROUTABLE_SERVER_REQUEST));
   }
 
