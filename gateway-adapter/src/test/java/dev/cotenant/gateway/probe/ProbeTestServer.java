@@ -1,11 +1,8 @@
 package dev.cotenant.gateway.probe;
 
 import java.io.BufferedReader;
-import java.io.FileDescriptor;
-import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -52,7 +49,7 @@ public final class ProbeTestServer {
 
   private final String mode;
   private final String arg;
-  private final PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
+  private final StdoutJsonRpc rpc = new StdoutJsonRpc();
   private final Object lock = new Object();
   private String global = "";
   private final Map<String, String> bySession = new LinkedHashMap<>();
@@ -95,9 +92,9 @@ public final class ProbeTestServer {
       switch ((String) method) {
         case "initialize":
           if (modern()) {
-            error(id, -32022, "this server speaks 2026-07-28 only");
+            rpc.error(id, -32022, "this server speaks 2026-07-28 only");
             if (heldDiscover != null) {
-              result(heldDiscover, discoverResult());
+              rpc.result(heldDiscover, discoverResult());
               heldDiscover = null;
             }
           } else {
@@ -106,7 +103,7 @@ public final class ProbeTestServer {
             if (mode.equals("caller")) {
               caps.put("experimental", Map.of("cotenant.caller-identity", Map.of("metaKey", "probe/caller", "version", 1)));
             }
-            result(id, Map.of("protocolVersion", "2025-06-18", "capabilities", caps,
+            rpc.result(id, Map.of("protocolVersion", "2025-06-18", "capabilities", caps,
                 "serverInfo", Map.of("name", "probe-test-" + mode, "version", "1")));
           }
           break;
@@ -114,13 +111,13 @@ public final class ProbeTestServer {
           if (mode.equals("modern-late")) {
             heldDiscover = id;
           } else if (mode.equals("modern")) {
-            result(id, discoverResult());
+            rpc.result(id, discoverResult());
           } else {
-            error(id, -32601, "Method not found");
+            rpc.error(id, -32601, "Method not found");
           }
           break;
         case "tools/list":
-          result(id, Map.of("tools", List.of(Map.of("name", "remember", "inputSchema", Map.of("type", "object",
+          rpc.result(id, Map.of("tools", List.of(Map.of("name", "remember", "inputSchema", Map.of("type", "object",
               "properties", properties(),
               "required", List.of("target"))))));
           break;
@@ -132,7 +129,7 @@ public final class ProbeTestServer {
           }
           break;
         default:
-          error(id, -32601, "Method not found");
+          rpc.error(id, -32601, "Method not found");
       }
     }
     pool.shutdownNow();
@@ -163,7 +160,7 @@ public final class ProbeTestServer {
     String target = String.valueOf(arguments.getOrDefault("target", ""));
     switch (mode) {
       case "silent":
-        result(id, Map.of("content", List.of()));
+        rpc.result(id, Map.of("content", List.of()));
         break;
       case "global": {
         String previous;
@@ -171,13 +168,13 @@ public final class ProbeTestServer {
           previous = global;
           global = target;
         }
-        result(id, text("previous target: " + previous));
+        rpc.result(id, text("previous target: " + previous));
         break;
       }
       case "caller": {
         Object block = meta.get("probe/caller");
         if (!(block instanceof Map) || !(((Map<?, ?>) block).get("session") instanceof String)) {
-          result(id, Map.of("content", List.of(Map.of("type", "text", "text", "no caller block under probe/caller")),
+          rpc.result(id, Map.of("content", List.of(Map.of("type", "text", "text", "no caller block under probe/caller")),
               "isError", true));
           break;
         }
@@ -185,18 +182,18 @@ public final class ProbeTestServer {
         if (!target.isEmpty()) {
           bySession.put(session, target);
         }
-        result(id, text("target of " + session + ": " + bySession.getOrDefault(session, "")));
+        rpc.result(id, text("target of " + session + ": " + bySession.getOrDefault(session, "")));
         break;
       }
       case "modern":
       case "modern-late": {
         if (!"2026-07-28".equals(meta.get("io.modelcontextprotocol/protocolVersion"))) {
-          error(id, -32602, "_meta io.modelcontextprotocol/protocolVersion is required");
+          rpc.error(id, -32602, "_meta io.modelcontextprotocol/protocolVersion is required");
           break;
         }
         Object info = meta.get("io.modelcontextprotocol/clientInfo");
         Object name = info instanceof Map ? ((Map<?, ?>) info).get("name") : "";
-        result(id, text(name + " " + MAPPER.writeValueAsString(arguments)));
+        rpc.result(id, text(name + " " + MAPPER.writeValueAsString(arguments)));
         break;
       }
       case "barrier": {
@@ -207,21 +204,21 @@ public final class ProbeTestServer {
         if (held.size() == 2) {
           for (Map<String, Object> h : held) {
             append(log, "answered " + h.get("call"));
-            result(h.get("id"), text(MAPPER.writeValueAsString(h.get("arguments"))));
+            rpc.result(h.get("id"), text(MAPPER.writeValueAsString(h.get("arguments"))));
           }
           held.clear();
         }
         break;
       }
       default:
-        result(id, text(MAPPER.writeValueAsString(arguments)));
+        rpc.result(id, text(MAPPER.writeValueAsString(arguments)));
     }
   }
 
   private void counting(Object id, Map<String, Object> params) {
     if ("stats".equals(params.get("name"))) {
       synchronized (lock) {
-        result(id, text("max=" + maxInFlight));
+        rpc.result(id, text("max=" + maxInFlight));
       }
       return;
     }
@@ -243,7 +240,7 @@ public final class ProbeTestServer {
     synchronized (lock) {
       inFlight--;
     }
-    result(id, text("ok"));
+    rpc.result(id, text("ok"));
   }
 
   private static Map<String, Object> text(String t) {
@@ -254,18 +251,6 @@ public final class ProbeTestServer {
     Files.writeString(log, line + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
   }
 
-  private void result(Object id, Object result) {
-    write(Map.of("jsonrpc", "2.0", "id", id, "result", result));
-  }
 
-  private void error(Object id, int code, String message) {
-    write(Map.of("jsonrpc", "2.0", "id", id, "error", Map.of("code", code, "message", message)));
-  }
 
-  private void write(Map<String, Object> message) {
-    synchronized (out) {
-      out.println(MAPPER.writeValueAsString(message));
-      out.flush();
-    }
-  }
 }

@@ -1,10 +1,7 @@
 package dev.cotenant.gateway.probe;
 
 import java.io.BufferedReader;
-import java.io.FileDescriptor;
-import java.io.FileOutputStream;
 import java.io.InputStreamReader;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.LocalTime;
 import java.time.format.DateTimeFormatter;
@@ -50,7 +47,7 @@ public final class SurfaceTestServer {
   private static final DateTimeFormatter SECONDS = DateTimeFormatter.ofPattern("HH:mm:ss");
 
   private final String scenario;
-  private final PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
+  private final StdoutJsonRpc rpc = new StdoutJsonRpc();
   private final AtomicInteger calls = new AtomicInteger();
   private final Map<String, String> resources = new ConcurrentHashMap<>();
   private final Map<String, Object> pendingCalls = new ConcurrentHashMap<>();
@@ -80,7 +77,7 @@ public final class SurfaceTestServer {
         // The client's answer to our request: the held tool call may answer now.
         Object held = pendingCalls.remove(String.valueOf(id));
         if (held != null) {
-          result(held, text("echo: answered after asking"));
+          rpc.result(held, text("echo: answered after asking"));
         }
         continue;
       }
@@ -96,12 +93,12 @@ public final class SurfaceTestServer {
           if (scenario.equals("resources") || scenario.equals("paged")) {
             caps.put("resources", Map.of());
           }
-          result(id, Map.of("protocolVersion", "2025-06-18", "capabilities", caps,
+          rpc.result(id, Map.of("protocolVersion", "2025-06-18", "capabilities", caps,
               "serverInfo", Map.of("name", "surface-test-" + scenario, "version", "1")));
           break;
         }
         case "tools/list":
-          result(id, Map.of("tools", tools()));
+          rpc.result(id, Map.of("tools", tools()));
           break;
         case "tools/call":
           call(id, params);
@@ -110,20 +107,20 @@ public final class SurfaceTestServer {
           resourcesList(id, params);
           break;
         case "resources/templates/list":
-          result(id, Map.of("resourceTemplates", List.of()));
+          rpc.result(id, Map.of("resourceTemplates", List.of()));
           break;
         case "resources/read": {
           String uri = String.valueOf(params.get("uri"));
           String content = resources.get(uri);
           if (content == null) {
-            error(id, -32002, "Resource not found");
+            rpc.error(id, -32002, "Resource not found");
           } else {
-            result(id, Map.of("contents", List.of(Map.of("uri", uri, "text", content))));
+            rpc.result(id, Map.of("contents", List.of(Map.of("uri", uri, "text", content))));
           }
           break;
         }
         default:
-          error(id, -32601, "Method not found");
+          rpc.error(id, -32601, "Method not found");
       }
     }
   }
@@ -189,32 +186,32 @@ public final class SurfaceTestServer {
     switch (name) {
       case "echo":
         if (scenario.equals("log")) {
-          notify("notifications/message", Map.of("level", "info", "data", "echoing " + args.get("text")));
+          rpc.notify("notifications/message", Map.of("level", "info", "data", "echoing " + args.get("text")));
         } else if (scenario.equals("progress")) {
-          notify("notifications/progress", Map.of("progressToken", meta.getOrDefault("progressToken", "none"), "progress", 1));
-          notify("notifications/tools/list_changed", Map.of());
+          rpc.notify("notifications/progress", Map.of("progressToken", meta.getOrDefault("progressToken", "none"), "progress", 1));
+          rpc.notify("notifications/tools/list_changed", Map.of());
         } else if (scenario.equals("ask")) {
           String ask = "ask-" + calls.incrementAndGet();
           pendingCalls.put(ask, id);
-          write(Map.of("jsonrpc", "2.0", "id", "ping-" + ask, "method", "ping"));
-          write(Map.of("jsonrpc", "2.0", "id", ask, "method", "sampling/createMessage",
+          rpc.write(Map.of("jsonrpc", "2.0", "id", "ping-" + ask, "method", "ping"));
+          rpc.write(Map.of("jsonrpc", "2.0", "id", ask, "method", "sampling/createMessage",
               "params", Map.of("messages", List.of(), "maxTokens", 1)));
           return;
         }
-        result(id, text("echo: " + args.get("text")));
+        rpc.result(id, text("echo: " + args.get("text")));
         break;
       case "add":
-        result(id, text(String.valueOf(((Number) args.get("a")).doubleValue() + ((Number) args.get("b")).doubleValue())));
+        rpc.result(id, text(String.valueOf(((Number) args.get("a")).doubleValue() + ((Number) args.get("b")).doubleValue())));
         break;
       case "next":
-        result(id, text((scenario.equals("secret") ? "token=" + System.getenv("API_TOKEN") + " " : "")
+        rpc.result(id, text((scenario.equals("secret") ? "token=" + System.getenv("API_TOKEN") + " " : "")
             + "calls=" + calls.incrementAndGet()));
         break;
       case "now":
-        result(id, text(LocalTime.now().format(MILLIS) + " id=" + UUID.randomUUID()));
+        rpc.result(id, text(LocalTime.now().format(MILLIS) + " id=" + UUID.randomUUID()));
         break;
       case "tick":
-        result(id, text(LocalTime.now().format(SECONDS) + " calls=" + calls.incrementAndGet()));
+        rpc.result(id, text(LocalTime.now().format(SECONDS) + " calls=" + calls.incrementAndGet()));
         break;
       case "remember": {
         String previous;
@@ -222,28 +219,28 @@ public final class SurfaceTestServer {
           previous = target;
           target = String.valueOf(args.get("target"));
         }
-        result(id, text("previous target: " + previous));
+        rpc.result(id, text("previous target: " + previous));
         break;
       }
       case "wipe":
-        result(id, text("wiped 0 files in " + args.get("workspace")));
+        rpc.result(id, text("wiped 0 files in " + args.get("workspace")));
         break;
       case "stall":
         break;
       case "fails":
-        result(id, Map.of("content", List.of(Map.of("type", "text", "text", "this tool needs a credential")), "isError", true));
+        rpc.result(id, Map.of("content", List.of(Map.of("type", "text", "text", "this tool needs a credential")), "isError", true));
         break;
       case "code":
-        result(id, text("code " + args.get("code")));
+        rpc.result(id, text("code " + args.get("code")));
         break;
       case "make": {
         String uri = "mem://" + args.get("name");
         resources.put(uri, "made by a caller");
-        result(id, text("made " + uri));
+        rpc.result(id, text("made " + uri));
         break;
       }
       default:
-        error(id, -32602, "Unknown tool " + name);
+        rpc.error(id, -32602, "Unknown tool " + name);
     }
   }
 
@@ -255,34 +252,19 @@ public final class SurfaceTestServer {
       if (page < 2) {
         r.put("nextCursor", String.valueOf(page + 1));
       }
-      result(id, r);
+      rpc.result(id, r);
       return;
     }
     List<Object> list = new ArrayList<>();
     resources.keySet().stream().sorted().forEach(uri -> list.add(Map.of("uri", uri, "name", uri)));
-    result(id, Map.of("resources", list));
+    rpc.result(id, Map.of("resources", list));
   }
 
   private static Map<String, Object> text(String t) {
     return Map.of("content", List.of(Map.of("type", "text", "text", t)));
   }
 
-  private void notify(String method, Map<String, Object> params) {
-    write(Map.of("jsonrpc", "2.0", "method", method, "params", params));
-  }
 
-  private void result(Object id, Object result) {
-    write(Map.of("jsonrpc", "2.0", "id", id, "result", result));
-  }
 
-  private void error(Object id, int code, String message) {
-    write(Map.of("jsonrpc", "2.0", "id", id, "error", Map.of("code", code, "message", message)));
-  }
 
-  private void write(Map<String, Object> message) {
-    synchronized (out) {
-      out.println(MAPPER.writeValueAsString(message));
-      out.flush();
-    }
-  }
 }
