@@ -1,6 +1,7 @@
 package dev.cotenant.gateway;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.tngtech.archunit.core.domain.JavaClass;
@@ -13,7 +14,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Exactly one class calls {@link ServiceLoader}: {@link ProviderLoader}; the runtime imports no
- * provider implementation; only the CLI uses picocli.
+ * provider implementation, no CLI framework and no HTTP server; and neither picocli nor Jetty is on
+ * the runtime's class path at all (they live in {@code cotenant-cli}).
  */
 class ArchitectureTest {
   private static final JavaClasses MAIN =
@@ -39,8 +41,18 @@ class ArchitectureTest {
   }
 
   @Test
-  void onlyTheCliPackageUsesACliFramework() {
-    GatewayRules.NO_CLI_FRAMEWORK_OUTSIDE_THE_CLI.check(MAIN);
+  void theRuntimeUsesNoCliFrameworkAndNoHttpServer() {
+    GatewayRules.NO_CLI_FRAMEWORK_OR_HTTP_SERVER.check(MAIN);
+  }
+
+  @Test
+  void neitherPicocliNorJettyIsADependencyOfTheRuntime() {
+    // The test class path holds the runtime's compile and runtime dependencies: a host depending
+    // on cotenant-gateway-adapter would receive whatever is found here.
+    for (String absent : new String[] {"picocli.CommandLine", "org.eclipse.jetty.server.Server", "jakarta.servlet.Servlet"}) {
+      assertThrows(ClassNotFoundException.class, () -> Class.forName(absent, false, getClass().getClassLoader()),
+          absent + " is on the gateway adapter's class path");
+    }
   }
 
   @Test

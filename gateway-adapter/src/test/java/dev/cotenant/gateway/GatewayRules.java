@@ -20,17 +20,21 @@ final class GatewayRules {
           .resideInAPackage("dev.cotenant.providers..")
           .because("the runtime sees providers only through the SPI (DESIGN §1)");
 
-  /** No picocli in the library part of the gateway adapter: only its {@code cli} package may use it. */
-  static final ArchRule NO_CLI_FRAMEWORK_OUTSIDE_THE_CLI =
+  /**
+   * The gateway adapter is the embeddable runtime: no class of it uses a CLI framework or an HTTP
+   * server, so a host that embeds it keeps its own (the CLI, the daemon and their Jetty live in
+   * {@code cotenant-cli}).
+   */
+  static final ArchRule NO_CLI_FRAMEWORK_OR_HTTP_SERVER =
       noClasses()
           .that()
           .resideInAPackage("dev.cotenant.gateway..")
-          .and()
-          .resideOutsideOfPackage("dev.cotenant.gateway.cli..")
           .should()
           .dependOnClassesThat()
-          .resideInAPackage("picocli..")
-          .because("a host that embeds the runtime must not inherit a CLI framework (DESIGN §1)");
+          .resideInAnyPackage(
+              "picocli..", "org.eclipse.jetty..", "jakarta.servlet..", "javax.servlet..", "com.sun.net.httpserver..",
+              "org.apache.catalina..", "io.undertow..", "io.netty..")
+          .because("a host that embeds the runtime must not inherit a CLI framework or an HTTP server (DESIGN §1)");
 
   private GatewayRules() {}
 }

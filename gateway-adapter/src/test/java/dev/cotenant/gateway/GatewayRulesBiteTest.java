@@ -6,7 +6,7 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.lang.EvaluationResult;
 import dev.cotenant.gateway.archfixture.ImportsAProvider;
-import dev.cotenant.gateway.archfixture.UsesPicocli;
+import dev.cotenant.gateway.archfixture.RunsAnHttpServer;
 import org.junit.jupiter.api.Test;
 
 /** Each gateway rule rejects a class that breaks it, so a green {@link ArchitectureTest} means something. */
@@ -22,12 +22,12 @@ class GatewayRulesBiteTest {
   }
 
   @Test
-  void aLibraryClassUsingPicocliIsRejected() {
-    JavaClasses fixture = new ClassFileImporter().importClasses(UsesPicocli.class);
-    EvaluationResult result = GatewayRules.NO_CLI_FRAMEWORK_OUTSIDE_THE_CLI.evaluate(fixture);
-    assertTrue(result.hasViolation(), "the rule found nothing in " + UsesPicocli.class.getName());
+  void aRuntimeClassRunningAnHttpServerIsRejected() {
+    JavaClasses fixture = new ClassFileImporter().importClasses(RunsAnHttpServer.class);
+    EvaluationResult result = GatewayRules.NO_CLI_FRAMEWORK_OR_HTTP_SERVER.evaluate(fixture);
+    assertTrue(result.hasViolation(), "the rule found nothing in " + RunsAnHttpServer.class.getName());
     assertTrue(
-        result.getFailureReport().getDetails().stream().anyMatch(d -> d.contains("picocli.CommandLine")),
+        result.getFailureReport().getDetails().stream().anyMatch(d -> d.contains("com.sun.net.httpserver.HttpServer")),
         result.getFailureReport()::toString);
   }
 }

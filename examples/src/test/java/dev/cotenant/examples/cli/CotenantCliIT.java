@@ -46,8 +46,8 @@ class CotenantCliIT {
 
   private Run cotenant(String... args) throws IOException, InterruptedException {
     assertTrue(
-        Files.isRegularFile(ROOT.resolve("gateway-adapter/target/cotenant.jar")),
-        "gateway-adapter/target/cotenant.jar is missing: run the reactor build (mvn -B verify) from the repository root");
+        Files.isRegularFile(ROOT.resolve("cli/target/cotenant.jar")),
+        "cli/target/cotenant.jar is missing: run the reactor build (mvn -B verify) from the repository root");
     List<String> command = new ArrayList<>();
     command.add(ROOT.resolve("cotenant").toString());
     command.addAll(List.of(args));

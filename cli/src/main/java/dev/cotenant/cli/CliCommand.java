@@ -1,0 +1,37 @@
+package dev.cotenant.cli;
+
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/**
+ * The base of every {@code cotenant} subcommand: the {@linkplain CommonOptions common options},
+ * the {@link CliContext} of the invocation, and the one way to build the runtime
+ * ({@link #runtime()}). A subcommand returns its exit status from {@link #call()}, and throws
+ * {@code ConfigException} or {@link UsageException} for exit status 2; anything else is an
+ * internal error (exit status 1). Register a new subcommand in {@link RootCommand}.
+ */
+public abstract class CliCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Mixin CommonOptions common = new CommonOptions();
+
+  /** For subclasses. */
+  protected CliCommand() {}
+
+  /** The common options as parsed. */
+  public CommonOptions common() {
+    return common;
+  }
+
+  /** The context of this invocation (output, environment, directories). */
+  protected CliContext context() {
+    return ((RootCommand) spec.root().userObject()).context();
+  }
+
+  /** Builds the runtime from the common options. */
+  protected CliRuntime runtime() throws UsageException {
+    return CliRuntime.open(context(), common);
+  }
+}

@@ -1,0 +1,53 @@
+package dev.cotenant.cli;
+
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.OutputStreamWriter;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.charset.Charset;
+import java.nio.file.Path;
+import java.util.Arrays;
+
+/** The {@code cotenant} executable: runs {@link Cli} on this process's streams and exits with its status. */
+public final class Main {
+  private Main() {}
+
+  /** Runs the command line and exits. */
+  public static void main(String[] args) {
+    // The CLI's own logging (slf4j-simple, bundled in the runnable jar only): warnings and errors
+    // on standard error, so standard output stays a table or JSON. For people: a warning is one
+    // line "cotenant: warning: ...", without logger or thread names, and each is printed once per
+    // run. --debug shows debug lines with their logger and thread.
+    boolean debug = Arrays.asList(args).contains("--debug");
+    setDefault("org.slf4j.simpleLogger.defaultLogLevel", debug ? "debug" : "warn");
+    setDefault("org.slf4j.simpleLogger.logFile", "System.err");
+    if (!debug) {
+      setDefault("org.slf4j.simpleLogger.showThreadName", "false");
+      setDefault("org.slf4j.simpleLogger.showLogName", "false");
+      setDefault("org.slf4j.simpleLogger.showShortLogName", "false");
+      setDefault("org.slf4j.simpleLogger.levelInBrackets", "false");
+      System.setErr(new PrintStream(new OnceEachWarning(new FileOutputStream(FileDescriptor.err)), true, Charset.defaultCharset()));
+    }
+    Charset cs = Charset.defaultCharset();
+    PrintWriter out = new PrintWriter(new OutputStreamWriter(System.out, cs), true);
+    PrintWriter err = new PrintWriter(new OutputStreamWriter(System.err, cs), true);
+    CliContext context =
+        new CliContext(
+            out,
+            err,
+            System.getenv(),
+            Path.of("").toAbsolutePath(),
+            Path.of(System.getProperty("user.home")),
+            b -> b,
+            System.console() != null);
+    int status = new Cli(context).run(args);
+    out.flush();
+    err.flush();
+    System.exit(status);
+  }
+
+  private static void setDefault(String key, String value) {
+    System.setProperty(key, System.getProperty(key, value));
+  }
+}

@@ -1,0 +1,110 @@
+package dev.cotenant.cli;
+
+import dev.cotenant.api.ConcurrencyModel;
+import dev.cotenant.api.ConcurrencyRecord;
+import dev.cotenant.api.ShareScope;
+import dev.cotenant.gateway.config.ConfiguredServer;
+import dev.cotenant.gateway.config.ServerConfigs;
+import dev.cotenant.gateway.probe.RegistrationRefusedException;
+import dev.cotenant.gateway.probe.Statelessness;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.OptionalInt;
+import java.util.stream.Collectors;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * {@code cotenant register NAME [CONFIG...] --model shared --scope tenant --max-concurrent N}:
+ * stores how a server may be used in {@code concurrency-records.json}. {@code shared} is refused,
+ * saying why, unless a statelessness probe passed under the server's current launch identity, the
+ * ledger holds nothing against it, and {@code --max-concurrent} is positive. Exit status
+ * {@value Cli#EXIT_OK} when stored, {@value #EXIT_REFUSED} when refused.
+ */
+@Command(
+    name = "register",
+    description =
+        "Register a server's concurrency model (sidecar, shared, warm_pool). 'shared' needs a statelessness probe "
+            + "passed under the server's current identity and --max-concurrent; refused otherwise (exit status 4).")
+public final class RegisterCommand extends CliCommand {
+  /** The registration was refused. */
+  public static final int EXIT_REFUSED = 4;
+
+  @Parameters(index = "0", paramLabel = "NAME", description = "The configured server.")
+  String name;
+
+  @Parameters(index = "1..*", paramLabel = "CONFIG", arity = "0..*",
+      description = "MCP configuration files (first definition of a name wins).")
+  List<String> configs = new ArrayList<>();
+
+  @Option(names = "--model", paramLabel = "MODEL", required = true, description = "sidecar, shared or warm_pool.")
+  String model;
+
+  @Option(names = "--scope", paramLabel = "SCOPE", defaultValue = "tenant",
+      description = "tenant (default) or global; meaningful only for shared.")
+  String scope;
+
+  @Option(names = "--max-concurrent", paramLabel = "N", description = "The most calls the backend serves at once; required for shared.")
+  Integer maxConcurrent;
+
+  /** Created by picocli. */
+  public RegisterCommand() {}
+
+  @Override
+  public Integer call() throws Exception {
+    ConcurrencyModel m = ConcurrencyModel.fromWire(model).orElseThrow(() -> new UsageException(
+        "--model must be one of " + Arrays.stream(ConcurrencyModel.values()).map(ConcurrencyModel::wireName)
+            .collect(Collectors.joining(", ")) + "; got '" + model + "'"));
+    ShareScope s = ShareScope.fromWire(scope).orElseThrow(() -> new UsageException(
+        "--scope must be one of " + Arrays.stream(ShareScope.values()).map(ShareScope::wireName)
+            .collect(Collectors.joining(", ")) + "; got '" + scope + "'"));
+    if (maxConcurrent != null && maxConcurrent < 1) {
+      throw new UsageException("--max-concurrent must be a positive integer (calls the backend serves at once), got " + maxConcurrent);
+    }
+    CliRuntime rt = runtime();
+    ServerConfigs configured = rt.readConfigs(configs);
+    ConfiguredServer server = rt.select(configured, List.of(name)).get(0);
+    Statelessness statelessness = rt.cotenant().statelessness();
+    ConcurrencyRecord stored;
+    try {
+      stored = statelessness.register(server.description(), m, s,
+          maxConcurrent == null ? OptionalInt.empty() : OptionalInt.of(maxConcurrent));
+    } catch (RegistrationRefusedException e) {
+      context().err().println("cotenant: " + Output.cell(e.getMessage()));
+      return EXIT_REFUSED;
+    }
+    if (common.json()) {
+      ObjectNode o = Output.object();
+      o.put("name", stored.serverName());
+      o.put("model", stored.model().wireName());
+      o.put("scope", stored.scope().wireName());
+      if (stored.maxConcurrent().isPresent()) {
+        o.put("maxConcurrent", stored.maxConcurrent().getAsInt());
+      } else {
+        o.putNull("maxConcurrent");
+      }
+      if (stored.probe().isPresent()) {
+        ObjectNode p = o.putObject("probe");
+        p.put("tool", stored.probe().get().tool());
+        p.put("rounds", stored.probe().get().rounds());
+      } else {
+        o.putNull("probe");
+      }
+      Output.json(context().out(), o);
+    } else {
+      StringBuilder sb = new StringBuilder("registered ").append(Output.cell(stored.serverName()))
+          .append(": model ").append(stored.model().wireName());
+      if (stored.model() == ConcurrencyModel.SHARED) {
+        sb.append(", scope ").append(stored.scope().wireName());
+      }
+      stored.maxConcurrent().ifPresent(n -> sb.append(", maxConcurrent ").append(n));
+      stored.probe().ifPresent(p -> sb.append("; statelessness probe passed under the current identity (")
+          .append(Output.cell(p.detail())).append(')'));
+      context().out().println(sb);
+    }
+    return Cli.EXIT_OK;
+  }
+}

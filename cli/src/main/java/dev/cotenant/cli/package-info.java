@@ -1,0 +1,8 @@
+/**
+ * The {@code cotenant} command line: {@link dev.cotenant.cli.Main} (the executable),
+ * {@link dev.cotenant.cli.Cli} (runs a command line in-process, for tests),
+ * {@link dev.cotenant.cli.RootCommand} (where every subcommand is registered),
+ * {@link dev.cotenant.cli.CommonOptions} (the shared options) and
+ * {@link dev.cotenant.cli.CliRuntime} (the one way a command builds its runtime).
+ */
+package dev.cotenant.cli;
