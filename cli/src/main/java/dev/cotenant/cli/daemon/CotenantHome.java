@@ -1,0 +1,99 @@
+package dev.cotenant.cli.daemon;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Map;
+
+/**
+ * The Cotenant home directory and the daemon's files in it: {@code $COTENANT_HOME}, else
+ * {@code ~/.cotenant}.
+ *
+ * <ul>
+ *   <li>{@code cotenant.sock}: the daemon's Unix domain socket, mode 0600;
+ *   <li>{@code daemon.lock}: held by the running daemon (one per home), holds its pid;
+ *   <li>{@code daemon.start.lock}: held by a shim while it starts a daemon, so several shims
+ *       starting at once start one;
+ *   <li>{@code daemon.json}: the running daemon's pid, socket and HTTP address;
+ *   <li>{@code daemon.log}: the output of a daemon a shim (or {@code serve --detach}) started;
+ *   <li>{@code api-token}: the bearer token of the HTTP surfaces, mode 0600.
+ * </ul>
+ *
+ * @param dir the directory, absolute
+ */
+public record CotenantHome(Path dir) {
+  /** The environment variable naming the home directory. */
+  public static final String ENV = "COTENANT_HOME";
+
+  /** The longest path a Unix domain socket may have on Linux, in bytes. */
+  static final int SOCKET_PATH_MAX = 107;
+
+  public CotenantHome {
+    dir = dir.toAbsolutePath().normalize();
+  }
+
+  /** {@code $COTENANT_HOME} from {@code env} when set and not blank, else {@code userHome/.cotenant}. */
+  public static CotenantHome resolve(Map<String, String> env, Path userHome) {
+    String v = env.get(ENV);
+    return new CotenantHome(v != null && !v.isBlank() ? Path.of(v) : userHome.resolve(".cotenant"));
+  }
+
+  /** The daemon's socket. */
+  public Path socket() {
+    return dir.resolve("cotenant.sock");
+  }
+
+  /** The daemon's lock file. */
+  public Path lock() {
+    return dir.resolve("daemon.lock");
+  }
+
+  /** The lock shims take while starting a daemon. */
+  public Path startLock() {
+    return dir.resolve("daemon.start.lock");
+  }
+
+  /** The running daemon's state. */
+  public Path state() {
+    return dir.resolve("daemon.json");
+  }
+
+  /** Where a daemon started in the background writes its output. */
+  public Path log() {
+    return dir.resolve("daemon.log");
+  }
+
+  /** The bearer token of the HTTP surfaces. */
+  public Path token() {
+    return dir.resolve("api-token");
+  }
+
+  /**
+   * Creates the directory when it is missing, readable by its owner only (0700). An existing
+   * directory is left as it is: the socket's own mode (0600) is what closes it to others.
+   */
+  public void ensure() throws IOException {
+    if (!Files.isDirectory(dir)) {
+      Files.createDirectories(dir.getParent());
+      try {
+        Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+      } catch (java.nio.file.FileAlreadyExistsException e) {
+        // Another process made it first.
+      }
+    }
+  }
+
+  /**
+   * Checks that the socket path fits a Unix domain socket address.
+   *
+   * @throws IOException naming the path, its length and what to do
+   */
+  public void checkSocketPathLength() throws IOException {
+    int n = socket().toString().getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+    if (n > SOCKET_PATH_MAX) {
+      throw new IOException("the socket path " + socket() + " is " + n + " bytes long; a Unix socket's limit is "
+          + SOCKET_PATH_MAX + ": set " + ENV + " to a shorter directory");
+    }
+  }
+}

@@ -1,0 +1,274 @@
+package dev.cotenant.cli.daemon;
+
+import dev.cotenant.gateway.Cotenant;
+import dev.cotenant.gateway.sharing.Sharing;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The running daemon: holds the home's {@link DaemonLock}, owns one {@link Sharing} (the pool of
+ * every backend), serves shims on the Unix socket and MCP clients over Streamable HTTP on
+ * loopback, re-reads the records when they change, and on {@link #stop()} ends every session,
+ * drains every backend, removes the socket and its state file and releases the lock. A
+ * {@link Watchdog} kills the backends if the daemon dies without stopping.
+ */
+public final class Daemon implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Daemon.class);
+
+  /** The default HTTP port on 127.0.0.1. */
+  public static final int DEFAULT_PORT = 7587;
+
+  private final CotenantHome home;
+  private final Cotenant cotenant;
+  private final ServerDirectory directory;
+  private final int port;
+  private final String id;
+  private final boolean portChosen;
+  private final Set<SocketSession> sessions = ConcurrentHashMap.newKeySet();
+  private final AtomicLong sessionNumbers = new AtomicLong();
+  private final CountDownLatch stopped = new CountDownLatch(1);
+  private final Object lifecycle = new Object();
+  private @Nullable DaemonLock lock;
+  private @Nullable Watchdog watchdog;
+  private @Nullable Sharing sharing;
+  private @Nullable UnixSocketListener listener;
+  private @Nullable HttpSurface http;
+  private @Nullable RecordsWatcher watcher;
+  private boolean stopping;
+
+  /**
+   * @param home where the socket, lock and state live
+   * @param cotenant the runtime (sharing enabled by the caller unless the operator said otherwise)
+   * @param directory where servers are looked up
+   * @param port the HTTP port on 127.0.0.1 (0: any free one; negative: no HTTP)
+   * @param id the daemon's id, which every process it spawns inherits ({@value Watchdog#ENV});
+   *     empty: no watchdog
+   */
+  public Daemon(CotenantHome home, Cotenant cotenant, ServerDirectory directory, int port, String id) {
+    this(home, cotenant, directory, port, id, true);
+  }
+
+  /**
+   * As {@link #Daemon(CotenantHome, Cotenant, ServerDirectory, int, String)}; when
+   * {@code portChosen} is false (the default port, not one the operator named) and the port is
+   * in use, HTTP is served on a free port instead, named in {@code daemon.json}.
+   */
+  public Daemon(CotenantHome home, Cotenant cotenant, ServerDirectory directory, int port, String id, boolean portChosen) {
+    this.portChosen = portChosen;
+    this.id = id;
+    this.home = home;
+    this.cotenant = cotenant;
+    this.directory = directory;
+    this.port = port;
+  }
+
+  /**
+   * Starts everything; on failure, undoes what was started.
+   *
+   * @throws DaemonLock.HeldException when another daemon runs for this home
+   * @throws IOException when the socket, the HTTP port or the state file cannot be had
+   */
+  public void start() throws IOException {
+    synchronized (lifecycle) {
+      try {
+        home.ensure();
+        home.checkSocketPathLength();
+        lock = DaemonLock.acquire(home.lock());
+        if (!id.isBlank()) {
+          watchdog = Watchdog.start(id).orElse(null);
+        } else {
+          LOG.warn("{} is not set: backends of this daemon are not killed if it dies without stopping", Watchdog.ENV);
+        }
+        sharing = cotenant.sharing();
+        listener = UnixSocketListener.open(home.socket(), this::accept);
+        if (port >= 0) {
+          String token = ApiToken.readOrCreate(home.token());
+          try {
+            http = HttpSurface.start(port, sharing, directory, token);
+          } catch (IOException e) {
+            boolean inUse = e instanceof java.net.BindException || e.getCause() instanceof java.net.BindException;
+            if (!inUse || portChosen || port == 0) {
+              throw new IOException("cannot listen on 127.0.0.1:" + port + ": " + e.getMessage(), e);
+            }
+            LOG.warn("port {} on 127.0.0.1 is in use; serving HTTP on a free port instead (see {})", port, home.state());
+            http = HttpSurface.start(0, sharing, directory, token);
+          }
+        }
+        watcher = new RecordsWatcher(cotenant.recordsDirectory(), cotenant.recordStores());
+        writeState();
+        LOG.info("daemon {} ready: socket {}{}", ProcessHandle.current().pid(), home.socket(),
+            http == null ? "" : ", http://127.0.0.1:" + http.port() + "/mcp/{server}");
+      } catch (IOException | RuntimeException e) {
+        stop();
+        throw e;
+      }
+    }
+  }
+
+  private void accept(java.nio.channels.SocketChannel ch) {
+    SocketSession s = new SocketSession(new LineChannel(ch), sharing(), directory,
+        "sock-" + sessionNumbers.incrementAndGet(), sessions::remove);
+    sessions.add(s);
+    synchronized (lifecycle) {
+      if (stopping) {
+        s.end();
+        return;
+      }
+    }
+    s.run();
+  }
+
+  private Sharing sharing() {
+    Sharing s = sharing;
+    if (s == null) {
+      throw new IllegalStateException("not started");
+    }
+    return s;
+  }
+
+  /** The sharing runtime (for accounting). */
+  public Sharing sharingRuntime() {
+    return sharing();
+  }
+
+  /** The HTTP port, when HTTP is served. */
+  public Optional<Integer> httpPort() {
+    HttpSurface h = http;
+    return h == null ? Optional.empty() : Optional.of(h.port());
+  }
+
+  /** Sessions connected over the socket now. */
+  public int socketSessions() {
+    return sessions.size();
+  }
+
+  private void writeState() throws IOException {
+    Map<String, Object> s = new LinkedHashMap<>();
+    s.put("pid", ProcessHandle.current().pid());
+    s.put("socket", home.socket().toString());
+    HttpSurface h = http;
+    if (h != null) {
+      s.put("port", h.port());
+      s.put("mcp", "http://127.0.0.1:" + h.port() + "/mcp/{server}");
+    }
+    s.put("records", cotenant.recordsDirectory().toString());
+    s.put("configs", directory.files().stream().map(Path::toString).toList());
+    s.put("started", Instant.now().toString());
+    Watchdog w = watchdog;
+    if (w != null) {
+      s.put("watchdog_pid", w.pid());
+    }
+    Path tmp = home.state().resolveSibling(home.state().getFileName() + ".tmp");
+    Files.write(tmp, Wire.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsBytes(s));
+    Files.move(tmp, home.state(), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+  }
+
+  /** Blocks until the daemon has stopped. */
+  public void awaitStop() throws InterruptedException {
+    stopped.await();
+  }
+
+  /**
+   * Stops: no new session is accepted, every session ends (its shim sees the socket close), every
+   * backend drains, the socket and {@code daemon.json} are removed, the watchdog sweeps, the lock
+   * is released. Idempotent.
+   */
+  public void stop() {
+    synchronized (lifecycle) {
+      if (stopping) {
+        return;
+      }
+      stopping = true;
+    }
+    long t0 = System.nanoTime();
+    closeQuietly(listener);
+    closeQuietly(watcher);
+    closeQuietly(http);
+    for (SocketSession s : Set.copyOf(sessions)) {
+      s.end();
+    }
+    Sharing sh = sharing;
+    if (sh != null) {
+      try {
+        sh.close();
+      } catch (RuntimeException e) {
+        LOG.warn("draining the backends: {}", e.toString());
+      }
+    }
+    closeQuietly(watchdog);
+    if (lock != null) {
+      try {
+        Files.deleteIfExists(home.state());
+      } catch (IOException e) {
+        LOG.warn("could not remove {}: {}", home.state(), e.getMessage());
+      }
+      closeQuietly(lock);
+    }
+    LOG.info("daemon {} stopped in {} ms", ProcessHandle.current().pid(), Duration.ofNanos(System.nanoTime() - t0).toMillis());
+    stopped.countDown();
+  }
+
+  private static void closeQuietly(@Nullable AutoCloseable c) {
+    if (c == null) {
+      return;
+    }
+    try {
+      c.close();
+    } catch (Exception e) {
+      LOG.warn("stopping {}: {}", c.getClass().getSimpleName(), e.toString());
+    }
+  }
+
+  @Override
+  public void close() {
+    stop();
+  }
+
+  /** A fresh random id for {@value Watchdog#ENV}. */
+  public static String newDaemonId() {
+    byte[] b = new byte[16];
+    new SecureRandom().nextBytes(b);
+    return HexFormat.of().formatHex(b);
+  }
+
+  /** The bearer token of the HTTP surfaces: read from the home, or created there (0600). */
+  static final class ApiToken {
+    private ApiToken() {}
+
+    static String readOrCreate(Path file) throws IOException {
+      if (Files.isRegularFile(file)) {
+        String t = Files.readString(file, StandardCharsets.US_ASCII).strip();
+        if (t.length() >= 32) {
+          return t;
+        }
+        LOG.warn("{} holds no usable token (under 32 characters); writing a new one", file);
+      }
+      Path tmp = file.resolveSibling(file.getFileName() + "." + ProcessHandle.current().pid() + ".tmp");
+      Files.deleteIfExists(tmp);
+      Files.createFile(tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+      byte[] b = new byte[32];
+      new SecureRandom().nextBytes(b);
+      Files.writeString(tmp, HexFormat.of().formatHex(b) + "\n", StandardCharsets.US_ASCII);
+      Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      return Files.readString(file, StandardCharsets.US_ASCII).strip();
+    }
+  }
+}

@@ -1,0 +1,90 @@
+package dev.cotenant.cli.daemon;
+
+import dev.cotenant.spi.RecordStores;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Re-reads the records when another process changes them ({@code cotenant measure},
+ * {@code register}, {@code hazards clear}), so the daemon's next placement rests on the verdict
+ * those records give now: every {@value #PERIOD_MS} ms it compares the size and modification
+ * time of each file in the records directory with what it saw last, and on a change reloads the
+ * hazard ledger (unless it holds observations not yet written) and the pre-flight cache.
+ * Concurrency records are read at each placement already.
+ */
+final class RecordsWatcher implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(RecordsWatcher.class);
+
+  static final long PERIOD_MS = 1000;
+
+  private final Path directory;
+  private final RecordStores stores;
+  private final ScheduledExecutorService timer;
+  private Map<String, String> seen;
+
+  RecordsWatcher(Path directory, RecordStores stores) {
+    this.directory = directory;
+    this.stores = stores;
+    this.seen = fingerprint();
+    this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "cotenant-records-watch");
+      t.setDaemon(true);
+      return t;
+    });
+    timer.scheduleWithFixedDelay(this::check, PERIOD_MS, PERIOD_MS, TimeUnit.MILLISECONDS);
+  }
+
+  private Map<String, String> fingerprint() {
+    Map<String, String> f = new TreeMap<>();
+    if (!Files.isDirectory(directory)) {
+      return f;
+    }
+    try (Stream<Path> files = Files.list(directory)) {
+      files.filter(Files::isRegularFile).forEach(p -> {
+        try {
+          f.put(p.getFileName().toString(), Files.size(p) + "@" + Files.getLastModifiedTime(p).toMillis());
+        } catch (IOException e) {
+          f.put(p.getFileName().toString(), "unreadable");
+        }
+      });
+    } catch (IOException e) {
+      f.put("", "unlistable");
+    }
+    return f;
+  }
+
+  /** Reloads when the files changed; returns true when it did. */
+  boolean check() {
+    try {
+      Map<String, String> now = fingerprint();
+      if (Objects.equals(now, seen)) {
+        return false;
+      }
+      seen = now;
+      if (!stores.hazardLedger().hasUnflushed()) {
+        stores.hazardLedger().reload();
+      }
+      stores.preflightCache().load();
+      LOG.info("the records in {} changed; new sessions are placed by the verdicts they give now", directory);
+      return true;
+    } catch (RuntimeException e) {
+      LOG.warn("re-reading the records in {} failed: {}", directory, e.toString());
+      return false;
+    }
+  }
+
+  @Override
+  public void close() {
+    timer.shutdownNow();
+  }
+}

@@ -1,0 +1,89 @@
+package dev.cotenant.cli.daemon;
+
+import dev.cotenant.gateway.config.ConfigException;
+import dev.cotenant.gateway.config.ConfiguredServer;
+import dev.cotenant.gateway.config.McpConfigReader;
+import dev.cotenant.gateway.config.RefusedServer;
+import dev.cotenant.gateway.config.ServerConfigs;
+import java.nio.file.Path;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Where the daemon finds a server's definition. Files are read afresh at each lookup, so an edit
+ * takes effect for the next session: first the files the client named (a shim's
+ * {@code cotenant connect NAME CONFIG...}), then the daemon's own ({@code cotenant serve
+ * CONFIG...}, or the usual locations). A file the client named that cannot be read is an error; one
+ * of the daemon's own is skipped with a warning.
+ */
+public final class ServerDirectory {
+  private static final Logger LOG = LoggerFactory.getLogger(ServerDirectory.class);
+
+  private final List<Path> daemonFiles;
+
+  /** Looks servers up in {@code daemonFiles} after the client's own. */
+  public ServerDirectory(List<Path> daemonFiles) {
+    this.daemonFiles = List.copyOf(daemonFiles);
+  }
+
+  /** The daemon's own files. */
+  public List<Path> files() {
+    return daemonFiles;
+  }
+
+  /** Thrown when no file names the server. */
+  public static final class UnknownServerException extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    UnknownServerException(String message) {
+      super(message);
+    }
+  }
+
+  /**
+   * The server named {@code name}: from {@code clientFiles} first, then the daemon's files.
+   *
+   * @throws ConfigException when a file of {@code clientFiles} cannot be read
+   * @throws UnknownServerException when none names it, naming the files looked at
+   */
+  public ConfiguredServer find(String name, List<Path> clientFiles) throws ConfigException, UnknownServerException {
+    McpConfigReader reader = new McpConfigReader();
+    LinkedHashSet<Path> looked = new LinkedHashSet<>();
+    for (Path f : clientFiles) {
+      looked.add(f);
+      Optional<ConfiguredServer> s = named(reader.read(List.of(f)), name);
+      if (s.isPresent()) {
+        return s.get();
+      }
+    }
+    for (Path f : daemonFiles) {
+      if (!looked.add(f)) {
+        continue;
+      }
+      try {
+        Optional<ConfiguredServer> s = named(reader.read(List.of(f)), name);
+        if (s.isPresent()) {
+          return s.get();
+        }
+      } catch (ConfigException e) {
+        LOG.warn("{}: {}; skipped", f, e.problem());
+      }
+    }
+    throw new UnknownServerException("no server named '" + name + "' in "
+        + (looked.isEmpty() ? "any configuration file (the daemon was started without one; name the file: "
+            + "cotenant connect " + name + " CONFIG)" : looked.stream().map(Path::toString).collect(Collectors.joining(", "))));
+  }
+
+  private static Optional<ConfiguredServer> named(ServerConfigs configs, String name) throws ConfigException {
+    for (RefusedServer r : configs.refused()) {
+      if (r.name().equals(name)) {
+        throw new ConfigException(r.file(), r.reason());
+      }
+    }
+    return configs.get(name);
+  }
+}

@@ -1,0 +1,180 @@
+package dev.cotenant.cli.daemon;
+
+import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintWriter;
+import java.nio.channels.SocketChannel;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * {@code cotenant connect}: relays one MCP client's stdio session to the daemon. Lines from the
+ * client go to the socket as they are, lines from the socket go to the client as they are; the
+ * shim only reads each message's {@code id} and {@code method} to know which of the client's
+ * requests are still unanswered. When the client closes its input, the shim closes its half of
+ * the socket and exits 0 once the daemon has ended the session. When the daemon goes away first
+ * (stopped, or killed), every unanswered request is answered with a JSON-RPC error
+ * ({@value #INTERRUPTED} "call interrupted"), one line saying why goes to standard error, and the
+ * shim exits 1.
+ */
+public final class Shim {
+  /** The error code of a request whose daemon went away: the multiplexer's "call interrupted". */
+  public static final int INTERRUPTED = dev.cotenant.gateway.mux.Multiplexer.CALL_INTERRUPTED;
+
+  /** Exit status: the client closed its input. */
+  public static final int EXIT_CLIENT_CLOSED = 0;
+  /** Exit status: the daemon could not be reached, refused the session, or went away. */
+  public static final int EXIT_DAEMON = 1;
+
+  private final String server;
+  private final List<String> configs;
+  private final InputStream clientIn;
+  private final OutputStream clientOut;
+  private final PrintWriter err;
+  /** The client's requests not answered yet: the id's JSON text to the id. */
+  private final Map<String, JsonNode> pending = new ConcurrentHashMap<>();
+  private volatile boolean clientClosed;
+
+  /**
+   * @param server the server's name
+   * @param configs absolute paths of configuration files the daemon should look in first
+   * @param clientIn the client's messages (standard input)
+   * @param clientOut where the client reads (standard output)
+   * @param err one line for people when something goes wrong
+   */
+  public Shim(String server, List<String> configs, InputStream clientIn, OutputStream clientOut, PrintWriter err) {
+    this.server = server;
+    this.configs = List.copyOf(configs);
+    this.clientIn = clientIn;
+    this.clientOut = clientOut;
+    this.err = err;
+  }
+
+  /** Says hello on {@code socket} and relays until one side ends; returns the exit status. */
+  public int run(SocketChannel socket) {
+    LineChannel daemon = new LineChannel(socket);
+    long daemonPid;
+    try {
+      daemon.writeLine(Wire.hello(server, configs));
+      byte[] reply = daemon.readLine();
+      if (reply == null) {
+        return fail("the daemon closed the connection before answering");
+      }
+      Map<String, Object> r = Wire.object(reply);
+      if (!"connected".equals(r.get("cotenant"))) {
+        return fail(String.valueOf(r.getOrDefault("error", "the daemon refused the session")));
+      }
+      daemonPid = r.get("daemon_pid") instanceof Number ? ((Number) r.get("daemon_pid")).longValue() : -1;
+    } catch (IOException e) {
+      return fail("the daemon did not answer: " + e.getMessage());
+    }
+    Thread up = new Thread(() -> upstream(daemon, socket), "cotenant-connect-up");
+    up.setDaemon(true);
+    up.start();
+    String why = null;
+    try {
+      byte[] line;
+      while ((line = daemon.readLine()) != null) {
+        JsonNode m = parse(line);
+        if (m != null && m.has("id") && !m.has("method")) {
+          pending.remove(m.get("id").toString());
+        }
+        clientOut.write(line);
+        clientOut.write('\n');
+        clientOut.flush();
+      }
+    } catch (IOException e) {
+      why = e.getMessage();
+    }
+    if (clientClosed) {
+      return EXIT_CLIENT_CLOSED;
+    }
+    boolean alive = daemonPid > 0 && ProcessHandle.of(daemonPid).map(ProcessHandle::isAlive).orElse(false);
+    String reason = alive
+        ? "the daemon (pid " + daemonPid + ") ended " + server + "'s session"
+        : "the daemon (pid " + daemonPid + ") went away";
+    for (JsonNode id : pending.values()) {
+      try {
+        clientOut.write(Wire.MAPPER.writeValueAsBytes(Map.of("jsonrpc", "2.0", "id", id,
+            "error", Map.of("code", INTERRUPTED, "message", "call interrupted: " + reason))));
+        clientOut.write('\n');
+      } catch (IOException e) {
+        break;
+      }
+    }
+    try {
+      clientOut.flush();
+    } catch (IOException e) {
+      // The client is gone too.
+    }
+    return fail(reason + (why == null ? "" : " (" + why + ")"));
+  }
+
+  private void upstream(LineChannel daemon, SocketChannel socket) {
+    try {
+      InputStream in = new BufferedInputStream(clientIn, 64 * 1024);
+      ByteArrayOutputStream line = new ByteArrayOutputStream(1024);
+      int b;
+      while ((b = in.read()) >= 0) {
+        if (b != '\n') {
+          if (line.size() >= LineChannel.MAX_LINE) {
+            throw new IOException("the client sent a message longer than " + LineChannel.MAX_LINE + " bytes");
+          }
+          line.write(b);
+          continue;
+        }
+        forward(daemon, line.toByteArray());
+        line.reset();
+      }
+      if (line.size() > 0) {
+        forward(daemon, line.toByteArray());
+      }
+      clientClosed = true;
+      socket.shutdownOutput();
+    } catch (IOException e) {
+      // The daemon is gone: the reading side reports it.
+    }
+  }
+
+  private void forward(LineChannel daemon, byte[] line) throws IOException {
+    if (line.length == 0 || (line.length == 1 && line[0] == '\r')) {
+      return;
+    }
+    JsonNode m = parse(line);
+    if (m != null && m.has("id") && m.has("method")) {
+      pending.put(m.get("id").toString(), m.get("id"));
+    }
+    daemon.writeLine(line);
+  }
+
+  private static @Nullable JsonNode parse(byte[] line) {
+    try {
+      JsonNode n = Wire.MAPPER.readTree(line);
+      return n != null && n.isObject() ? n : null;
+    } catch (RuntimeException e) {
+      return null;
+    }
+  }
+
+  private int fail(String why) {
+    err.println("cotenant connect " + server + ": " + why);
+    err.flush();
+    return EXIT_DAEMON;
+  }
+
+  /** The server's name. */
+  public String server() {
+    return server;
+  }
+
+  /** For tests: the requests not answered yet. */
+  int pendingCount() {
+    return pending.size();
+  }
+}

@@ -1,0 +1,228 @@
+package dev.cotenant.cli.daemon;
+
+import dev.cotenant.api.Json;
+import dev.cotenant.gateway.config.ConfigException;
+import dev.cotenant.gateway.config.ConfiguredServer;
+import dev.cotenant.gateway.pool.PoolException;
+import dev.cotenant.gateway.sharing.Connection;
+import dev.cotenant.gateway.sharing.Sharing;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One shim's connection to the daemon: the hello ({@link Wire}), then one client session of one
+ * server through {@link Sharing}. The session connects at the client's first message (its
+ * {@code initialize} carries the parameters placement needs; a 2026-07-28 client sends none).
+ * What the backend sends the client is queued (at most {@value #OUTBOUND} messages) and written
+ * by a thread of its own, so a client that stops reading never holds up a shared backend: when
+ * its queue is full, its session is ended. Ends when either side closes.
+ */
+final class SocketSession implements Runnable {
+  private static final Logger LOG = LoggerFactory.getLogger(SocketSession.class);
+
+  /** The most messages waiting for a client that is not reading. */
+  static final int OUTBOUND = 10_000;
+
+  private static final byte[] END = new byte[0];
+
+  private final LineChannel channel;
+  private final Sharing sharing;
+  private final ServerDirectory directory;
+  private final String sessionId;
+  private final Consumer<SocketSession> onEnd;
+  private final BlockingQueue<byte[]> outbound = new ArrayBlockingQueue<>(OUTBOUND + 1);
+  private volatile @Nullable Connection connection;
+  private volatile @Nullable String serverName;
+  private volatile boolean ended;
+
+  SocketSession(LineChannel channel, Sharing sharing, ServerDirectory directory, String sessionId,
+      Consumer<SocketSession> onEnd) {
+    this.channel = channel;
+    this.sharing = sharing;
+    this.directory = directory;
+    this.sessionId = sessionId;
+    this.onEnd = onEnd;
+  }
+
+  String sessionId() {
+    return sessionId;
+  }
+
+  @Override
+  public void run() {
+    try {
+      ConfiguredServer server = hello();
+      if (server == null) {
+        return;
+      }
+      Thread writer = new Thread(this::writeLoop, "cotenant-session-" + sessionId + "-out");
+      writer.setDaemon(true);
+      writer.start();
+      byte[] line;
+      while (!ended && (line = channel.readLine()) != null) {
+        Map<String, Object> message;
+        try {
+          message = Wire.object(line);
+        } catch (IOException e) {
+          send(Wire.error(Json.NULL, -32700, "parse error: " + e.getMessage()));
+          continue;
+        }
+        Connection c = connection;
+        if (c == null) {
+          c = connect(server, message);
+          if (c == null) {
+            return;
+          }
+        }
+        c.fromClient(message);
+      }
+    } catch (IOException e) {
+      if (!ended) {
+        LOG.debug("session {}: {}", sessionId, e.getMessage());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException e) {
+      LOG.warn("session {} of {} failed: {}", sessionId, serverName, e.toString());
+    } finally {
+      end();
+    }
+  }
+
+  private @Nullable ConfiguredServer hello() throws IOException {
+    byte[] line = channel.readLine();
+    if (line == null) {
+      return null;
+    }
+    Map<String, Object> hello;
+    try {
+      hello = Wire.object(line);
+    } catch (IOException e) {
+      refuse("the first line is not a Cotenant hello: " + e.getMessage());
+      return null;
+    }
+    if (!"connect".equals(hello.get("cotenant")) || !(hello.get("server") instanceof String)) {
+      refuse("the first line is not a Cotenant hello (\"cotenant\":\"connect\" and a \"server\")");
+      return null;
+    }
+    Object version = hello.get("version");
+    if (!(version instanceof Number) || ((Number) version).intValue() != Wire.VERSION) {
+      refuse("this daemon speaks version " + Wire.VERSION + " of the shim protocol; the shim sent " + version
+          + ": restart the daemon, or use the same cotenant for both");
+      return null;
+    }
+    String name = (String) hello.get("server");
+    serverName = name;
+    List<Path> files = new ArrayList<>();
+    if (hello.get("configs") instanceof List) {
+      for (Object o : (List<?>) hello.get("configs")) {
+        if (o instanceof String && Path.of((String) o).isAbsolute()) {
+          files.add(Path.of((String) o));
+        }
+      }
+    }
+    try {
+      ConfiguredServer s = directory.find(name, files);
+      channel.writeLine(Wire.connected(sessionId));
+      return s;
+    } catch (ConfigException e) {
+      refuse(e.file() + ": " + e.problem());
+    } catch (ServerDirectory.UnknownServerException e) {
+      refuse(e.getMessage());
+    }
+    return null;
+  }
+
+  private void refuse(String why) throws IOException {
+    LOG.info("refused a shim: {}", why);
+    channel.writeLine(Wire.refused(why));
+  }
+
+  private @Nullable Connection connect(ConfiguredServer server, Map<String, Object> first) throws InterruptedException {
+    Map<String, Object> params = Map.of();
+    if ("initialize".equals(first.get("method")) && first.get("params") instanceof Map) {
+      @SuppressWarnings("unchecked")
+      Map<String, Object> p = (Map<String, Object>) first.get("params");
+      params = p;
+    }
+    try {
+      Connection c = sharing.connect(server.description(), sessionId, params, this::send);
+      connection = c;
+      LOG.info("session {} of {}: {} ({}), backend pid {}", sessionId, server.name(),
+          c.placement().placement().name().toLowerCase(java.util.Locale.ROOT), c.placement().why(),
+          c.backendPid().isPresent() ? c.backendPid().getAsLong() : "unknown");
+      return c;
+    } catch (PoolException e) {
+      LOG.warn("session {} of {}: no backend: {}", sessionId, server.name(), e.getMessage());
+      if (first.containsKey("method") && first.containsKey("id")) {
+        try {
+          // Written directly: the session ends right after.
+          channel.writeLine(Wire.line(Wire.error(first.get("id"), Connection.NO_BACKEND,
+              "no backend for " + server.name() + ": " + e.getMessage())));
+        } catch (IOException gone) {
+          LOG.debug("session {}: {}", sessionId, gone.getMessage());
+        }
+      }
+      return null;
+    }
+  }
+
+  /** Queues one message for the client; ends the session when the client has stopped reading. */
+  private void send(Map<String, Object> message) {
+    if (ended) {
+      return;
+    }
+    if (!outbound.offer(Wire.line(message))) {
+      LOG.warn("session {} of {}: the client has not read its last {} messages; ending its session", sessionId,
+          serverName, OUTBOUND);
+      end();
+    }
+  }
+
+  private void writeLoop() {
+    try {
+      while (true) {
+        byte[] line = outbound.take();
+        if (line == END) {
+          return;
+        }
+        channel.writeLine(line);
+      }
+    } catch (IOException e) {
+      end();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Ends the session: closes its connection (releasing its backend) and the socket. Idempotent. */
+  void end() {
+    synchronized (this) {
+      if (ended) {
+        return;
+      }
+      ended = true;
+    }
+    Connection c = connection;
+    if (c != null) {
+      c.close();
+    }
+    outbound.clear();
+    outbound.offer(END);
+    try {
+      channel.close();
+    } catch (IOException e) {
+      // Closed already.
+    }
+    onEnd.accept(this);
+  }
+}

@@ -1,0 +1,86 @@
+package dev.cotenant.cli.daemon;
+
+import dev.cotenant.api.Json;
+import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The daemon's socket protocol: newline-delimited JSON. A shim opens with one hello line,
+ * {@code {"cotenant":"connect","version":1,"server":NAME,"configs":[ABSOLUTE PATH...]}}; the
+ * daemon answers {@code {"cotenant":"connected","session":ID,"daemon_pid":PID}} or
+ * {@code {"cotenant":"refused","error":MESSAGE}} (and closes). After that, every line either way
+ * is one JSON-RPC message of the session, exactly as MCP's stdio transport frames them.
+ */
+public final class Wire {
+  /** The protocol version a shim speaks. */
+  public static final int VERSION = 1;
+
+  static final JsonMapper MAPPER = JsonMapper.builder().build();
+
+  private Wire() {}
+
+  /** The shim's hello. */
+  public static byte[] hello(String server, List<String> configs) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("cotenant", "connect");
+    m.put("version", VERSION);
+    m.put("server", server);
+    m.put("configs", configs);
+    return MAPPER.writeValueAsBytes(m);
+  }
+
+  static byte[] connected(String session) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("cotenant", "connected");
+    m.put("session", session);
+    m.put("daemon_pid", ProcessHandle.current().pid());
+    return MAPPER.writeValueAsBytes(m);
+  }
+
+  static byte[] refused(String error) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("cotenant", "refused");
+    m.put("error", error);
+    return MAPPER.writeValueAsBytes(m);
+  }
+
+  /**
+   * One JSON object, as plain JSON values ({@link Json#NULL} for null).
+   *
+   * @throws IOException when the line is not a JSON object
+   */
+  @SuppressWarnings("unchecked")
+  public static Map<String, Object> object(byte[] line) throws IOException {
+    Object v;
+    try {
+      v = MAPPER.readValue(line, Object.class);
+    } catch (JacksonException e) {
+      throw new IOException("not JSON: " + e.getOriginalMessage());
+    }
+    if (!(v instanceof Map)) {
+      throw new IOException("not a JSON object");
+    }
+    return Json.freezeMap((Map<String, ?>) v);
+  }
+
+  /** {@code message} as one line of JSON. */
+  public static byte[] line(Map<String, Object> message) {
+    return MAPPER.writeValueAsBytes(Json.thaw(message));
+  }
+
+  /** A JSON-RPC error answer to the request {@code id}. */
+  public static Map<String, Object> error(Object id, int code, String message) {
+    Map<String, Object> e = new LinkedHashMap<>();
+    e.put("code", code);
+    e.put("message", message);
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("jsonrpc", "2.0");
+    m.put("id", id);
+    m.put("error", e);
+    return m;
+  }
+}
