@@ -1,0 +1,246 @@
+package dev.cotenant.cli.daemon;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.cotenant.api.ServerDescription;
+import dev.cotenant.gateway.Cotenant;
+import dev.cotenant.gateway.pool.EntrySnapshot;
+import dev.cotenant.gateway.sharing.SharingSettings;
+import dev.cotenant.testkit.process.ChecksProcessLeaks;
+import dev.cotenant.testkit.server.FakeServer;
+import java.io.IOException;
+import java.io.PipedInputStream;
+import java.io.PipedOutputStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The daemon in this JVM over real sockets and a real backend process (the kit's fake server):
+ * one daemon per home, the socket's mode and lifetime, shims sharing one backend, refusals.
+ */
+@ChecksProcessLeaks(waitMillis = 20_000)
+class DaemonTest {
+  private static final JsonMapper JSON = JsonMapper.builder().build();
+
+  @TempDir Path dir;
+  private final List<Daemon> daemons = new ArrayList<>();
+
+  @AfterEach
+  void stopAll() {
+    daemons.forEach(Daemon::stop);
+  }
+
+  private CotenantHome home() {
+    return new CotenantHome(dir.resolve("home"));
+  }
+
+  /** A configuration naming {@code server} as "fake", and a daemon sharing it. */
+  private Daemon daemon(ServerDescription server) throws IOException {
+    Path config = dir.resolve("mcp.json");
+    Map<String, Object> entry = new LinkedHashMap<>();
+    entry.put("command", server.command());
+    entry.put("args", server.args());
+    entry.put("env", server.env());
+    Files.write(config, JSON.writeValueAsBytes(Map.of("mcpServers", Map.of("fake", entry))));
+    Cotenant cotenant = Cotenant.builder()
+        .config(Map.of(SharingSettings.ENABLED, "true", SharingSettings.FORCED, "fake", "cotenant.pool.drain-grace-ms", "0"))
+        .recordsDirectory(dir.resolve("records")).build();
+    Daemon d = new Daemon(home(), cotenant, new ServerDirectory(List.of(config)), -1, "");
+    daemons.add(d);
+    return d;
+  }
+
+  private static ServerDescription echo() {
+    return FakeServer.builder().name("fake").era(FakeServer.Era.LEGACY).echo().build().description();
+  }
+
+  @Test
+  void aSecondDaemonForTheSameHomeIsRefusedNamingTheFirstsPid() throws Exception {
+    Daemon first = daemon(echo());
+    first.start();
+    Daemon second = daemon(echo());
+    DaemonLock.HeldException e = assertThrows(DaemonLock.HeldException.class, second::start);
+    assertEquals(ProcessHandle.current().pid(), e.pid().orElseThrow());
+    assertTrue(e.getMessage().contains("already runs for " + home().dir()), e.getMessage());
+    assertTrue(Files.exists(home().socket()), "the refused daemon left the first one's socket alone");
+    first.stop();
+    Daemon third = daemon(echo());
+    third.start();
+    assertTrue(DaemonStarter.tryConnect(home().socket()).isPresent(), "a daemon starts once the first has stopped");
+  }
+
+  @Test
+  void theSocketIsItsOwnersOnlyAndStoppingRemovesItAndTheState() throws Exception {
+    Daemon d = daemon(echo());
+    d.start();
+    assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(home().socket())));
+    assertEquals(System.getProperty("user.name"), Files.getOwner(home().socket()).getName());
+    assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(home().dir())),
+        "a home the daemon creates is its owner's only");
+    JsonNode state = JSON.readTree(home().state().toFile());
+    assertEquals(ProcessHandle.current().pid(), state.get("pid").asLong());
+    assertEquals(home().socket().toString(), state.get("socket").asString());
+    try (var files = Files.list(home().dir())) {
+      assertTrue(files.noneMatch(p -> p.getFileName().toString().startsWith(".b")), "no private bind directory is left");
+    }
+    d.stop();
+    assertFalse(Files.exists(home().socket()), "the socket is removed");
+    assertFalse(Files.exists(home().state()), "daemon.json is removed");
+    assertTrue(DaemonStarter.tryConnect(home().socket()).isEmpty());
+  }
+
+  @Test
+  void aStaleSocketLeftByAKilledDaemonIsReplaced() throws Exception {
+    home().ensure();
+    try (ServerSocketChannel stale = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+      stale.bind(UnixDomainSocketAddress.of(home().socket()));
+    }
+    assertTrue(Files.exists(home().socket()));
+    assertTrue(DaemonStarter.tryConnect(home().socket()).isEmpty(), "a stale socket answers nobody");
+    Daemon d = daemon(echo());
+    d.start();
+    try (SocketChannel ch = DaemonStarter.tryConnect(home().socket()).orElseThrow()) {
+      assertTrue(ch.isConnected());
+    }
+  }
+
+  /** A shim in this JVM, with the client's side of its stdio. */
+  private static final class Client implements AutoCloseable {
+    final PipedOutputStream toShim = new PipedOutputStream();
+    final PipedInputStream fromShim = new PipedInputStream(1 << 20);
+    final StringWriter err = new StringWriter();
+    final CompletableFuture<Integer> exit = new CompletableFuture<>();
+    final java.io.BufferedReader reader;
+
+    Client(String server, Path socket) throws IOException {
+      PipedInputStream shimIn = new PipedInputStream(toShim, 1 << 20);
+      PipedOutputStream shimOut = new PipedOutputStream(fromShim);
+      reader = new java.io.BufferedReader(new java.io.InputStreamReader(fromShim, StandardCharsets.UTF_8));
+      SocketChannel ch = DaemonStarter.tryConnect(socket).orElseThrow();
+      Thread t = new Thread(() -> {
+        try {
+          exit.complete(new Shim(server, List.of(), shimIn, shimOut, new PrintWriter(err, true)).run(ch));
+          shimOut.close();
+        } catch (Throwable e) {
+          exit.completeExceptionally(e);
+        }
+      });
+      t.setDaemon(true);
+      t.start();
+    }
+
+    void send(Object... keyValues) throws IOException {
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("jsonrpc", "2.0");
+      for (int i = 0; i < keyValues.length; i += 2) {
+        m.put((String) keyValues[i], keyValues[i + 1]);
+      }
+      toShim.write(JSON.writeValueAsBytes(m));
+      toShim.write('\n');
+      toShim.flush();
+    }
+
+    JsonNode answer(Object id) throws IOException {
+      String line;
+      while ((line = reader.readLine()) != null) {
+        JsonNode n = JSON.readTree(line);
+        if (n.has("id") && !n.has("method") && n.get("id").toString().equals(JSON.writeValueAsString(id))) {
+          return n;
+        }
+      }
+      throw new IOException("the shim's output ended before the answer to " + id + "; stderr: " + err);
+    }
+
+    void initialize() throws IOException {
+      send("id", 0, "method", "initialize", "params", Map.of("protocolVersion", "2025-11-25", "capabilities", Map.of(),
+          "clientInfo", Map.of("name", "test", "version", "1")));
+      assertTrue(answer(0).has("result"));
+      send("method", "notifications/initialized");
+    }
+
+    @Override
+    public void close() throws IOException {
+      toShim.close();
+    }
+  }
+
+  @Test
+  void twoShimsShareOneBackendEachGetsItsOwnAnswersAndClosingStdinEndsTheShimWithStatus0() throws Exception {
+    Daemon d = daemon(echo());
+    d.start();
+    try (Client a = new Client("fake", home().socket()); Client b = new Client("fake", home().socket())) {
+      a.initialize();
+      b.initialize();
+      a.send("id", "same", "method", "tools/call", "params", Map.of("name", "echo", "arguments", Map.of("text", "from-a")));
+      b.send("id", "same", "method", "tools/call", "params", Map.of("name", "echo", "arguments", Map.of("text", "from-b")));
+      String ta = a.answer("same").toString();
+      String tb = b.answer("same").toString();
+      assertTrue(ta.contains("from-a") && !ta.contains("from-b"), ta);
+      assertTrue(tb.contains("from-b") && !tb.contains("from-a"), tb);
+      List<EntrySnapshot> backends = d.sharingRuntime().accounting();
+      assertEquals(1, backends.size(), backends.toString());
+      assertEquals(2, backends.get(0).sessions(), backends.toString());
+      assertEquals(2, d.socketSessions());
+      a.close();
+      assertEquals(Shim.EXIT_CLIENT_CLOSED, a.exit.get(20, TimeUnit.SECONDS), a.err.toString());
+      assertEquals("", a.err.toString(), "a client that closes says nothing");
+      b.close();
+      assertEquals(Shim.EXIT_CLIENT_CLOSED, b.exit.get(20, TimeUnit.SECONDS));
+    }
+  }
+
+  @Test
+  void stoppingTheDaemonAnswersAnUnansweredRequestCallInterruptedAndTheShimExits1() throws Exception {
+    Daemon d = daemon(echo());
+    d.start();
+    try (Client a = new Client("fake", home().socket())) {
+      a.initialize();
+      // The fake server sleeps this long before answering: the call is unanswered when the daemon stops.
+      a.send("id", 41, "method", "tools/call", "params", Map.of("name", "echo",
+          "arguments", Map.of("text", "slow", "delayMillis", 600_000)));
+      a.send("id", 42, "method", "ping");
+      assertTrue(a.answer(42).has("result"), "the ping went through, so the call is in the daemon");
+      d.stop();
+      JsonNode interrupted = a.answer(41);
+      assertEquals(Shim.INTERRUPTED, interrupted.get("error").get("code").asInt(), interrupted.toString());
+      assertEquals(Shim.EXIT_DAEMON, a.exit.get(20, TimeUnit.SECONDS));
+      assertTrue(a.err.toString().startsWith("cotenant connect fake: the daemon (pid "), a.err.toString());
+    }
+  }
+
+  @Test
+  void anUnknownServerIsRefusedNamingTheFilesLookedAt() throws Exception {
+    Daemon d = daemon(echo());
+    d.start();
+    try (Client a = new Client("nope", home().socket())) {
+      assertEquals(Shim.EXIT_DAEMON, a.exit.get(20, TimeUnit.SECONDS));
+      assertTrue(a.err.toString().contains("no server named 'nope' in " + dir.resolve("mcp.json")), a.err.toString());
+      assertEquals(-1, a.reader.read(), "nothing reached the client's standard output");
+    }
+    assertNotEquals(0, d.sharingRuntime().accounting().size() + 1);
+    assertEquals(List.of(), d.sharingRuntime().accounting(), "no backend was started");
+  }
+}
