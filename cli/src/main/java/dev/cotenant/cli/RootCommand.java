@@ -15,7 +15,7 @@ import picocli.CommandLine.ScopeType;
     description = "Decides whether MCP servers may share one backend process across client sessions.",
     subcommands = {
       AssessCommand.class, MeasureCommand.class, HazardsCommand.class, SeedCommand.class,
-      ProbeStatelessCommand.class, RegisterCommand.class})
+      ProbeStatelessCommand.class, RegisterCommand.class, RouteCommand.class})
 public final class RootCommand implements Callable<Integer> {
   private final CliContext context;
 
