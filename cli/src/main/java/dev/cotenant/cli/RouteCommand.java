@@ -1,0 +1,222 @@
+package dev.cotenant.cli;
+
+import dev.cotenant.cli.route.ConfigText;
+import dev.cotenant.cli.route.Launch;
+import dev.cotenant.cli.route.RoutePlan;
+import dev.cotenant.cli.route.RoutePlan.Kind;
+import dev.cotenant.cli.route.RoutePlan.Outcome;
+import dev.cotenant.cli.route.Router;
+import dev.cotenant.cli.route.Sidecar;
+import dev.cotenant.gateway.config.McpConfigReader;
+import dev.cotenant.gateway.records.RecordsDirectory;
+import java.io.PrintWriter;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.CodeSource;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Collectors;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * {@code cotenant route CONFIG [--apply] [--undo] [--launcher PATH]}: rewrites a client's MCP
+ * configuration so that each stdio server is launched through {@code cotenant connect NAME
+ * SIDECAR}, the original entry kept verbatim in a {@linkplain Sidecar sidecar} where the daemon
+ * reads it; {@code --undo} puts the originals back. Without {@code --apply} the new content of
+ * CONFIG is printed and nothing is written. With it the sidecar is written first (routing) or
+ * last (undoing), so a failure never leaves a routed entry without its original. See
+ * {@code docs/routing.md}.
+ */
+@Command(
+    name = "route",
+    description =
+        "Rewrite a client's MCP configuration so each stdio server launches through 'cotenant connect', "
+            + "its original entry kept in a sidecar file; --undo restores the originals. Prints the new "
+            + "content of CONFIG unless --apply.")
+public final class RouteCommand extends CliCommand {
+  @Parameters(index = "0", paramLabel = "CONFIG", description = "The client's MCP configuration file.")
+  String config;
+
+  @Option(names = "--apply", description = "Write CONFIG and the sidecar (under their locks, atomically).")
+  boolean apply;
+
+  @Option(names = "--undo", description = "Restore the original entries kept in the sidecar.")
+  boolean undo;
+
+  @Option(
+      names = "--launcher",
+      paramLabel = "PATH",
+      description = "The command routed entries start (e.g. the ./cotenant script), instead of java -jar cotenant.jar.")
+  String launcher;
+
+  /** Created by picocli. */
+  public RouteCommand() {}
+
+  @Override
+  public Integer call() throws Exception {
+    CliContext cx = context();
+    Path file = cx.resolve(config);
+    new McpConfigReader().read(List.of(file));
+    ConfigText text = ConfigText.read(file);
+    Sidecar sidecar = Sidecar.of(file, cotenantHome());
+    RoutePlan plan =
+        undo
+            ? Router.undo(text, sidecar.file(), sidecar.read())
+            : Router.route(text, launch(), sidecar.file(), sidecar.read(), explicitHome());
+    boolean changes = !plan.text().equals(text.text());
+    boolean sidecarRemoved = false;
+    if (apply && undo) {
+      if (changes) {
+        ConfigText.write(file, text.text(), plan.text());
+      }
+      if (!plan.originals().isEmpty()) {
+        sidecarRemoved = sidecar.remove(plan.originals());
+      }
+    } else if (apply) {
+      if (!plan.originals().isEmpty()) {
+        sidecar.add(plan);
+      }
+      if (changes) {
+        ConfigText.write(file, text.text(), plan.text());
+      }
+    }
+    if (common.json()) {
+      Output.json(cx.out(), json(plan, cx.display(file), sidecar, sidecarRemoved));
+      return Cli.EXIT_OK;
+    }
+    if (!apply) {
+      cx.out().print(plan.text());
+      cx.out().flush();
+    }
+    summary(apply ? cx.out() : cx.err(), plan, cx.display(file), sidecar, sidecarRemoved, changes);
+    return Cli.EXIT_OK;
+  }
+
+  private ObjectNode json(RoutePlan plan, String shown, Sidecar sidecar, boolean sidecarRemoved) {
+    ObjectNode o = Output.object();
+    o.put("config", shown);
+    o.put("sidecar", sidecar.file().toString());
+    o.put("undo", undo);
+    o.put("applied", apply);
+    if (undo) {
+      names(o.putArray("restored"), plan.of(Kind.RESTORED));
+      reasons(o.putArray("left"), plan.of(Kind.LEFT));
+      o.put("sidecarRemoved", sidecarRemoved);
+    } else {
+      names(o.putArray("routed"), plan.of(Kind.ROUTED));
+      names(o.putArray("alreadyRouted"), plan.of(Kind.ALREADY_ROUTED));
+      reasons(o.putArray("notRouted"), plan.of(Kind.NOT_ROUTED));
+    }
+    if (!apply) {
+      o.put("content", plan.text());
+    }
+    return o;
+  }
+
+  private static void names(ArrayNode into, List<Outcome> outcomes) {
+    outcomes.forEach(x -> into.add(x.name()));
+  }
+
+  private static void reasons(ArrayNode into, List<Outcome> outcomes) {
+    outcomes.forEach(x -> into.addObject().put("name", x.name()).put("reason", x.reason()));
+  }
+
+  private void summary(PrintWriter out, RoutePlan plan, String shown, Sidecar sidecar, boolean sidecarRemoved, boolean changes) {
+    String kept = Output.cell(sidecar.file().toString());
+    out.println((undo ? (apply ? "restored " : "undo plan for ") : (apply ? "routed " : "route plan for "))
+        + Output.cell(shown) + ":");
+    out.println("  sidecar:         " + kept);
+    if (undo) {
+      out.println("  restored:        " + list(plan.of(Kind.RESTORED)));
+      printReasons(out, "  left:            ", plan.of(Kind.LEFT));
+      if (sidecarRemoved) {
+        out.println("  sidecar removed: no original left in it");
+      }
+    } else {
+      out.println("  routed:          " + list(plan.of(Kind.ROUTED)));
+      out.println("  already routed:  " + list(plan.of(Kind.ALREADY_ROUTED)));
+      printReasons(out, "  not routed:      ", plan.of(Kind.NOT_ROUTED));
+    }
+    if (!apply) {
+      out.println(changes || !plan.originals().isEmpty()
+          ? "nothing written; rerun with " + (undo ? "--undo --apply" : "--apply") + " to write " + Output.cell(shown)
+              + " and the sidecar"
+          : "nothing to change");
+    }
+  }
+
+  private static void printReasons(PrintWriter out, String label, List<Outcome> outcomes) {
+    if (outcomes.isEmpty()) {
+      out.println(label + "(none)");
+      return;
+    }
+    String pad = " ".repeat(label.length());
+    for (int i = 0; i < outcomes.size(); i++) {
+      Outcome o = outcomes.get(i);
+      out.println((i == 0 ? label : pad) + Output.cell(o.name()) + " (" + Output.cell(o.reason()) + ")");
+    }
+  }
+
+  private static String list(List<Outcome> outcomes) {
+    return outcomes.isEmpty() ? "(none)" : outcomes.stream().map(o -> Output.cell(o.name())).collect(Collectors.joining(", "));
+  }
+
+  /** Cotenant's home: {@code $COTENANT_HOME}, else {@code ~/.cotenant} (the records directory's parent). */
+  private Path cotenantHome() throws UsageException {
+    try {
+      return RecordsDirectory.resolve(Optional.empty(), context().env(), context().home()).getParent();
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(e.getMessage());
+    }
+  }
+
+  /** The home to hand to {@code connect}, when {@code COTENANT_HOME} names one. */
+  private Optional<Path> explicitHome() throws UsageException {
+    String set = context().env().getOrDefault(RecordsDirectory.HOME_ENV, "").strip();
+    boolean unset = set.isEmpty() || set.equals(".") || set.equals("./");
+    return unset ? Optional.empty() : Optional.of(cotenantHome());
+  }
+
+  /** How routed entries start {@code connect}: {@code --launcher}, else this JVM and this jar. */
+  private Launch launch() throws UsageException {
+    if (launcher != null) {
+      if (launcher.isBlank()) {
+        throw new UsageException("--launcher is empty; name the command that runs cotenant (e.g. the ./cotenant script)");
+      }
+      boolean path = launcher.contains("/") || launcher.contains(java.io.File.separator);
+      String command = path ? context().resolve(launcher).toString() : launcher;
+      if (path && !Files.isExecutable(Path.of(command))) {
+        context().err().println("cotenant: warning: the launcher " + Output.cell(command)
+            + " is not an executable file; the client will fail to start it");
+      }
+      return Launch.launcher(command);
+    }
+    Optional<Path> jar = runningJar();
+    if (jar.isEmpty()) {
+      throw new UsageException("not running from cotenant.jar, so there is no jar for the client to start; "
+          + "name the command with --launcher PATH (e.g. --launcher /path/to/cotenant)");
+    }
+    String java = ProcessHandle.current().info().command().orElse("java");
+    return Launch.jar(java, jar.get());
+  }
+
+  private static Optional<Path> runningJar() {
+    try {
+      CodeSource source = RouteCommand.class.getProtectionDomain().getCodeSource();
+      if (source == null || source.getLocation() == null) {
+        return Optional.empty();
+      }
+      Path p = Path.of(source.getLocation().toURI());
+      return Files.isRegularFile(p) && p.getFileName().toString().endsWith(".jar")
+          ? Optional.of(p.toAbsolutePath().normalize())
+          : Optional.empty();
+    } catch (URISyntaxException | IllegalArgumentException | SecurityException | java.nio.file.FileSystemNotFoundException e) {
+      return Optional.empty();
+    }
+  }
+}

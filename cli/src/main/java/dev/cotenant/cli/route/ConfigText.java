@@ -1,0 +1,263 @@
+package dev.cotenant.cli.route;
+
+import dev.cotenant.gateway.config.ConfigException;
+import dev.cotenant.gateway.config.LockedJsonFile;
+import dev.cotenant.gateway.config.McpConfigReader;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFilePermission;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonToken;
+import tools.jackson.core.json.JsonFactory;
+import tools.jackson.core.json.JsonReadFeature;
+import tools.jackson.core.util.DefaultIndenter;
+import tools.jackson.core.util.DefaultPrettyPrinter;
+import tools.jackson.core.util.Separators;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * A client's MCP configuration file as text, with the place of every server entry in it, so an
+ * entry can be replaced without touching anything else: comments (VS Code's JSONC), trailing
+ * commas, key order, number spelling and the layout of the rest of the file stay byte for byte.
+ * A replacement is laid out like the file (its indentation unit, {@code "name": value} or
+ * {@code "name" : value}, its line ending), indented to the entry's line, and on one line when
+ * the entry it replaces was. Comments inside a replaced entry go with it.
+ *
+ * <p>{@link #write} replaces the file under the lock every Cotenant writer of it takes
+ * ({@link LockedJsonFile}), atomically, through a symbolic link to its target and keeping its
+ * permission bits, and refuses when the file is no longer the text it was read as. Immutable.
+ */
+public final class ConfigText {
+  /** The maps a server entry may sit in: {@code mcpServers}, then VS Code's {@code servers}. */
+  public static final List<String> MAPS = List.of("mcpServers", "servers");
+
+  private static final JsonMapper LENIENT =
+      JsonMapper.builder(
+              JsonFactory.builder()
+                  .enable(JsonReadFeature.ALLOW_JAVA_COMMENTS)
+                  .enable(JsonReadFeature.ALLOW_TRAILING_COMMA)
+                  .build())
+          .build();
+  private static final Pattern INDENTED = Pattern.compile("(?m)^([ \\t]+)[\"{\\[\\]}]");
+  private static final Pattern SPACE_BEFORE_COLON = Pattern.compile("\"[ \\t]+:");
+
+  /** Where one entry's value lies in the text: {@code [start, end)}. */
+  private record Span(int start, int end) {}
+
+  /** One entry: the map it is in and its name. */
+  public record Slot(String map, String name) {}
+
+  private final Path file;
+  private final String text;
+  private final ObjectNode root;
+  private final Map<Slot, Span> spans;
+
+  private ConfigText(Path file, String text, ObjectNode root, Map<Slot, Span> spans) {
+    this.file = file;
+    this.text = text;
+    this.root = root;
+    this.spans = spans;
+  }
+
+  /**
+   * Reads {@code file} as UTF-8 text. Call after {@link McpConfigReader} accepted the file: this
+   * only adds where each entry is.
+   *
+   * @throws ConfigException naming the file and the problem
+   */
+  public static ConfigText read(Path file) throws ConfigException {
+    String text;
+    try {
+      byte[] bytes = Files.readAllBytes(file);
+      text = StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(bytes)).toString();
+    } catch (CharacterCodingException e) {
+      throw new ConfigException(file, "is not UTF-8 text");
+    } catch (IOException e) {
+      throw new ConfigException(file, "cannot read: " + e.getMessage(), e);
+    }
+    return of(file, text);
+  }
+
+  /**
+   * {@code text} as the content of {@code file}.
+   *
+   * @throws ConfigException when the text is not a JSON object
+   */
+  public static ConfigText of(Path file, String text) throws ConfigException {
+    ObjectNode root;
+    Map<Slot, Span> spans = new LinkedHashMap<>();
+    try {
+      JsonNode node = LENIENT.readTree(text);
+      if (node == null || !node.isObject()) {
+        throw new ConfigException(file, "expected a JSON object at the top level");
+      }
+      root = (ObjectNode) node;
+      try (JsonParser p = LENIENT.createParser(text)) {
+        p.nextToken();
+        while (p.nextToken() == JsonToken.PROPERTY_NAME) {
+          String key = p.currentName();
+          JsonToken value = p.nextToken();
+          if (MAPS.contains(key) && value == JsonToken.START_OBJECT) {
+            while (p.nextToken() == JsonToken.PROPERTY_NAME) {
+              String name = p.currentName();
+              JsonToken entry = p.nextToken();
+              int start = (int) p.currentTokenLocation().getCharOffset();
+              p.skipChildren();
+              if (entry == JsonToken.START_OBJECT) {
+                spans.put(new Slot(key, name), new Span(start, (int) p.currentTokenLocation().getCharOffset() + 1));
+              }
+            }
+          } else {
+            p.skipChildren();
+          }
+        }
+      }
+    } catch (JacksonException e) {
+      throw new ConfigException(file, "malformed JSON: " + e.getOriginalMessage(), e);
+    }
+    return new ConfigText(file, text, root, spans);
+  }
+
+  /** The file. */
+  public Path file() {
+    return file;
+  }
+
+  /** The text. */
+  public String text() {
+    return text;
+  }
+
+  /** The map {@code key} ({@code mcpServers} or {@code servers}), when the file has it as an object. */
+  public Optional<ObjectNode> map(String key) {
+    JsonNode n = root.get(key);
+    return n != null && n.isObject() ? Optional.of((ObjectNode) n) : Optional.empty();
+  }
+
+  /**
+   * The text with each entry of {@code replacements} (which must be entries this file holds as
+   * objects) replaced by its new value.
+   */
+  public String with(Map<Slot, ? extends JsonNode> replacements) {
+    List<Map.Entry<Span, JsonNode>> edits = new ArrayList<>();
+    replacements.forEach((slot, value) -> {
+      Span span = spans.get(slot);
+      if (span == null) {
+        throw new IllegalArgumentException("no entry " + slot + " in " + file);
+      }
+      edits.add(Map.entry(span, value));
+    });
+    edits.sort(Comparator.comparingInt((Map.Entry<Span, JsonNode> e) -> e.getKey().start()).reversed());
+    StringBuilder sb = new StringBuilder(text);
+    for (Map.Entry<Span, JsonNode> e : edits) {
+      sb.replace(e.getKey().start(), e.getKey().end(), render(e.getValue(), e.getKey()));
+    }
+    return sb.toString();
+  }
+
+  private String render(JsonNode value, Span at) {
+    boolean oneLine = text.substring(at.start(), at.end()).indexOf('\n') < 0;
+    Matcher m = INDENTED.matcher(text);
+    String unit = "  ";
+    if (m.find()) {
+      String lead = m.group(1);
+      unit = lead.charAt(0) == '\t' ? "\t" : " ".repeat(lead.length());
+    }
+    Separators separators = Separators.createDefaultInstance()
+        .withObjectNameValueSpacing(
+            SPACE_BEFORE_COLON.matcher(text).find() ? Separators.Spacing.BOTH : Separators.Spacing.AFTER);
+    DefaultPrettyPrinter printer = new DefaultPrettyPrinter(separators);
+    if (oneLine) {
+      printer = printer.withObjectIndenter(new DefaultPrettyPrinter.FixedSpaceIndenter())
+          .withArrayIndenter(new DefaultPrettyPrinter.FixedSpaceIndenter());
+    } else {
+      DefaultIndenter indenter = new DefaultIndenter(unit, "\n");
+      printer = printer.withObjectIndenter(indenter).withArrayIndenter(indenter);
+    }
+    String json = LENIENT.writer().with(printer).writeValueAsString(value);
+    if (oneLine) {
+      return json;
+    }
+    int lineStart = text.lastIndexOf('\n', at.start()) + 1;
+    int i = lineStart;
+    while (i < at.start() && (text.charAt(i) == ' ' || text.charAt(i) == '\t')) {
+      i++;
+    }
+    String eol = text.contains("\r\n") ? "\r\n" : "\n";
+    return json.replace("\n", eol + text.substring(lineStart, i));
+  }
+
+  /**
+   * Replaces {@code file}'s content with {@code replacement}, provided it still reads as
+   * {@code expected}: under the file's lock (the one {@link LockedJsonFile} takes, held through a
+   * transaction that leaves the parsed document as it is, so {@code LockedJsonFile} itself writes
+   * nothing), by an atomic rename of a synced temporary file beside the target, at the target of
+   * a symbolic link, with the target's permission bits.
+   *
+   * @throws ConfigException when the file changed since it was read (nothing is written), or
+   *     cannot be read, locked or written
+   */
+  public static void write(Path file, String expected, String replacement) throws ConfigException {
+    new LockedJsonFile(file).update(false, unchanged -> {
+      String now;
+      try {
+        now = Files.readString(file, StandardCharsets.UTF_8);
+      } catch (IOException e) {
+        throw new ConfigException(file, "cannot read: " + e.getMessage(), e);
+      }
+      if (!now.equals(expected)) {
+        throw new ConfigException(file, "changed since it was read; nothing was written. Run the command again");
+      }
+      try {
+        replace(file, replacement.getBytes(StandardCharsets.UTF_8));
+      } catch (IOException e) {
+        throw new ConfigException(file, "cannot write: " + e.getMessage(), e);
+      }
+      return null;
+    });
+  }
+
+  private static void replace(Path file, byte[] content) throws IOException {
+    Path target = Files.isSymbolicLink(file) ? file.toRealPath() : file;
+    Set<PosixFilePermission> mode = null;
+    if (Files.getFileAttributeView(target, PosixFileAttributeView.class) != null) {
+      mode = Files.getPosixFilePermissions(target);
+    }
+    Path tmp = Files.createTempFile(target.getParent(), "." + target.getFileName() + ".", ".tmp");
+    try {
+      try (FileChannel out = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
+        ByteBuffer buf = ByteBuffer.wrap(content);
+        while (buf.hasRemaining()) {
+          out.write(buf);
+        }
+        out.force(true);
+      }
+      if (mode != null) {
+        Files.setPosixFilePermissions(tmp, mode);
+      }
+      Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    } finally {
+      Files.deleteIfExists(tmp);
+    }
+  }
+}

@@ -1,0 +1,227 @@
+package dev.cotenant.cli.route;
+
+import dev.cotenant.cli.route.RoutePlan.Kind;
+import dev.cotenant.cli.route.RoutePlan.Outcome;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * Plans routing and undoing, without IO: which entries of a client configuration launch
+ * {@code cotenant connect} afterwards, which are restored, and why the others are left.
+ *
+ * <p>An entry is routed when it is an enabled stdio server whose launch the daemon can repeat
+ * exactly from the sidecar. It is not routed when it is disabled, remote ({@code url}, or a
+ * {@code type} other than {@code stdio}), launches {@code connect} already, uses {@code ${...}}
+ * placeholders or an {@code envFile} (the client fills those in, the daemon would not), names a
+ * relative command path or {@code cwd} (it would resolve against the sidecar's directory), has a
+ * name that starts with {@code -} or holds a control character, is defined in both maps, or
+ * when the sidecar already holds a different original under its name (an original is never
+ * overwritten).
+ *
+ * <p>An entry is restored when it still launches {@code connect} through this sidecar exactly
+ * as routing wrote it; an entry changed since is left, its original kept.
+ */
+public final class Router {
+  private Router() {}
+
+  /**
+   * The plan to route {@code config}'s stdio servers through {@code sidecar}.
+   *
+   * @param stored the sidecar's current content, if it exists
+   * @param cotenantHome the Cotenant home to pass to {@code connect}, when one was set explicitly
+   */
+  public static RoutePlan route(
+      ConfigText config, Launch launch, Path sidecar, Optional<ObjectNode> stored, Optional<Path> cotenantHome) {
+    ObjectNode originals = Sidecar.servers(stored);
+    List<Outcome> outcomes = new ArrayList<>();
+    Map<ConfigText.Slot, JsonNode> replacements = new LinkedHashMap<>();
+    Map<String, JsonNode> added = new LinkedHashMap<>();
+    Map<String, JsonNode> routedAs = new LinkedHashMap<>();
+    Set<String> seen = new HashSet<>();
+    for (String map : ConfigText.MAPS) {
+      Optional<ObjectNode> servers = config.map(map);
+      if (servers.isEmpty()) {
+        continue;
+      }
+      for (Map.Entry<String, JsonNode> e : servers.get().properties()) {
+        String name = e.getKey();
+        JsonNode entry = e.getValue();
+        boolean first = seen.add(name);
+        Optional<String> skip = notRoutable(name, entry);
+        if (skip.isEmpty() && routesAnywhere(entry, name)) {
+          outcomes.add(new Outcome(name, Kind.ALREADY_ROUTED, ""));
+          continue;
+        }
+        if (skip.isEmpty() && !first) {
+          skip = Optional.of("also defined earlier in the file; the sidecar holds one entry per name");
+        }
+        JsonNode kept = originals.get(name);
+        if (skip.isEmpty() && kept != null && !kept.equals(entry)) {
+          skip = Optional.of("the sidecar already holds a different original for this name; "
+              + "remove it from the sidecar to route this entry");
+        }
+        if (skip.isPresent()) {
+          outcomes.add(new Outcome(name, Kind.NOT_ROUTED, skip.get()));
+          continue;
+        }
+        boolean typed = map.equals("servers") || entry.has("type") || entry.has("transport");
+        ObjectNode routed = launch.entry(name, sidecar, typed, cotenantHome);
+        replacements.put(new ConfigText.Slot(map, name), routed);
+        added.put(name, entry.deepCopy());
+        routedAs.put(name, routed);
+        outcomes.add(new Outcome(name, Kind.ROUTED, ""));
+      }
+    }
+    return new RoutePlan(config.with(replacements), outcomes, added, routedAs);
+  }
+
+  /** The plan to restore {@code config}'s entries routed through {@code sidecar}. */
+  public static RoutePlan undo(ConfigText config, Path sidecar, Optional<ObjectNode> stored) {
+    ObjectNode originals = Sidecar.servers(stored);
+    ObjectNode routedAs = Sidecar.routedAs(stored);
+    List<Outcome> outcomes = new ArrayList<>();
+    Map<ConfigText.Slot, JsonNode> replacements = new LinkedHashMap<>();
+    Map<String, JsonNode> restored = new LinkedHashMap<>();
+    Set<String> inConfig = new HashSet<>();
+    for (String map : ConfigText.MAPS) {
+      Optional<ObjectNode> servers = config.map(map);
+      if (servers.isEmpty()) {
+        continue;
+      }
+      for (Map.Entry<String, JsonNode> e : servers.get().properties()) {
+        String name = e.getKey();
+        JsonNode entry = e.getValue();
+        if (!inConfig.add(name)) {
+          continue;
+        }
+        JsonNode original = originals.get(name);
+        JsonNode wrote = routedAs.get(name);
+        boolean through = entry.isObject() && routesThrough(entry, name, sidecar);
+        if (original == null) {
+          if (through) {
+            outcomes.add(new Outcome(name, Kind.LEFT, "launches connect through the sidecar, which holds no original for it"));
+          }
+          continue;
+        }
+        if (entry.equals(original)) {
+          restored.put(name, original);
+          outcomes.add(new Outcome(name, Kind.RESTORED, ""));
+        } else if (through && (wrote == null || wrote.equals(entry))) {
+          replacements.put(new ConfigText.Slot(map, name), original);
+          restored.put(name, original);
+          outcomes.add(new Outcome(name, Kind.RESTORED, ""));
+        } else {
+          outcomes.add(new Outcome(name, Kind.LEFT, "changed since it was routed; its original stays in the sidecar"));
+        }
+      }
+    }
+    for (Map.Entry<String, JsonNode> e : originals.properties()) {
+      if (!inConfig.contains(e.getKey())) {
+        outcomes.add(new Outcome(e.getKey(), Kind.LEFT, "no longer in the file; its original stays in the sidecar"));
+      }
+    }
+    return new RoutePlan(config.with(replacements), outcomes, restored, Map.of());
+  }
+
+  /** Why {@code entry} cannot be routed, if it cannot. */
+  private static Optional<String> notRoutable(String name, JsonNode entry) {
+    if (!entry.isObject()) {
+      return Optional.of("not an object");
+    }
+    if (name.codePoints().anyMatch(c -> Character.getType(c) == Character.CONTROL)) {
+      return Optional.of("its name holds a control character; rename it");
+    }
+    JsonNode disabled = entry.get("disabled");
+    if (disabled != null && disabled.isBoolean() && disabled.booleanValue()) {
+      return Optional.of("disabled");
+    }
+    JsonNode type = entry.has("type") ? entry.get("type") : entry.get("transport");
+    if (type != null && type.isString() && !type.stringValue().strip().toLowerCase(Locale.ROOT).equals("stdio")) {
+      return Optional.of("remote (" + type.stringValue() + "): the client reaches it directly");
+    }
+    JsonNode command = entry.get("command");
+    if (command == null || !command.isString() || command.stringValue().isBlank()) {
+      return Optional.of(entry.has("url") ? "remote (url): the client reaches it directly" : "no \"command\"");
+    }
+    if (name.startsWith("-")) {
+      return Optional.of("its name starts with \"-\", which connect would read as an option; rename it");
+    }
+    if (entry.has("envFile")) {
+      return Optional.of("it has an \"envFile\", which the client reads and the daemon would not");
+    }
+    if (hasPlaceholder(entry)) {
+      return Optional.of("it uses ${...} placeholders, which the client fills in and the daemon would not");
+    }
+    String c = command.stringValue();
+    JsonNode cwd = entry.get("cwd");
+    boolean relativeCommand = (c.contains("/") || c.contains(java.io.File.separator)) && !isAbsolute(c);
+    boolean relativeCwd = cwd != null && cwd.isString() && !cwd.stringValue().isBlank() && !isAbsolute(cwd.stringValue());
+    if (relativeCommand || relativeCwd) {
+      return Optional.of("its " + (relativeCommand ? "command" : "cwd")
+          + " is a relative path, which would resolve against the sidecar's directory; make it absolute");
+    }
+    return Optional.empty();
+  }
+
+  private static boolean isAbsolute(String path) {
+    try {
+      return Path.of(path).isAbsolute();
+    } catch (java.nio.file.InvalidPathException e) {
+      return false;
+    }
+  }
+
+  private static boolean hasPlaceholder(JsonNode node) {
+    if (node.isString()) {
+      return node.stringValue().contains("${");
+    }
+    for (JsonNode child : node) {
+      if (hasPlaceholder(child)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** True when {@code entry}'s args hold {@code connect NAME} (through any sidecar). */
+  static boolean routesAnywhere(JsonNode entry, String name) {
+    return connectAt(entry, name).isPresent();
+  }
+
+  /** True when {@code entry}'s args hold {@code connect NAME SIDECAR}. */
+  static boolean routesThrough(JsonNode entry, String name, Path sidecar) {
+    Optional<Integer> at = connectAt(entry, name);
+    List<String> args = args(entry);
+    return at.isPresent() && at.get() + 2 < args.size() && args.get(at.get() + 2).equals(sidecar.toString());
+  }
+
+  private static Optional<Integer> connectAt(JsonNode entry, String name) {
+    List<String> args = args(entry);
+    for (int i = 0; i + 1 < args.size(); i++) {
+      if (args.get(i).equals("connect") && args.get(i + 1).equals(name)) {
+        return Optional.of(i);
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static List<String> args(JsonNode entry) {
+    List<String> out = new ArrayList<>();
+    JsonNode args = entry.get("args");
+    if (args != null && args.isArray()) {
+      for (JsonNode a : args) {
+        out.add(a.isString() ? a.stringValue() : "");
+      }
+    }
+    return out;
+  }
+}
