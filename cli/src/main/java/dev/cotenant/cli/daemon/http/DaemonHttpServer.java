@@ -1,0 +1,157 @@
+package dev.cotenant.cli.daemon.http;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.handler.ContextHandler;
+import org.eclipse.jetty.server.handler.ContextHandlerCollection;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The daemon's HTTP server: Jetty with one connector bound to {@value #HOST} only (never to every
+ * interface), the {@link McpHttpEndpoint} mounted at {@value #MCP_PATH}, and room for more
+ * handlers at their own context paths ({@link #mount}, before {@link #start}), such as an HTTP
+ * API or a dashboard.
+ *
+ * <p><b>Why Jetty 12.</b> An MCP stream stays open while a call runs or a client listens: Jetty's
+ * core handlers write responses asynchronously, so an open stream holds no thread, where the
+ * JDK's {@code com.sun.net.httpserver} blocks a thread per stream and cannot listen on a
+ * Unix-domain socket. Jetty can ({@code jetty-unixdomain-server}), should the daemon serve HTTP
+ * there too, and its servlet layer is what the MCP Java SDK's servlet transports run on, should
+ * one ever be mounted beside this endpoint. Jetty's core API is used here without servlets.
+ *
+ * <p>Requests run on a bounded pool of daemon threads named {@value #THREAD_PREFIX}. Not
+ * thread-safe until started; then {@link #port} and {@link #close} may be called from any thread.
+ */
+public final class DaemonHttpServer implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(DaemonHttpServer.class);
+
+  /** The only address the server listens on. */
+  public static final String HOST = "127.0.0.1";
+
+  /** Where the MCP endpoint is mounted. */
+  public static final String MCP_PATH = "/mcp";
+
+  /** The name prefix of the request threads. */
+  public static final String THREAD_PREFIX = "cotenant-http";
+
+  private static final int MAX_THREADS = 32;
+
+  private final McpHttpEndpoint endpoint;
+  private final Server server;
+  private final ServerConnector connector;
+  private final List<ContextHandler> contexts = new ArrayList<>();
+  private boolean started;
+
+  /**
+   * A server for {@code endpoint} on {@code port} of {@value #HOST}; not started.
+   *
+   * @param port the TCP port; 0 for one the system picks ({@link #port()} says which)
+   */
+  public DaemonHttpServer(McpHttpEndpoint endpoint, int port) {
+    this.endpoint = Objects.requireNonNull(endpoint, "endpoint");
+    if (port < 0 || port > 65_535) {
+      throw new IllegalArgumentException("the HTTP port must be 0 to 65535, got " + port);
+    }
+    QueuedThreadPool threads = new QueuedThreadPool(MAX_THREADS, 2);
+    threads.setName(THREAD_PREFIX);
+    threads.setDaemon(true);
+    this.server = new Server(threads);
+    HttpConfiguration http = new HttpConfiguration();
+    http.setSendServerVersion(false);
+    http.setSendXPoweredBy(false);
+    this.connector = new ServerConnector(server, new HttpConnectionFactory(http));
+    connector.setHost(HOST);
+    connector.setPort(port);
+    server.addConnector(connector);
+    mount(MCP_PATH, endpoint);
+  }
+
+  /**
+   * Mounts {@code handler} at {@code contextPath} ({@code "/api"}, or {@code "/"} for everything
+   * no other context takes). The handler does its own checks: the {@link HttpGuard} guards only
+   * what chooses to use it.
+   *
+   * @throws IllegalStateException after {@link #start}
+   * @throws IllegalArgumentException when the path is taken already
+   */
+  public synchronized DaemonHttpServer mount(String contextPath, Handler handler) {
+    Objects.requireNonNull(contextPath, "contextPath");
+    Objects.requireNonNull(handler, "handler");
+    if (started) {
+      throw new IllegalStateException("handlers are mounted before the HTTP server starts");
+    }
+    for (ContextHandler c : contexts) {
+      if (c.getContextPath().equals(contextPath)) {
+        throw new IllegalArgumentException("the context path " + contextPath + " is taken already");
+      }
+    }
+    ContextHandler context = new ContextHandler(handler, contextPath);
+    contexts.add(context);
+    return this;
+  }
+
+  /**
+   * Starts listening.
+   *
+   * @throws Exception when the port cannot be bound, or Jetty does not start
+   */
+  public synchronized void start() throws Exception {
+    if (started) {
+      throw new IllegalStateException("the HTTP server was started already");
+    }
+    started = true;
+    server.setHandler(new ContextHandlerCollection(contexts.toArray(new ContextHandler[0])));
+    try {
+      server.start();
+    } catch (Exception e) {
+      server.stop();
+      throw e;
+    }
+    LOG.info("HTTP listening on {}:{} (MCP at {}/<server>)", HOST, port(), MCP_PATH);
+  }
+
+  /** The port bound; -1 before {@link #start}. */
+  public int port() {
+    return connector.getLocalPort();
+  }
+
+  /** The host the connector is bound to: always {@value #HOST}. */
+  public String host() {
+    return Objects.requireNonNull(connector.getHost());
+  }
+
+  /** The MCP endpoint. */
+  public McpHttpEndpoint endpoint() {
+    return endpoint;
+  }
+
+  /**
+   * Closes the endpoint (every session's connection; requests in flight are answered with an
+   * error, streams are ended), then stops Jetty.
+   */
+  @Override
+  public void close() {
+    try {
+      endpoint.close();
+    } finally {
+      try {
+        server.stop();
+      } catch (Exception e) {
+        LOG.warn("the HTTP server did not stop cleanly: {}", String.valueOf(e.getMessage()));
+      }
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "DaemonHttpServer[" + HOST + ":" + port() + "]";
+  }
+}

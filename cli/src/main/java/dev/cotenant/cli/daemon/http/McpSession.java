@@ -1,0 +1,304 @@
+package dev.cotenant.cli.daemon.http;
+
+import dev.cotenant.api.LogSafe;
+import dev.cotenant.gateway.mux.ClientSink;
+import dev.cotenant.gateway.sharing.Connection;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One MCP session over HTTP: its {@link Connection} to the sharing runtime, and where each message
+ * the backend sends it goes.
+ *
+ * <ol>
+ *   <li>An answer goes to the POST stream awaiting its id.
+ *   <li>{@code notifications/progress} goes to the POST stream of the request that gave its
+ *       progress token, while that request is in flight.
+ *   <li>Any other message goes to the stream of the most recent request in flight, else to the
+ *       standalone GET stream, else into a queue of at most {@value #QUEUE_LIMIT} messages (the
+ *       oldest dropped, with a warning), delivered when a GET stream opens.
+ * </ol>
+ *
+ * <p>Thread-safe: the backend's messages arrive on any thread; routing decisions and the queue
+ * are kept under one lock, and writes to streams never block.
+ */
+final class McpSession implements ClientSink {
+  private static final Logger LOG = LoggerFactory.getLogger(McpSession.class);
+
+  /** The most messages kept for a session with no stream to carry them. */
+  static final int QUEUE_LIMIT = 1000;
+
+  private final String id;
+  private final String serverName;
+  private final Object lock = new Object();
+  /** Request key to its pending POST, in the order the requests came. */
+  private final LinkedHashMap<String, Pending> awaiting = new LinkedHashMap<>();
+  /** Progress token key to the request key that gave it. */
+  private final Map<String, String> progress = new HashMap<>();
+  private final ArrayDeque<String> queue = new ArrayDeque<>();
+  private @Nullable EventStream standalone;
+  private @Nullable Connection connection;
+  private boolean closed;
+  private volatile long lastActive = System.nanoTime();
+
+  /** A request in flight: the stream awaiting its answer, and what to do with the answer first. */
+  private record Pending(Object requestId, EventStream stream, @Nullable String progressKey, Consumer<Map<String, Object>> onAnswer) {}
+
+  McpSession(String id, String serverName) {
+    this.id = id;
+    this.serverName = serverName;
+  }
+
+  String id() {
+    return id;
+  }
+
+  String serverName() {
+    return serverName;
+  }
+
+  /** Sets the connection once {@code Sharing#connect} returned it. */
+  void attach(Connection c) {
+    synchronized (lock) {
+      connection = c;
+    }
+  }
+
+  /** The session's connection. */
+  Connection connection() {
+    synchronized (lock) {
+      return Objects.requireNonNull(connection, "not connected");
+    }
+  }
+
+  /** What {@link #await} decided. */
+  enum Await {
+    AWAITING,
+    DUPLICATE_ID,
+    CLOSED
+  }
+
+  /**
+   * Registers {@code stream} as the one awaiting the answer to {@code request}, before the request
+   * is handed to the connection (which may answer it on this very thread).
+   *
+   * @param onAnswer runs with the answer just before it is written
+   */
+  Await await(Map<String, Object> request, EventStream stream, Consumer<Map<String, Object>> onAnswer) {
+    String key = JsonRpc.key(request.get("id"));
+    Object token = JsonRpc.object(JsonRpc.object(request.get("params")).get("_meta")).get("progressToken");
+    String progressKey = token == null ? null : JsonRpc.key(token);
+    synchronized (lock) {
+      lastActive = System.nanoTime();
+      if (closed) {
+        return Await.CLOSED;
+      }
+      if (awaiting.containsKey(key)) {
+        return Await.DUPLICATE_ID;
+      }
+      awaiting.put(key, new Pending(request.get("id"), stream, progressKey, onAnswer));
+      if (progressKey != null) {
+        progress.put(progressKey, key);
+      }
+      return Await.AWAITING;
+    }
+  }
+
+  /** Forgets a request whose stream will not carry its answer (the client went away, the hand-over failed). */
+  void forget(Object requestId, EventStream stream) {
+    synchronized (lock) {
+      String key = JsonRpc.key(requestId);
+      Pending p = awaiting.get(key);
+      if (p != null && p.stream() == stream) {
+        awaiting.remove(key);
+        if (p.progressKey() != null) {
+          progress.remove(p.progressKey());
+        }
+      }
+    }
+  }
+
+  /**
+   * Opens the standalone stream, made by {@code streams}, and hands it what was queued; false
+   * (and nothing made) when one is open already or the session is closed.
+   */
+  boolean openStandalone(Supplier<EventStream> streams) {
+    synchronized (lock) {
+      lastActive = System.nanoTime();
+      if (closed || (standalone != null && standalone.isOpen())) {
+        return false;
+      }
+      EventStream s = streams.get();
+      standalone = s;
+      s.open();
+      while (!queue.isEmpty()) {
+        s.send(queue.poll());
+      }
+      return true;
+    }
+  }
+
+  /** Called when a stream has ended or failed. */
+  void streamGone(EventStream stream) {
+    synchronized (lock) {
+      lastActive = System.nanoTime();
+      if (standalone == stream) {
+        standalone = null;
+      }
+      awaiting.values().removeIf(p -> p.stream() == stream && forgetProgress(p));
+    }
+  }
+
+  private boolean forgetProgress(Pending p) {
+    if (p.progressKey() != null) {
+      progress.remove(p.progressKey());
+    }
+    return true;
+  }
+
+  /** Routes one message from the backend. */
+  @Override
+  public void send(Map<String, Object> message) {
+    String json;
+    try {
+      json = JsonRpc.encode(message);
+    } catch (RuntimeException e) {
+      LOG.warn("session {} of {}: a message from the backend could not be written as JSON and was dropped: {}",
+          id, LogSafe.escape(serverName), LogSafe.escape(String.valueOf(e.getMessage()), 200));
+      return;
+    }
+    boolean answer = !message.containsKey("method") && message.containsKey("id");
+    if (answer) {
+      Pending p;
+      synchronized (lock) {
+        p = awaiting.remove(JsonRpc.key(message.get("id")));
+        if (p != null && p.progressKey() != null) {
+          progress.remove(p.progressKey());
+        }
+      }
+      if (p == null) {
+        LOG.debug("session {} of {}: an answer to id {} has no request awaiting it; dropped", id,
+            LogSafe.escape(serverName), LogSafe.escape(String.valueOf(message.get("id")), 60));
+        return;
+      }
+      try {
+        p.onAnswer().accept(message);
+      } finally {
+        p.stream().finish(json);
+      }
+      return;
+    }
+    synchronized (lock) {
+      if (route(message).map(s -> s.send(json)).orElse(false)) {
+        return;
+      }
+      if (standalone != null && standalone.send(json)) {
+        return;
+      }
+      if (closed) {
+        return;
+      }
+      if (queue.size() >= QUEUE_LIMIT) {
+        queue.poll();
+        LOG.warn("session {} of {}: {} messages wait for a GET stream to carry them; the oldest was dropped", id,
+            LogSafe.escape(serverName), QUEUE_LIMIT);
+      }
+      queue.add(json);
+    }
+  }
+
+  /** The POST stream a request-scoped message goes to, if any (under the lock). */
+  private java.util.Optional<EventStream> route(Map<String, Object> message) {
+    if ("notifications/progress".equals(message.get("method"))) {
+      Object token = JsonRpc.object(message.get("params")).get("progressToken");
+      Pending p = token == null ? null : awaiting.get(progress.get(JsonRpc.key(token)));
+      if (p != null && p.stream().isOpen()) {
+        return java.util.Optional.of(p.stream());
+      }
+    }
+    List<Pending> inFlight = new ArrayList<>(awaiting.values());
+    for (int i = inFlight.size() - 1; i >= 0; i--) {
+      if (inFlight.get(i).stream().isOpen()) {
+        return java.util.Optional.of(inFlight.get(i).stream());
+      }
+    }
+    return java.util.Optional.empty();
+  }
+
+  /** Writes a keep-alive comment on every open stream. */
+  void keepAlive() {
+    List<EventStream> open = new ArrayList<>();
+    synchronized (lock) {
+      awaiting.values().forEach(p -> open.add(p.stream()));
+      if (standalone != null) {
+        open.add(standalone);
+      }
+    }
+    open.forEach(EventStream::keepAlive);
+  }
+
+  /** Whether nothing is in flight, no stream is open, and nothing happened since {@code cutoffNanos}. */
+  boolean idleSince(long cutoffNanos) {
+    synchronized (lock) {
+      return awaiting.isEmpty() && (standalone == null || !standalone.isOpen()) && lastActive - cutoffNanos < 0;
+    }
+  }
+
+  /** Marks the session used now. */
+  void touch() {
+    lastActive = System.nanoTime();
+  }
+
+  /**
+   * Ends the session: closes its connection, answers each request in flight with an error and
+   * ends the standalone stream. Idempotent.
+   */
+  void close(String why) {
+    List<Pending> pending;
+    EventStream s;
+    Connection c;
+    synchronized (lock) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      pending = new ArrayList<>(awaiting.values());
+      awaiting.clear();
+      progress.clear();
+      queue.clear();
+      s = standalone;
+      standalone = null;
+      c = connection;
+    }
+    try {
+      if (c != null) {
+        c.close();
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("session {} of {}: closing its connection failed: {}", id, LogSafe.escape(serverName),
+          LogSafe.escape(String.valueOf(e.getMessage()), 200));
+    }
+    for (Pending p : pending) {
+      p.stream().finish(JsonRpc.encode(JsonRpc.error(p.requestId(), JsonRpc.INTERNAL_ERROR,
+          "the session was closed: " + why)));
+    }
+    if (s != null) {
+      s.end();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "McpSession[" + id + " of " + serverName + "]";
+  }
+}
