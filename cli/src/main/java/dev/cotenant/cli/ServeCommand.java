@@ -72,7 +72,13 @@ public final class ServeCommand extends CliCommand {
     }
     boolean portChosen = spec.commandLine().getParseResult().hasMatchedOption("--port");
     Daemon daemon = new Daemon(home, runtime.cotenant(), new ServerDirectory(files), noHttp ? -1 : port, id, portChosen);
-    Thread hook = new Thread(daemon::stop, "cotenant-daemon-stop");
+    Thread hook = new Thread(() -> {
+      daemon.stop();
+      // Stopped cleanly by SIGTERM or SIGINT: exit 0, not the JVM's 128+signal. Nothing else is left
+      // to run (the daemon has drained its backends and written what it observed).
+      System.err.flush();
+      Runtime.getRuntime().halt(Cli.EXIT_OK);
+    }, "cotenant-daemon-stop");
     Runtime.getRuntime().addShutdownHook(hook);
     try {
       daemon.start();
@@ -168,7 +174,8 @@ public final class ServeCommand extends CliCommand {
     Thread hook = new Thread(() -> {
       child.destroy();
       try {
-        child.waitFor();
+        // The daemon's own status (0 after a clean stop), not the JVM's 128+signal.
+        Runtime.getRuntime().halt(child.waitFor());
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }

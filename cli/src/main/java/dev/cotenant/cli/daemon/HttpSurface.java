@@ -1,24 +1,64 @@
 package dev.cotenant.cli.daemon;
 
+import dev.cotenant.cli.daemon.http.DaemonHttpServer;
+import dev.cotenant.cli.daemon.http.HttpGuard;
+import dev.cotenant.cli.daemon.http.LookupException;
+import dev.cotenant.cli.daemon.http.McpHttpEndpoint;
+import dev.cotenant.cli.daemon.http.ServerLookup;
+import dev.cotenant.gateway.config.ConfigException;
 import dev.cotenant.gateway.sharing.Sharing;
 import java.io.IOException;
+import java.util.List;
+import java.util.Optional;
 
-/** The daemon's HTTP side on 127.0.0.1: MCP over Streamable HTTP at {@code /mcp/{server}}. */
+/**
+ * The daemon's HTTP side on 127.0.0.1: MCP over Streamable HTTP at {@code /mcp/{server}}
+ * ({@link McpHttpEndpoint}), behind the bearer token and the {@code Origin}/{@code Host} checks
+ * ({@link HttpGuard}), with servers looked up in the daemon's configuration files.
+ */
 final class HttpSurface implements AutoCloseable {
-  private final int port;
+  private final DaemonHttpServer server;
 
-  private HttpSurface(int port) {
-    this.port = port;
+  private HttpSurface(DaemonHttpServer server) {
+    this.server = server;
   }
 
+  /**
+   * Listens on {@code port} (0: any free port).
+   *
+   * @throws IOException when the port cannot be had (a {@link java.net.BindException} as cause when in use)
+   */
   static HttpSurface start(int port, Sharing sharing, ServerDirectory directory, String token) throws IOException {
-    return new HttpSurface(port);
+    McpHttpEndpoint endpoint = new McpHttpEndpoint(sharing, lookup(directory), new HttpGuard(token));
+    DaemonHttpServer server = new DaemonHttpServer(endpoint, port);
+    try {
+      server.start();
+    } catch (IOException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IOException(e.getMessage(), e);
+    }
+    return new HttpSurface(server);
+  }
+
+  static ServerLookup lookup(ServerDirectory directory) {
+    return name -> {
+      try {
+        return Optional.of(directory.find(name, List.of()).description());
+      } catch (ServerDirectory.UnknownServerException e) {
+        return Optional.empty();
+      } catch (ConfigException e) {
+        throw new LookupException(e.file() + ": " + e.problem(), e);
+      }
+    };
   }
 
   int port() {
-    return port;
+    return server.port();
   }
 
   @Override
-  public void close() {}
+  public void close() {
+    server.close();
+  }
 }

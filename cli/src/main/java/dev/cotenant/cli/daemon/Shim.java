@@ -72,7 +72,7 @@ public final class Shim {
       }
       daemonPid = r.get("daemon_pid") instanceof Number ? ((Number) r.get("daemon_pid")).longValue() : -1;
     } catch (IOException e) {
-      return fail("the daemon did not answer: " + e.getMessage());
+      return fail("the daemon closed the connection before answering (" + e.getMessage() + ")");
     }
     Thread up = new Thread(() -> upstream(daemon, socket), "cotenant-connect-up");
     up.setDaemon(true);

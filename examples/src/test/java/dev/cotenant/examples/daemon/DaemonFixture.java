@@ -1,0 +1,241 @@
+package dev.cotenant.examples.daemon;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import dev.cotenant.testkit.process.Processes;
+import io.modelcontextprotocol.client.McpClient;
+import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
+import io.modelcontextprotocol.client.transport.ServerParameters;
+import io.modelcontextprotocol.client.transport.StdioClientTransport;
+import io.modelcontextprotocol.json.jackson3.JacksonMcpJsonMapper;
+import io.modelcontextprotocol.spec.McpSchema;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * A Cotenant home of its own for one test, the packaged {@code cli/target/cotenant.jar} run as
+ * real processes in it ({@code serve}, {@code connect}, the other commands), and MCP Java SDK
+ * clients over stdio (through {@code cotenant connect}) and Streamable HTTP. Every process it
+ * starts carries the kit's cookie, so the leak check finds them wherever they end up.
+ */
+final class DaemonFixture implements AutoCloseable {
+  static final Path ROOT = Path.of("").toAbsolutePath().getParent();
+  static final Path JAR = ROOT.resolve("cli/target/cotenant.jar");
+  static final Path CONFIG = ROOT.resolve("examples/mcp.json");
+  static final Duration BOUND = Duration.ofSeconds(90);
+  static final JsonMapper JSON = JsonMapper.builder().build();
+  static final JacksonMcpJsonMapper MCP_JSON = new JacksonMcpJsonMapper(JSON);
+
+  final Path home;
+  private final List<McpSyncClient> clients = new ArrayList<>();
+  private final List<Process> processes = new ArrayList<>();
+
+  DaemonFixture() throws IOException {
+    assertTrue(Files.isRegularFile(JAR), JAR + " is missing: run the reactor build (mvn -B verify) from the repository root");
+    // Short: a Unix socket path is limited to 107 bytes.
+    home = Files.createTempDirectory(Path.of("/tmp"), "ctd");
+  }
+
+  static String java() {
+    return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+  }
+
+  /** The environment of every process the fixture starts. */
+  Map<String, String> env() {
+    Map<String, String> env = new LinkedHashMap<>();
+    env.put("PATH", System.getenv("PATH"));
+    env.put("HOME", System.getProperty("user.home"));
+    env.put("COTENANT_HOME", home.toString());
+    env.put(Processes.COOKIE_ENV, Processes.cookie());
+    return env;
+  }
+
+  /** {@code java -jar cotenant.jar ARGS} as a command line. */
+  static List<String> cotenantCommand(String... args) {
+    List<String> cmd = new ArrayList<>(List.of(java(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-jar", JAR.toString()));
+    cmd.addAll(List.of(args));
+    return cmd;
+  }
+
+  /** What one run printed. */
+  record Run(int code, String out, String err) {}
+
+  /** Runs one command to its end. */
+  Run run(String... args) throws IOException, InterruptedException {
+    ProcessBuilder pb = new ProcessBuilder(cotenantCommand(args)).directory(ROOT.toFile());
+    pb.environment().clear();
+    pb.environment().putAll(env());
+    Process p = pb.start();
+    p.getOutputStream().close();
+    CompletableFuture<String> out = drain(p.getInputStream());
+    CompletableFuture<String> err = drain(p.getErrorStream());
+    if (!p.waitFor(BOUND.toSeconds() * 3, TimeUnit.SECONDS)) {
+      p.descendants().forEach(ProcessHandle::destroyForcibly);
+      p.destroyForcibly();
+      fail("cotenant " + String.join(" ", args) + " did not finish");
+    }
+    return new Run(p.exitValue(), out.join(), err.join());
+  }
+
+  /** Starts a process in the home's environment; stopped on close. */
+  Process start(List<String> command, Map<String, String> extraEnv) throws IOException {
+    ProcessBuilder pb = new ProcessBuilder(command).directory(ROOT.toFile());
+    pb.environment().clear();
+    pb.environment().putAll(env());
+    pb.environment().putAll(extraEnv);
+    Process p = pb.start();
+    processes.add(p);
+    return p;
+  }
+
+  static CompletableFuture<String> drain(InputStream in) {
+    return CompletableFuture.supplyAsync(() -> {
+      try (in) {
+        return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    });
+  }
+
+  /**
+   * Runs {@code cotenant serve --port 0 examples/mcp.json} in the foreground with a daemon id of
+   * its own (so it runs as one process) and waits until {@code daemon.json} names it.
+   */
+  Process serve(String... extra) throws Exception {
+    List<String> args = new ArrayList<>(List.of("serve", "--port", "0"));
+    args.addAll(List.of(extra));
+    args.add(CONFIG.toString());
+    Process p = start(cotenantCommand(args.toArray(String[]::new)), Map.of("COTENANT_DAEMON_ID", "test-" + System.nanoTime()));
+    p.getOutputStream().close();
+    drain(p.getInputStream());
+    CompletableFuture<String> err = drain(p.getErrorStream());
+    long deadline = System.nanoTime() + BOUND.toNanos();
+    while (state().map(s -> s.path("pid").asLong() != p.pid()).orElse(true)) {
+      if (!p.isAlive()) {
+        fail("cotenant serve exited with " + p.exitValue() + ": " + err.join());
+      }
+      if (System.nanoTime() > deadline) {
+        fail("cotenant serve did not write daemon.json");
+      }
+      Thread.sleep(50);
+    }
+    return p;
+  }
+
+  /** The running daemon's {@code daemon.json}, when there is one. */
+  java.util.Optional<JsonNode> state() {
+    Path f = home.resolve("daemon.json");
+    try {
+      return Files.isRegularFile(f) ? java.util.Optional.of(JSON.readTree(f.toFile())) : java.util.Optional.empty();
+    } catch (RuntimeException e) {
+      return java.util.Optional.empty();
+    }
+  }
+
+  String token() throws IOException {
+    return Files.readString(home.resolve("api-token")).strip();
+  }
+
+  /** An initialized SDK client over stdio, through {@code cotenant connect NAME examples/mcp.json}. */
+  McpSyncClient stdioClient(String server, String clientName) {
+    return stdioClient(server, clientName, spec -> spec);
+  }
+
+  /** As {@link #stdioClient(String, String)}, {@code spec} adding handlers. */
+  McpSyncClient stdioClient(String server, String clientName, java.util.function.UnaryOperator<McpClient.SyncSpec> spec) {
+    List<String> cmd = cotenantCommand("connect", server, CONFIG.toString());
+    ServerParameters params = ServerParameters.builder(cmd.get(0)).args(cmd.subList(1, cmd.size())).env(env()).build();
+    StdioClientTransport transport = new StdioClientTransport(params, MCP_JSON);
+    transport.setStdErrorHandler(line -> { });
+    return initialized(spec.apply(McpClient.sync(transport)), clientName);
+  }
+
+  /** An initialized SDK client over Streamable HTTP at the daemon's {@code /mcp/NAME}, with the token. */
+  McpSyncClient httpClient(String server, String clientName) throws IOException {
+    int port = state().orElseThrow().path("port").asInt();
+    String token = token();
+    HttpClientStreamableHttpTransport transport = HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + port)
+        .endpoint("/mcp/" + server)
+        .jsonMapper(MCP_JSON)
+        .httpRequestCustomizer((builder, method, uri, body, context) -> builder.header("Authorization", "Bearer " + token))
+        .build();
+    return initialized(McpClient.sync(transport), clientName);
+  }
+
+  private McpSyncClient initialized(McpClient.SyncSpec spec, String clientName) {
+    McpSyncClient c = spec.clientInfo(new McpSchema.Implementation(clientName, "1.0.0"))
+        .requestTimeout(BOUND).initializationTimeout(BOUND).build();
+    clients.add(c);
+    c.initialize();
+    return c;
+  }
+
+  /** The text of a tool's answer. */
+  static String text(McpSchema.CallToolResult result) {
+    return result.content().stream().filter(McpSchema.TextContent.class::isInstance)
+        .map(c -> ((McpSchema.TextContent) c).text()).collect(Collectors.joining("\n"));
+  }
+
+  /** The processes below {@code daemonPid} whose command line contains {@code marker}. */
+  static List<ProcessHandle> backends(long daemonPid, String marker) {
+    return ProcessHandle.of(daemonPid).map(ProcessHandle::descendants).orElse(Stream.empty())
+        .filter(p -> p.info().commandLine().orElse("").contains(marker))
+        .collect(Collectors.toList());
+  }
+
+  /** The processes carrying this run's cookie whose command line contains {@code marker}. */
+  static List<ProcessHandle> marked(String marker) {
+    return Processes.marked().stream().filter(p -> p.info().commandLine().orElse("").contains(marker))
+        .collect(Collectors.toList());
+  }
+
+  /** Waits until none of {@code processes} runs; returns those still running at the deadline. */
+  static List<ProcessHandle> awaitGone(List<ProcessHandle> processes, Duration bound) throws InterruptedException {
+    return Processes.awaitExit(processes, bound);
+  }
+
+  @Override
+  public void close() throws IOException {
+    for (McpSyncClient c : clients) {
+      try {
+        c.closeGracefully();
+      } catch (RuntimeException e) {
+        // Its shim or daemon is gone already.
+      }
+    }
+    for (Process p : processes) {
+      p.destroy();
+    }
+    for (Process p : processes) {
+      try {
+        if (!p.waitFor(60, TimeUnit.SECONDS)) {
+          p.destroyForcibly();
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    try (Stream<Path> files = Files.walk(home)) {
+      files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+    }
+  }
+}
