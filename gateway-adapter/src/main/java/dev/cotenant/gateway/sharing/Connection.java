@@ -104,8 +104,11 @@ public final class Connection implements AutoCloseable {
           throw e;
         }
         Map<String, Object> params = initializeParams;
-        if (d.placement() == Placement.DEDICATED && !b.protocolVersion().isEmpty() && params.containsKey("protocolVersion")) {
+        if (d.placement() == Placement.DEDICATED && !b.protocolVersion().isEmpty()
+            && !dev.cotenant.spi.Mcp.MODERN_VERSION.equals(b.protocolVersion()) && params.containsKey("protocolVersion")) {
           // A backend of its own answers with the version it negotiated, as a server of its own would.
+          // Not a 2026-07-28 backend (server/discover): its client keeps its own version, so the
+          // multiplexer gives its requests the _meta synthesised from its own initialize.
           params = new LinkedHashMap<>(params);
           params.put("protocolVersion", b.protocolVersion());
         }

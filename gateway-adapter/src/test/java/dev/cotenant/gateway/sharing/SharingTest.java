@@ -166,6 +166,24 @@ class SharingTest {
   }
 
   @Test
+  void aClientOfAnEarlierVersionOnADedicatedBackendOfADualEraServerIsServed() throws Exception {
+    // The backend speaks 2026-07-28 (server/discover); the client initializes with 2025-11-25. Its
+    // requests must get the per-request _meta synthesised from its own initialize.
+    ServerDescription server = FakeServer.builder().name("both").era(FakeServer.Era.BOTH).tool("echo").build().description();
+    sharing = cotenant().sharing();
+    Client a = new Client();
+    Connection ca = sharing.connect(server, "session-a", init(), a);
+    assertEquals(Placement.DEDICATED, ca.placement().placement());
+    Map<String, Object> initialized = initialized(ca, a);
+    assertEquals("2025-11-25", ((Map<?, ?>) initialized.get("result")).get("protocolVersion"), initialized.toString());
+    ca.fromClient(call(1, "a-1", 0));
+    Map<String, Object> answer = a.answer(1);
+    assertFalse(answer.containsKey("error"), answer.toString());
+    assertTrue(answer.toString().contains("a-1"), answer.toString());
+    ca.close();
+  }
+
+  @Test
   void withoutTheSwitchOrARecommendationEverySessionGetsItsOwnBackendUnlessForced() throws Exception {
     ServerDescription server = FakeServer.builder().name("plain").era(FakeServer.Era.LEGACY).tool("echo").build().description();
     sharing = cotenant().sharing();
