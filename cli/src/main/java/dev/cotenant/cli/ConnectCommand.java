@@ -1,16 +1,9 @@
 package dev.cotenant.cli;
 
 import dev.cotenant.cli.daemon.CotenantHome;
-import dev.cotenant.cli.daemon.DaemonStarter;
-import dev.cotenant.cli.daemon.Shim;
-import java.io.FileDescriptor;
-import java.io.FileInputStream;
-import java.io.FileOutputStream;
-import java.io.OutputStream;
-import java.nio.channels.SocketChannel;
+import dev.cotenant.cli.daemon.Connect;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -18,7 +11,8 @@ import picocli.CommandLine.Parameters;
 /**
  * {@code cotenant connect NAME [CONFIG...]}: the stdio shim an MCP client's configuration points
  * at. It reaches the daemon of the Cotenant home (starting one when none runs) and relays the
- * client's session of server {@code NAME} to it; see {@link Shim} and {@link DaemonStarter}.
+ * client's session of server {@code NAME} to it; see {@link Connect}. The jar's main class takes a
+ * faster path to the same code for the usual arguments.
  * Standard output carries MCP messages only.
  */
 @Command(
@@ -59,27 +53,6 @@ public final class ConnectCommand extends CliCommand {
       serveArgs.add("--set");
       serveArgs.add(s);
     }
-    DaemonStarter starter = new DaemonStarter(home, serveArgs, ctx.env());
-    SocketChannel socket;
-    try {
-      if (noStart) {
-        Optional<SocketChannel> ch = DaemonStarter.tryConnect(home.socket());
-        if (ch.isEmpty()) {
-          ctx.err().println("cotenant connect " + name + ": no daemon runs for " + home.dir()
-              + " (start one: cotenant serve)");
-          return Shim.EXIT_DAEMON;
-        }
-        socket = ch.get();
-      } else {
-        socket = starter.connectOrStart();
-      }
-    } catch (DaemonStarter.UnreachableException e) {
-      ctx.err().println("cotenant connect " + name + ": " + e.getMessage());
-      return Shim.EXIT_DAEMON;
-    }
-    OutputStream out = new FileOutputStream(FileDescriptor.out);
-    try (socket) {
-      return new Shim(name, files, new FileInputStream(FileDescriptor.in), out, ctx.err()).run(socket);
-    }
+    return Connect.run(name, files, noStart, serveArgs, home, ctx.env(), ctx.err());
   }
 }

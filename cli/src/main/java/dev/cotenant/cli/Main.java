@@ -14,7 +14,17 @@ public final class Main {
   private Main() {}
 
   /** Runs the command line and exits. */
-  public static void main(String[] args) {
+  public static void main(String[] args) throws Exception {
+    if (args.length > 0 && args[0].equals("connect")) {
+      // The shim: no CLI framework, no logging set-up, no JSON data binding.
+      PrintWriter err = new PrintWriter(new OutputStreamWriter(System.err, Charset.defaultCharset()), true);
+      java.util.Optional<Integer> status = dev.cotenant.cli.daemon.Connect.fastPath(args, System.getenv(),
+          Path.of(System.getProperty("user.home")), Path.of("").toAbsolutePath(), err);
+      if (status.isPresent()) {
+        err.flush();
+        System.exit(status.get());
+      }
+    }
     // The CLI's own logging (slf4j-simple, bundled in the runnable jar only): warnings and errors
     // on standard error, so standard output stays a table or JSON. For people: a warning is one
     // line "cotenant: warning: ...", without logger or thread names, and each is printed once per

@@ -168,7 +168,7 @@ public final class ServeCommand extends CliCommand {
     ProcessBuilder pb = new ProcessBuilder(cmd).inheritIO();
     pb.environment().clear();
     pb.environment().putAll(ctx.env());
-    pb.environment().put("COTENANT_DAEMON_ID", Daemon.newDaemonId());
+    pb.environment().put("COTENANT_DAEMON_ID", DaemonStarter.newDaemonId());
     pb.directory(ctx.workingDirectory().toFile());
     Process child = pb.start();
     Thread hook = new Thread(() -> {

@@ -242,13 +242,6 @@ public final class Daemon implements AutoCloseable {
     stop();
   }
 
-  /** A fresh random id for {@value Watchdog#ENV}. */
-  public static String newDaemonId() {
-    byte[] b = new byte[16];
-    new SecureRandom().nextBytes(b);
-    return HexFormat.of().formatHex(b);
-  }
-
   /** The bearer token of the HTTP surfaces: read from the home, or created there (0600). */
   static final class ApiToken {
     private ApiToken() {}

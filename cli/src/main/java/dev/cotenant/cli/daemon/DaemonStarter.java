@@ -122,7 +122,7 @@ public final class DaemonStarter {
     pb.environment().clear();
     pb.environment().putAll(env);
     pb.environment().put(CotenantHome.ENV, home.dir().toString());
-    pb.environment().put(Watchdog.ENV, Daemon.newDaemonId());
+    pb.environment().put(Watchdog.ENV, newDaemonId());
     pb.directory(home.dir().toFile());
     pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
     pb.redirectOutput(ProcessBuilder.Redirect.appendTo(home.log().toFile()));
@@ -193,6 +193,13 @@ public final class DaemonStarter {
       }
     }
     return String.join(File.pathSeparator, parts);
+  }
+
+  /** A fresh random id for {@value Watchdog#ENV}. */
+  public static String newDaemonId() {
+    byte[] b = new byte[16];
+    new java.security.SecureRandom().nextBytes(b);
+    return java.util.HexFormat.of().formatHex(b);
   }
 
   /** The home. */

@@ -8,10 +8,7 @@ import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.nio.channels.SocketChannel;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import org.jspecify.annotations.Nullable;
-import tools.jackson.databind.JsonNode;
 
 /**
  * {@code cotenant connect}: relays one MCP client's stdio session to the daemon. Lines from the
@@ -27,6 +24,14 @@ public final class Shim {
   /** The error code of a request whose daemon went away: the multiplexer's "call interrupted". */
   public static final int INTERRUPTED = dev.cotenant.gateway.mux.Multiplexer.CALL_INTERRUPTED;
 
+  /**
+   * The JVM options a shim runs with (a routed entry carries them): a fast start and a small
+   * footprint, since one shim runs per client per server. Measured in {@code docs/performance.md}.
+   * The heap may grow to 96 MiB for the largest message ({@value LineChannel#MAX_LINE} bytes).
+   */
+  public static final List<String> JVM_OPTIONS = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xms2m",
+      "-Xmx96m", "-Xss256k", "-XX:ReservedCodeCacheSize=8m", "-XX:CICompilerCount=1", "-XX:-UsePerfData");
+
   /** Exit status: the client closed its input. */
   public static final int EXIT_CLIENT_CLOSED = 0;
   /** Exit status: the daemon could not be reached, refused the session, or went away. */
@@ -37,8 +42,8 @@ public final class Shim {
   private final InputStream clientIn;
   private final OutputStream clientOut;
   private final PrintWriter err;
-  /** The client's requests not answered yet: the id's JSON text to the id. */
-  private final Map<String, JsonNode> pending = new ConcurrentHashMap<>();
+  /** The client's requests not answered yet, by their id's JSON text. */
+  private final java.util.Set<String> pending = ConcurrentHashMap.newKeySet();
   private volatile boolean clientClosed;
 
   /**
@@ -61,16 +66,16 @@ public final class Shim {
     LineChannel daemon = new LineChannel(socket);
     long daemonPid;
     try {
-      daemon.writeLine(Wire.hello(server, configs));
+      daemon.writeLine(ShimJson.hello(server, configs));
       byte[] reply = daemon.readLine();
       if (reply == null) {
         return fail("the daemon closed the connection before answering");
       }
-      Map<String, Object> r = Wire.object(reply);
-      if (!"connected".equals(r.get("cotenant"))) {
-        return fail(String.valueOf(r.getOrDefault("error", "the daemon refused the session")));
+      ShimJson.Peek r = ShimJson.peek(reply, List.of("cotenant", "error"), List.of("daemon_pid"));
+      if (r == null || !"connected".equals(r.strings()[0])) {
+        return fail(r == null || r.strings()[1] == null ? "the daemon refused the session" : r.strings()[1]);
       }
-      daemonPid = r.get("daemon_pid") instanceof Number ? ((Number) r.get("daemon_pid")).longValue() : -1;
+      daemonPid = r.numbers()[0];
     } catch (IOException e) {
       return fail("the daemon closed the connection before answering (" + e.getMessage() + ")");
     }
@@ -81,9 +86,9 @@ public final class Shim {
     try {
       byte[] line;
       while ((line = daemon.readLine()) != null) {
-        JsonNode m = parse(line);
-        if (m != null && m.has("id") && !m.has("method")) {
-          pending.remove(m.get("id").toString());
+        ShimJson.Peek m = ShimJson.peek(line, List.of(), List.of());
+        if (m != null && m.id() != null && m.method() == null) {
+          pending.remove(m.id());
         }
         clientOut.write(line);
         clientOut.write('\n');
@@ -99,10 +104,9 @@ public final class Shim {
     String reason = alive
         ? "the daemon (pid " + daemonPid + ") ended " + server + "'s session"
         : "the daemon (pid " + daemonPid + ") went away";
-    for (JsonNode id : pending.values()) {
+    for (String id : pending) {
       try {
-        clientOut.write(Wire.MAPPER.writeValueAsBytes(Map.of("jsonrpc", "2.0", "id", id,
-            "error", Map.of("code", INTERRUPTED, "message", "call interrupted: " + reason))));
+        clientOut.write(ShimJson.error(id, INTERRUPTED, "call interrupted: " + reason));
         clientOut.write('\n');
       } catch (IOException e) {
         break;
@@ -146,20 +150,11 @@ public final class Shim {
     if (line.length == 0 || (line.length == 1 && line[0] == '\r')) {
       return;
     }
-    JsonNode m = parse(line);
-    if (m != null && m.has("id") && m.has("method")) {
-      pending.put(m.get("id").toString(), m.get("id"));
+    ShimJson.Peek m = ShimJson.peek(line, List.of(), List.of());
+    if (m != null && m.id() != null && m.method() != null) {
+      pending.add(m.id());
     }
     daemon.writeLine(line);
-  }
-
-  private static @Nullable JsonNode parse(byte[] line) {
-    try {
-      JsonNode n = Wire.MAPPER.readTree(line);
-      return n != null && n.isObject() ? n : null;
-    } catch (RuntimeException e) {
-      return null;
-    }
   }
 
   private int fail(String why) {

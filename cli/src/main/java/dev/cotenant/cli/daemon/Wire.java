@@ -9,7 +9,7 @@ import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The daemon's socket protocol: newline-delimited JSON. A shim opens with one hello line,
+ * The daemon's socket protocol (its shim side is {@link ShimJson}): newline-delimited JSON. A shim opens with one hello line,
  * {@code {"cotenant":"connect","version":1,"server":NAME,"configs":[ABSOLUTE PATH...]}}; the
  * daemon answers {@code {"cotenant":"connected","session":ID,"daemon_pid":PID}} or
  * {@code {"cotenant":"refused","error":MESSAGE}} (and closes). After that, every line either way
@@ -22,16 +22,6 @@ public final class Wire {
   static final JsonMapper MAPPER = JsonMapper.builder().build();
 
   private Wire() {}
-
-  /** The shim's hello. */
-  public static byte[] hello(String server, List<String> configs) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("cotenant", "connect");
-    m.put("version", VERSION);
-    m.put("server", server);
-    m.put("configs", configs);
-    return MAPPER.writeValueAsBytes(m);
-  }
 
   static byte[] connected(String session) {
     Map<String, Object> m = new LinkedHashMap<>();

@@ -18,8 +18,8 @@ import tools.jackson.databind.node.ObjectNode;
  * @param prefix the arguments before {@code connect}
  */
 public record Launch(String command, List<String> prefix) {
-  /** The JVM options of a routed entry: a short-lived process that should start fast. */
-  public static final List<String> JVM_OPTIONS = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
+  /** The JVM options of a routed entry: the shim's ({@link dev.cotenant.cli.daemon.Shim#JVM_OPTIONS}). */
+  public static final List<String> JVM_OPTIONS = dev.cotenant.cli.daemon.Shim.JVM_OPTIONS;
 
   public Launch {
     Objects.requireNonNull(command, "command");

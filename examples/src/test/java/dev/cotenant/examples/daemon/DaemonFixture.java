@@ -75,6 +75,14 @@ final class DaemonFixture implements AutoCloseable {
     return cmd;
   }
 
+  /** {@code cotenant connect SERVER examples/mcp.json} as a routed entry runs it (the shim's JVM options). */
+  static List<String> shimCommand(String server) {
+    List<String> cmd = new ArrayList<>(List.of(java()));
+    cmd.addAll(dev.cotenant.cli.daemon.Shim.JVM_OPTIONS);
+    cmd.addAll(List.of("-jar", JAR.toString(), "connect", server, CONFIG.toString()));
+    return cmd;
+  }
+
   /** What one run printed. */
   record Run(int code, String out, String err) {}
 
@@ -162,7 +170,7 @@ final class DaemonFixture implements AutoCloseable {
 
   /** As {@link #stdioClient(String, String)}, {@code spec} adding handlers. */
   McpSyncClient stdioClient(String server, String clientName, java.util.function.UnaryOperator<McpClient.SyncSpec> spec) {
-    List<String> cmd = cotenantCommand("connect", server, CONFIG.toString());
+    List<String> cmd = shimCommand(server);
     ServerParameters params = ServerParameters.builder(cmd.get(0)).args(cmd.subList(1, cmd.size())).env(env()).build();
     StdioClientTransport transport = new StdioClientTransport(params, MCP_JSON);
     transport.setStdErrorHandler(line -> { });

@@ -170,7 +170,7 @@ class DaemonIT {
     final CompletableFuture<String> err;
 
     RawShim(DaemonFixture f, String server) throws Exception {
-      process = f.start(DaemonFixture.cotenantCommand("connect", server, DaemonFixture.CONFIG.toString()), Map.of());
+      process = f.start(DaemonFixture.shimCommand(server), Map.of());
       in = process.getOutputStream();
       out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
       err = DaemonFixture.drain(process.getErrorStream());

@@ -1,0 +1,96 @@
+package dev.cotenant.cli.daemon;
+
+import java.io.FileDescriptor;
+import java.io.FileInputStream;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * {@code cotenant connect}: reaches the daemon (starting one unless told not to) and runs the
+ * {@link Shim} on this process's standard input and output. Shared by the picocli command and
+ * the fast path {@link #main} takes, which parses the few options by hand so that a shim loads no
+ * CLI framework and no JSON data binding (its start-up and memory are a bare JVM's, near enough).
+ */
+public final class Connect {
+  private Connect() {}
+
+  /**
+   * Connects and relays; returns the exit status.
+   *
+   * @param name the server
+   * @param configs configuration files, absolute
+   * @param noStart fail instead of starting a daemon
+   * @param serveArgs arguments after {@code serve} for a daemon it starts
+   * @param home the Cotenant home
+   * @param env the environment a daemon it starts inherits
+   * @param err one line for people when something goes wrong
+   */
+  public static int run(String name, List<String> configs, boolean noStart, List<String> serveArgs, CotenantHome home,
+      Map<String, String> env, PrintWriter err) throws IOException, InterruptedException {
+    SocketChannel socket;
+    try {
+      if (noStart) {
+        Optional<SocketChannel> ch = DaemonStarter.tryConnect(home.socket());
+        if (ch.isEmpty()) {
+          err.println("cotenant connect " + name + ": no daemon runs for " + home.dir() + " (start one: cotenant serve)");
+          err.flush();
+          return Shim.EXIT_DAEMON;
+        }
+        socket = ch.get();
+      } else {
+        socket = new DaemonStarter(home, serveArgs, env).connectOrStart();
+      }
+    } catch (DaemonStarter.UnreachableException e) {
+      err.println("cotenant connect " + name + ": " + e.getMessage());
+      err.flush();
+      return Shim.EXIT_DAEMON;
+    }
+    try (socket) {
+      return new Shim(name, configs, new FileInputStream(FileDescriptor.in), new FileOutputStream(FileDescriptor.out), err)
+          .run(socket);
+    }
+  }
+
+  /**
+   * The fast path: {@code connect NAME [CONFIG...] [--no-start] [--records-dir DIR] [--set K=V]...}
+   * parsed by hand. Returns empty for anything else (help, an unknown option, a missing name), which
+   * the full command line then handles with its usual messages.
+   */
+  public static Optional<Integer> fastPath(String[] args, Map<String, String> env, Path home, Path workingDirectory,
+      PrintWriter err) throws IOException, InterruptedException {
+    if (args.length < 2 || !args[0].equals("connect")) {
+      return Optional.empty();
+    }
+    String name = null;
+    List<String> configs = new ArrayList<>();
+    List<String> serveArgs = new ArrayList<>();
+    boolean noStart = false;
+    for (int i = 1; i < args.length; i++) {
+      String a = args[i];
+      if (a.equals("--no-start")) {
+        noStart = true;
+      } else if ((a.equals("--records-dir") || a.equals("--set")) && i + 1 < args.length) {
+        String v = args[++i];
+        serveArgs.add(a);
+        serveArgs.add(a.equals("--records-dir") ? workingDirectory.resolve(v).normalize().toString() : v);
+      } else if (a.startsWith("-")) {
+        return Optional.empty();
+      } else if (name == null) {
+        name = a;
+      } else {
+        configs.add(workingDirectory.resolve(a).normalize().toString());
+      }
+    }
+    if (name == null || name.isBlank()) {
+      return Optional.empty();
+    }
+    return Optional.of(run(name, configs, noStart, serveArgs, CotenantHome.resolve(env, home), env, err));
+  }
+}
