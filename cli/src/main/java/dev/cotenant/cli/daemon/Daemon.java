@@ -9,9 +9,13 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
+import java.util.HexFormat;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HexFormat;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import dev.cotenant.gateway.pool.EntrySnapshot;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -125,7 +129,19 @@ public final class Daemon implements AutoCloseable {
 
   private void accept(java.nio.channels.SocketChannel ch) {
     SocketSession s = new SocketSession(new LineChannel(ch), sharing(), directory,
-        "sock-" + sessionNumbers.incrementAndGet(), sessions::remove);
+        "sock-" + sessionNumbers.incrementAndGet(), sessions::remove, new SocketSession.Control() {
+          @Override
+          public Map<String, Object> status() {
+            return Daemon.this.status();
+          }
+
+          @Override
+          public void stopSoon() {
+            Thread t = new Thread(Daemon.this::stop, "cotenant-daemon-stop");
+            t.setDaemon(true);
+            t.start();
+          }
+        });
     sessions.add(s);
     synchronized (lifecycle) {
       if (stopping) {
@@ -157,7 +173,42 @@ public final class Daemon implements AutoCloseable {
 
   /** Sessions connected over the socket now. */
   public int socketSessions() {
-    return sessions.size();
+    return (int) sessions.stream().filter(SocketSession::isClientSession).count();
+  }
+
+  /**
+   * The daemon's state and the pool's accounting as JSON values: pid, socket, HTTP port, records,
+   * sessions over the socket and over HTTP, and one entry per backend (server, placement,
+   * whether forced, state, pid, generation, sessions, calls, hazards).
+   */
+  public Map<String, Object> status() {
+    Map<String, Object> s = new LinkedHashMap<>();
+    s.put("pid", ProcessHandle.current().pid());
+    s.put("socket", home.socket().toString());
+    HttpSurface h = http;
+    if (h != null) {
+      s.put("port", h.port());
+    }
+    s.put("records", cotenant.recordsDirectory().toString());
+    s.put("socket_sessions", socketSessions());
+    s.put("http_sessions", h == null ? 0 : h.sessions());
+    List<Map<String, Object>> backends = new ArrayList<>();
+    Sharing sh = sharing;
+    for (EntrySnapshot e : sh == null ? List.<EntrySnapshot>of() : sh.accounting()) {
+      Map<String, Object> b = new LinkedHashMap<>();
+      b.put("server", e.serverName());
+      b.put("placement", e.placement().name().toLowerCase(Locale.ROOT));
+      b.put("forced", e.forced());
+      b.put("state", e.state().name().toLowerCase(Locale.ROOT));
+      b.put("pid", e.pid().isPresent() ? (Object) e.pid().getAsLong() : dev.cotenant.api.Json.NULL);
+      b.put("generation", e.generation());
+      b.put("sessions", e.sessions());
+      b.put("calls", e.calls());
+      b.put("hazards", e.hazards());
+      backends.add(b);
+    }
+    s.put("backends", backends);
+    return s;
   }
 
   private void writeState() throws IOException {

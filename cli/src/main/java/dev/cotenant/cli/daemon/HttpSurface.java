@@ -57,6 +57,10 @@ final class HttpSurface implements AutoCloseable {
     return server.port();
   }
 
+  int sessions() {
+    return server.endpoint().sessionCount();
+  }
+
   @Override
   public void close() {
     server.close();

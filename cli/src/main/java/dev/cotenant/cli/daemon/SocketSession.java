@@ -39,13 +39,24 @@ final class SocketSession implements Runnable {
   private final ServerDirectory directory;
   private final String sessionId;
   private final Consumer<SocketSession> onEnd;
+  private final Control control;
   private final BlockingQueue<byte[]> outbound = new ArrayBlockingQueue<>(OUTBOUND + 1);
   private volatile @Nullable Connection connection;
   private volatile @Nullable String serverName;
   private volatile boolean ended;
 
+  /** What a control hello may ask of the daemon. */
+  interface Control {
+    /** The daemon's state and accounting, as JSON values. */
+    Map<String, Object> status();
+
+    /** Stops the daemon, off the caller's thread. */
+    void stopSoon();
+  }
+
   SocketSession(LineChannel channel, Sharing sharing, ServerDirectory directory, String sessionId,
-      Consumer<SocketSession> onEnd) {
+      Consumer<SocketSession> onEnd, Control control) {
+    this.control = control;
     this.channel = channel;
     this.sharing = sharing;
     this.directory = directory;
@@ -55,6 +66,11 @@ final class SocketSession implements Runnable {
 
   String sessionId() {
     return sessionId;
+  }
+
+  /** True once a shim's hello named a server (not a control connection). */
+  boolean isClientSession() {
+    return serverName != null && !ended;
   }
 
   @Override
@@ -110,14 +126,26 @@ final class SocketSession implements Runnable {
       refuse("the first line is not a Cotenant hello: " + e.getMessage());
       return null;
     }
-    if (!"connect".equals(hello.get("cotenant")) || !(hello.get("server") instanceof String)) {
-      refuse("the first line is not a Cotenant hello (\"cotenant\":\"connect\" and a \"server\")");
-      return null;
-    }
     Object version = hello.get("version");
     if (!(version instanceof Number) || ((Number) version).intValue() != Wire.VERSION) {
       refuse("this daemon speaks version " + Wire.VERSION + " of the shim protocol; the shim sent " + version
           + ": restart the daemon, or use the same cotenant for both");
+      return null;
+    }
+    if ("status".equals(hello.get("cotenant"))) {
+      Map<String, Object> status = new java.util.LinkedHashMap<>(control.status());
+      status.put("cotenant", "status");
+      channel.writeLine(Wire.line(status));
+      return null;
+    }
+    if ("stop".equals(hello.get("cotenant"))) {
+      LOG.info("stopping: asked to over the socket");
+      channel.writeLine(Wire.line(Map.of("cotenant", "stopping", "pid", ProcessHandle.current().pid())));
+      control.stopSoon();
+      return null;
+    }
+    if (!"connect".equals(hello.get("cotenant")) || !(hello.get("server") instanceof String)) {
+      refuse("the first line is not a Cotenant hello (\"cotenant\": \"connect\", \"status\" or \"stop\")");
       return null;
     }
     String name = (String) hello.get("server");

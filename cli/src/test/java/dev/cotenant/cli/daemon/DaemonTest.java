@@ -204,6 +204,18 @@ class DaemonTest {
       assertEquals(1, backends.size(), backends.toString());
       assertEquals(2, backends.get(0).sessions(), backends.toString());
       assertEquals(2, d.socketSessions());
+
+      // What `cotenant status` shows: the one backend, shared (forced), with both sessions.
+      StringWriter out = new StringWriter();
+      StringWriter err = new StringWriter();
+      int status = new dev.cotenant.cli.Cli(dev.cotenant.cli.CliContext.of(new PrintWriter(out), new PrintWriter(err),
+          Map.of("COTENANT_HOME", home().dir().toString()), dir, dir)).run("status");
+      assertEquals(0, status, err.toString());
+      String table = out.toString();
+      assertTrue(table.contains("sessions: 2 over the socket, 0 over HTTP"), table);
+      String row = table.lines().filter(l -> l.startsWith("fake ")).findFirst().orElseThrow(() -> new AssertionError(table));
+      assertEquals(List.of("fake", "shared*", "active", Long.toString(backends.get(0).pid().getAsLong()), "2"),
+          List.of(row.split("\\s+")).subList(0, 5), table);
       a.close();
       assertEquals(Shim.EXIT_CLIENT_CLOSED, a.exit.get(20, TimeUnit.SECONDS), a.err.toString());
       assertEquals("", a.err.toString(), "a client that closes says nothing");
@@ -229,6 +241,35 @@ class DaemonTest {
       assertEquals(Shim.EXIT_DAEMON, a.exit.get(20, TimeUnit.SECONDS));
       assertTrue(a.err.toString().startsWith("cotenant connect fake: the daemon (pid "), a.err.toString());
     }
+  }
+
+  @Test
+  void stopOverTheSocketStopsTheDaemonAndStatusThenSaysNoneRuns() throws Exception {
+    Daemon d = daemon(echo());
+    d.start();
+    Map<String, Object> answer = DaemonControl.ask(home(), "stop").orElseThrow();
+    assertEquals("stopping", answer.get("cotenant"));
+    assertTrue(waitStopped(d), "the daemon stopped");
+    assertFalse(Files.exists(home().socket()));
+    assertTrue(DaemonControl.ask(home(), "status").isEmpty(), "no daemon answers");
+    StringWriter err = new StringWriter();
+    int status = new dev.cotenant.cli.Cli(dev.cotenant.cli.CliContext.of(new PrintWriter(new StringWriter()),
+        new PrintWriter(err), Map.of("COTENANT_HOME", home().dir().toString()), dir, dir)).run("status");
+    assertEquals(1, status);
+    assertTrue(err.toString().contains("no daemon runs for " + home().dir()), err.toString());
+  }
+
+  private static boolean waitStopped(Daemon d) throws InterruptedException {
+    Thread t = new Thread(() -> {
+      try {
+        d.awaitStop();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
+    t.start();
+    t.join(30_000);
+    return !t.isAlive();
   }
 
   @Test

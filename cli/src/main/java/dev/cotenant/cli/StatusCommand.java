@@ -1,0 +1,63 @@
+package dev.cotenant.cli;
+
+import dev.cotenant.api.Json;
+import dev.cotenant.cli.daemon.CotenantHome;
+import dev.cotenant.cli.daemon.DaemonControl;
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import picocli.CommandLine.Command;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * {@code cotenant status}: whether a daemon runs for the Cotenant home, and what it shares: one
+ * line per backend (server, placement, state, pid, sessions, calls, hazards). Exit status 0 when
+ * a daemon runs, {@value #EXIT_NOT_RUNNING} when none does.
+ */
+@Command(name = "status", description = "Show the Cotenant daemon of this home and every backend it runs: which are "
+    + "shared, by how many sessions, and why not when dedicated.")
+public final class StatusCommand extends CliCommand {
+  /** Exit status when no daemon runs. */
+  public static final int EXIT_NOT_RUNNING = 1;
+
+  /** For picocli. */
+  public StatusCommand() {}
+
+  @Override
+  public Integer call() throws Exception {
+    CliContext ctx = context();
+    CotenantHome home = CotenantHome.resolve(ctx.env(), ctx.home());
+    Optional<Map<String, Object>> status = DaemonControl.ask(home, "status");
+    if (status.isEmpty()) {
+      ctx.err().println("cotenant: no daemon runs for " + home.dir() + " (start one: cotenant serve)");
+      return EXIT_NOT_RUNNING;
+    }
+    Map<String, Object> s = status.get();
+    PrintWriter out = ctx.out();
+    if (common.json()) {
+      out.println(JsonMapper.builder().build().writerWithDefaultPrettyPrinter().writeValueAsString(Json.thaw(s)));
+      return Cli.EXIT_OK;
+    }
+    out.println("daemon " + s.get("pid") + "  socket " + s.get("socket")
+        + (s.containsKey("port") ? "  http://127.0.0.1:" + s.get("port") + "/mcp/{server}" : "  (no HTTP)"));
+    out.println("sessions: " + s.get("socket_sessions") + " over the socket, " + s.get("http_sessions") + " over HTTP");
+    List<?> backends = s.get("backends") instanceof List ? (List<?>) s.get("backends") : List.of();
+    if (backends.isEmpty()) {
+      out.println("no backend runs");
+      return Cli.EXIT_OK;
+    }
+    String format = "%-24s %-10s %-9s %-8s %-8s %-7s %s%n";
+    out.printf(format, "SERVER", "PLACEMENT", "STATE", "PID", "SESSIONS", "CALLS", "HAZARDS");
+    for (Object o : backends) {
+      Map<?, ?> b = (Map<?, ?>) o;
+      String placement = String.valueOf(b.get("placement")) + (Boolean.TRUE.equals(b.get("forced")) ? "*" : "");
+      out.printf(format, b.get("server"), placement, b.get("state"), b.get("pid") == Json.NULL ? "-" : b.get("pid"),
+          b.get("sessions"), b.get("calls"), b.get("hazards"));
+    }
+    if (backends.stream().anyMatch(o -> Boolean.TRUE.equals(((Map<?, ?>) o).get("forced")))) {
+      out.println("* forced by cotenant.sharing.forced, not by the verdict");
+    }
+    return Cli.EXIT_OK;
+  }
+}
