@@ -182,14 +182,8 @@ public final class Daemon implements AutoCloseable {
    * whether forced, state, pid, generation, sessions, calls, hazards).
    */
   public Map<String, Object> status() {
-    Map<String, Object> s = new LinkedHashMap<>();
-    s.put("pid", ProcessHandle.current().pid());
-    s.put("socket", home.socket().toString());
+    Map<String, Object> s = basics();
     HttpSurface h = http;
-    if (h != null) {
-      s.put("port", h.port());
-    }
-    s.put("records", cotenant.recordsDirectory().toString());
     s.put("socket_sessions", socketSessions());
     s.put("http_sessions", h == null ? 0 : h.sessions());
     List<Map<String, Object>> backends = new ArrayList<>();
@@ -211,7 +205,8 @@ public final class Daemon implements AutoCloseable {
     return s;
   }
 
-  private void writeState() throws IOException {
+  /** What {@code daemon.json} and {@code status} both say: pid, socket, HTTP port, records. */
+  private Map<String, Object> basics() {
     Map<String, Object> s = new LinkedHashMap<>();
     s.put("pid", ProcessHandle.current().pid());
     s.put("socket", home.socket().toString());
@@ -221,6 +216,11 @@ public final class Daemon implements AutoCloseable {
       s.put("mcp", "http://127.0.0.1:" + h.port() + "/mcp/{server}");
     }
     s.put("records", cotenant.recordsDirectory().toString());
+    return s;
+  }
+
+  private void writeState() throws IOException {
+    Map<String, Object> s = basics();
     s.put("configs", directory.files().stream().map(Path::toString).toList());
     s.put("started", Instant.now().toString());
     Watchdog w = watchdog;

@@ -5,22 +5,16 @@ import dev.cotenant.gateway.config.LockedJsonFile;
 import dev.cotenant.gateway.config.McpConfigReader;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFileAttributeView;
-import java.nio.file.attribute.PosixFilePermission;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import tools.jackson.core.JacksonException;
@@ -209,55 +203,14 @@ public final class ConfigText {
 
   /**
    * Replaces {@code file}'s content with {@code replacement}, provided it still reads as
-   * {@code expected}: under the file's lock (the one {@link LockedJsonFile} takes, held through a
-   * transaction that leaves the parsed document as it is, so {@code LockedJsonFile} itself writes
-   * nothing), by an atomic rename of a synced temporary file beside the target, at the target of
-   * a symbolic link, with the target's permission bits.
+   * {@code expected} ({@link LockedJsonFile#replaceText}: the file's lock, an atomic rename, the
+   * target of a symbolic link, its permission bits).
    *
    * @throws ConfigException when the file changed since it was read (nothing is written), or
    *     cannot be read, locked or written
    */
   public static void write(Path file, String expected, String replacement) throws ConfigException {
-    new LockedJsonFile(file).update(false, unchanged -> {
-      String now;
-      try {
-        now = Files.readString(file, StandardCharsets.UTF_8);
-      } catch (IOException e) {
-        throw new ConfigException(file, "cannot read: " + e.getMessage(), e);
-      }
-      if (!now.equals(expected)) {
-        throw new ConfigException(file, "changed since it was read; nothing was written. Run the command again");
-      }
-      try {
-        replace(file, replacement.getBytes(StandardCharsets.UTF_8));
-      } catch (IOException e) {
-        throw new ConfigException(file, "cannot write: " + e.getMessage(), e);
-      }
-      return null;
-    });
+    new LockedJsonFile(file).replaceText(expected, replacement);
   }
 
-  private static void replace(Path file, byte[] content) throws IOException {
-    Path target = Files.isSymbolicLink(file) ? file.toRealPath() : file;
-    Set<PosixFilePermission> mode = null;
-    if (Files.getFileAttributeView(target, PosixFileAttributeView.class) != null) {
-      mode = Files.getPosixFilePermissions(target);
-    }
-    Path tmp = Files.createTempFile(target.getParent(), "." + target.getFileName() + ".", ".tmp");
-    try {
-      try (FileChannel out = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
-        ByteBuffer buf = ByteBuffer.wrap(content);
-        while (buf.hasRemaining()) {
-          out.write(buf);
-        }
-        out.force(true);
-      }
-      if (mode != null) {
-        Files.setPosixFilePermissions(tmp, mode);
-      }
-      Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    } finally {
-      Files.deleteIfExists(tmp);
-    }
-  }
 }

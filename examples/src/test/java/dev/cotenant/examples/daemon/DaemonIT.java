@@ -295,6 +295,71 @@ class DaemonIT {
     }
   }
 
+  @Test
+  void httpIsLoopbackOnlyAndRefusesAForeignOriginOrAMissingToken() throws Exception {
+    try (DaemonFixture f = new DaemonFixture()) {
+      f.serve();
+      int port = f.state().orElseThrow().path("port").asInt();
+      String body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+          + "\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}";
+      java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+      java.util.function.BiFunction<String, String, Integer> post = (origin, token) -> {
+        java.net.http.HttpRequest.Builder b = java.net.http.HttpRequest.newBuilder(
+                java.net.URI.create("http://127.0.0.1:" + port + "/mcp/echo"))
+            .header("Content-Type", "application/json").header("Accept", "application/json, text/event-stream")
+            .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body));
+        if (origin != null) {
+          b.header("Origin", origin);
+        }
+        if (token != null) {
+          b.header("Authorization", "Bearer " + token);
+        }
+        try {
+          return http.send(b.build(), java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode();
+        } catch (Exception e) {
+          throw new IllegalStateException(e);
+        }
+      };
+      assertEquals(403, post.apply("http://evil.example", f.token()), "a foreign Origin");
+      assertEquals(401, post.apply(null, null), "no token");
+      assertEquals(401, post.apply(null, "0".repeat(64)), "a wrong token");
+      assertEquals(200, post.apply("http://localhost:" + port, f.token()), "a loopback Origin with the token");
+      // Nothing listens on the machine's other addresses.
+      for (java.net.InetAddress a : java.util.Collections.list(java.net.NetworkInterface.getNetworkInterfaces()).stream()
+          .flatMap(i -> java.util.Collections.list(i.getInetAddresses()).stream())
+          .filter(a -> !a.isLoopbackAddress() && a instanceof java.net.Inet4Address).toList()) {
+        try (java.net.Socket socket = new java.net.Socket()) {
+          assertThrows(java.net.ConnectException.class, () -> socket.connect(new java.net.InetSocketAddress(a, port), 5000),
+              "port " + port + " answers on " + a);
+        }
+      }
+    }
+  }
+
+  @Test
+  void serveDetachStartsADaemonStatusShowsItAndStopStopsIt() throws Exception {
+    try (DaemonFixture f = new DaemonFixture()) {
+      DaemonFixture.Run detach = f.run("serve", "--detach", "--port", "0", DaemonFixture.CONFIG.toString());
+      assertEquals(0, detach.code(), detach.err());
+      long pid = f.state().orElseThrow().path("pid").asLong();
+      ProcessHandle daemon = ProcessHandle.of(pid).orElseThrow();
+      DaemonFixture.Run second = f.run("serve", "--port", "0", DaemonFixture.CONFIG.toString());
+      assertEquals(1, second.code(), second.err());
+      assertTrue(second.err().contains("a Cotenant daemon already runs for " + f.home + " (pid " + pid + ")"), second.err());
+      DaemonFixture.Run status = f.run("status");
+      assertEquals(0, status.code(), status.err());
+      assertTrue(status.out().startsWith("daemon " + pid + "  socket "), status.out());
+      assertTrue(status.out().contains("no backend runs"), status.out());
+      List<ProcessHandle> all = new ArrayList<>(daemon.descendants().toList());
+      all.add(daemon);
+      DaemonFixture.Run stop = f.run("stop");
+      assertEquals(0, stop.code(), stop.err());
+      assertTrue(stop.err().contains("daemon " + pid + " stopped"), stop.err());
+      assertEquals(List.of(), DaemonFixture.awaitGone(all, GONE));
+      assertEquals(1, f.run("status").code(), "no daemon runs any more");
+    }
+  }
+
   private static DaemonFixture.Run runAs(DaemonFixture f, List<String> command) throws Exception {
     Process p = f.start(command, Map.of());
     p.getOutputStream().close();

@@ -72,6 +72,27 @@ public final class LockedJsonFile {
     }
   }
 
+  /**
+   * Replaces the file's text with {@code replacement}, provided it still reads exactly as
+   * {@code expected}: under the same lock as {@link #update}, by an atomic rename of a synced
+   * temporary file beside the target (at the target of a symbolic link, keeping its permission
+   * bits). For an edit that keeps the rest of the text as it is, comments included.
+   *
+   * @throws ConfigException when the file changed since it was read (nothing is written), or
+   *     cannot be read, locked or written
+   */
+  public void replaceText(String expected, String replacement) throws ConfigException {
+    try (ConfigFileLock held = ConfigFileLock.hold(file)) {
+      String now = Files.readString(file, java.nio.charset.StandardCharsets.UTF_8);
+      if (!now.equals(expected)) {
+        throw new ConfigException(file, "changed since it was read; nothing was written. Run the command again");
+      }
+      held.replace(file, replacement.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      throw new ConfigException(file, "cannot read, lock or write: " + e.getMessage(), e);
+    }
+  }
+
   private static boolean hasComments(String text) {
     try {
       NO_COMMENTS.readTree(text);
