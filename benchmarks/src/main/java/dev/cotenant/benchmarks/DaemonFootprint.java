@@ -212,7 +212,8 @@ public final class DaemonFootprint {
     return lines.isEmpty() ? "(no standard error)" : lines.get(0);
   }
 
-  private static Path errFile(String server) {
+  /** Where the standard error of a server started directly goes (removed once it is closed). */
+  static Path errFile(String server) {
     return Path.of(System.getProperty("java.io.tmpdir"), "cotenant-footprint-" + ProcessHandle.current().pid() + "-"
         + server + ".err");
   }

@@ -122,6 +122,9 @@ public final class ShimStartup {
         f.closeAndAwait(Duration.ofSeconds(5));
       }
       DaemonProcess.deleteTree(home);
+      for (String name : SERVERS) {
+        java.nio.file.Files.deleteIfExists(DaemonFootprint.errFile(name));
+      }
     }
   }
 
