@@ -23,6 +23,9 @@ import java.util.Map;
  * request's {@code id} is echoed verbatim, so start-up and memory are the JVM's alone.
  */
 public final class EchoServer {
+  /** The protocol version it answers {@code initialize} with, whatever the client asked for. */
+  static final String PROTOCOL_VERSION = "2025-06-18";
+
   private EchoServer() {}
 
   /**
@@ -62,7 +65,8 @@ public final class EchoServer {
     String head = "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",";
     switch (method) {
       case "\"initialize\"":
-        return head + "\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{\"listChanged\":false}},"
+        return head + "\"result\":{\"protocolVersion\":\"" + PROTOCOL_VERSION + "\","
+            + "\"capabilities\":{\"tools\":{\"listChanged\":false}},"
             + "\"serverInfo\":{\"name\":\"echo\",\"version\":\"1.0.0\"}}}";
       case "\"tools/list\"":
         return head + "\"result\":{\"tools\":[{\"name\":\"echo\",\"description\":\"Echoes its arguments.\","

@@ -1,0 +1,87 @@
+package dev.cotenant.benchmarks;
+
+import java.lang.reflect.Field;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The packaged command line ({@code cli/target/cotenant.jar}) that the daemon benchmarks run as
+ * real processes: where it is, and the command lines of {@code cotenant serve},
+ * {@code cotenant connect} and the other commands.
+ *
+ * <p>The jar is {@value #PROPERTY} when that system property is set, else
+ * {@code cli/target/cotenant.jar} under the working directory or its parent (so both the
+ * repository root and {@code benchmarks/} work). The shim's JVM options are read from the jar
+ * itself ({@code dev.cotenant.cli.daemon.Shim.JVM_OPTIONS}), so a shim is measured with exactly
+ * the options a routed entry carries.
+ */
+final class CotenantJar {
+  /** The system property naming the jar. */
+  static final String PROPERTY = "cotenant.jar";
+
+  final Path jar;
+  final List<String> shimOptions;
+
+  private CotenantJar(Path jar, List<String> shimOptions) {
+    this.jar = jar;
+    this.shimOptions = List.copyOf(shimOptions);
+  }
+
+  /** Finds the jar, or fails saying where it looked and how to build or name it. */
+  static CotenantJar locate() {
+    String named = System.getProperty(PROPERTY);
+    Path cwd = Paths.get("").toAbsolutePath();
+    List<Path> candidates = named != null && !named.isBlank()
+        ? List.of(Paths.get(named).toAbsolutePath())
+        : List.of(cwd.resolve("cli/target/cotenant.jar"), cwd.resolve("../cli/target/cotenant.jar").normalize());
+    for (Path p : candidates) {
+      if (Files.isRegularFile(p)) {
+        return new CotenantJar(p, shimOptions(p));
+      }
+    }
+    throw new IllegalStateException("cotenant.jar not found (looked at " + candidates + "): build it with"
+        + " `mvn -B -o -q -DskipTests package` at the repository root and run from there, or name it with -D"
+        + PROPERTY + "=PATH (through JMH: -jvmArgsAppend -D" + PROPERTY + "=PATH)");
+  }
+
+  private static List<String> shimOptions(Path jar) {
+    try (URLClassLoader loader = new URLClassLoader(new URL[] {jar.toUri().toURL()}, ClassLoader.getPlatformClassLoader())) {
+      Class<?> shim = Class.forName("dev.cotenant.cli.daemon.Shim", false, loader);
+      Field f = shim.getField("JVM_OPTIONS");
+      List<String> out = new ArrayList<>();
+      for (Object o : (List<?>) f.get(null)) {
+        out.add((String) o);
+      }
+      return out;
+    } catch (ReflectiveOperationException | java.io.IOException e) {
+      throw new IllegalStateException(jar + " has no dev.cotenant.cli.daemon.Shim.JVM_OPTIONS: is it the cli module's"
+          + " cotenant.jar of this version?", e);
+    }
+  }
+
+  /** The {@code java} of this JVM. */
+  static String java() {
+    return Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+  }
+
+  /** {@code java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -jar cotenant.jar ARGS}: a one-off command or the daemon. */
+  List<String> command(List<String> args) {
+    List<String> cmd = new ArrayList<>(List.of(java(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-jar",
+        jar.toString()));
+    cmd.addAll(args);
+    return cmd;
+  }
+
+  /** {@code cotenant connect --no-start NAME CONFIG} as a routed entry runs it (the shim's JVM options). */
+  List<String> shim(String server, Path config) {
+    List<String> cmd = new ArrayList<>(List.of(java()));
+    cmd.addAll(shimOptions);
+    cmd.addAll(List.of("-jar", jar.toString(), "connect", "--no-start", server, config.toString()));
+    return cmd;
+  }
+}
