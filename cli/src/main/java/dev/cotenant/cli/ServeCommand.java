@@ -31,6 +31,19 @@ public final class ServeCommand extends CliCommand {
   /** Exit status when the daemon cannot start (another holds the home, the port is taken). */
   public static final int EXIT_UNAVAILABLE = 1;
 
+  /**
+   * What the daemon sets before the operator's {@code --set}s (which win): sharing on (that is what
+   * it is for); no count or total-bytes bound on a backend's output (the pre-flight's bounds, meant
+   * for a two-process probe, would end a backend that lives for days after 10,000 messages or
+   * 64 MiB; the per-message and nesting bounds stay); room for 256 live backends (five clients of
+   * fifty unshared servers).
+   */
+  static final List<String> DAEMON_DEFAULTS = List.of(
+      "cotenant.sharing.enabled=true",
+      "cotenant.preflight.max-messages=" + Integer.MAX_VALUE,
+      "cotenant.preflight.max-total-bytes=" + Long.MAX_VALUE,
+      "cotenant.pool.spawn-budget=256");
+
   @Parameters(paramLabel = "CONFIG", arity = "0..*",
       description = "MCP configuration files the servers are read from (default: every usual location that exists); "
           + "a shim may name more.")
@@ -60,8 +73,8 @@ public final class ServeCommand extends CliCommand {
     if (detach) {
       return detach(ctx, home, files);
     }
-    // The daemon shares where the verdicts allow it: that is what it is for. A later --set wins.
-    common.settings.add(0, "cotenant.sharing.enabled=true");
+    // Defaults of the daemon; a --set of the same key, later in the list, wins.
+    common.settings.addAll(0, DAEMON_DEFAULTS);
     CliRuntime runtime = runtime();
     if (!files.isEmpty()) {
       runtime.readConfigs(files.stream().map(Path::toString).toList());
