@@ -85,10 +85,16 @@ public final class ServeCommand extends CliCommand {
     }
     boolean portChosen = spec.commandLine().getParseResult().hasMatchedOption("--port");
     Daemon daemon = new Daemon(home, runtime.cotenant(), new ServerDirectory(files), noHttp ? -1 : port, id, portChosen);
+    // Set once this method is about to return its own status: the JVM then exits with it and the
+    // hook below does nothing. Until then, a SIGTERM or SIGINT stops the daemon through the hook.
+    java.util.concurrent.atomic.AtomicBoolean returning = new java.util.concurrent.atomic.AtomicBoolean();
     Thread hook = new Thread(() -> {
+      if (returning.get()) {
+        return;
+      }
       daemon.stop();
-      // Stopped cleanly by SIGTERM or SIGINT: exit 0, not the JVM's 128+signal. Nothing else is left
-      // to run (the daemon has drained its backends and written what it observed).
+      // Stopped cleanly by a signal: exit 0, not the JVM's 128+signal. Nothing else is left to run
+      // (the daemon has drained its backends and written what it observed).
       System.err.flush();
       Runtime.getRuntime().halt(Cli.EXIT_OK);
     }, "cotenant-daemon-stop");
@@ -96,9 +102,11 @@ public final class ServeCommand extends CliCommand {
     try {
       daemon.start();
     } catch (DaemonLock.HeldException e) {
+      returning.set(true);
       ctx.err().println("cotenant: " + e.getMessage());
       return EXIT_UNAVAILABLE;
     } catch (IOException e) {
+      returning.set(true);
       ctx.err().println("cotenant: the daemon cannot start: " + e.getMessage());
       return EXIT_UNAVAILABLE;
     }
@@ -107,6 +115,7 @@ public final class ServeCommand extends CliCommand {
         + "; stop it with SIGTERM or Ctrl-C");
     ctx.err().flush();
     daemon.awaitStop();
+    returning.set(true);
     return Cli.EXIT_OK;
   }
 
