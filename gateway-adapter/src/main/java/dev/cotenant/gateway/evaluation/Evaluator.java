@@ -83,6 +83,8 @@ public final class Evaluator {
   private final LongSupplier nanoTime;
   private final ReentrantLock passLock = new ReentrantLock();
   private final AtomicReference<Progress> progress = new AtomicReference<>(Progress.IDLE);
+  /** The names of the servers whose pre-flight runs now. */
+  private final java.util.Set<String> measuring = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   /**
    * An evaluator.
@@ -124,6 +126,11 @@ public final class Evaluator {
   /** The progress of the current or last uncapped pass. */
   public Progress progress() {
     return progress.get();
+  }
+
+  /** The names of the servers being measured now, in name order; empty between passes. */
+  public List<String> measuring() {
+    return measuring.stream().sorted().toList();
   }
 
   /** True while some pass holds the pass lock. */
@@ -408,6 +415,7 @@ public final class Evaluator {
     } catch (RuntimeException e) {
       return new Measured(server, null, PreflightResult.notRun("identity could not be computed: " + LogSafe.escape(describe(e), 160)));
     }
+    measuring.add(server.name());
     try {
       return new Measured(server, identity, transport.preflight(server));
     } catch (InterruptedException e) {
@@ -416,6 +424,8 @@ public final class Evaluator {
       // Every facet is JSON the server chose; a failure measuring one server never escapes.
       LOG.warn("pre-flight of {} failed: {}", LogSafe.escape(server.name()), LogSafe.escape(describe(e)));
       return new Measured(server, identity, PreflightResult.notRun("measurement failed: " + LogSafe.escape(describe(e), 160)));
+    } finally {
+      measuring.remove(server.name());
     }
   }
 

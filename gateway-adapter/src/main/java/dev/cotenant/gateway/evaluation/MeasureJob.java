@@ -51,6 +51,11 @@ public final class MeasureJob {
     return evaluator.progress();
   }
 
+  /** The names of the servers being measured now, in name order. */
+  public java.util.List<String> measuring() {
+    return evaluator.measuring();
+  }
+
   /** Interrupts the pass; servers already measured are kept. */
   public void cancel() {
     thread.interrupt();
