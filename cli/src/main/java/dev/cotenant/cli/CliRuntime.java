@@ -33,7 +33,7 @@ import java.util.stream.Collectors;
  */
 public final class CliRuntime {
   /** Servers measured at once in a pass (each pre-flight spawns two processes). */
-  static final int PARALLELISM = 2;
+  public static final int PARALLELISM = 2;
 
   private final CliContext context;
   private final Path recordsDirectory;

@@ -17,6 +17,14 @@ public final class HazardsClearCommand extends CliCommand {
   /** Created by picocli. */
   public HazardsClearCommand() {}
 
+  /** {@code {"name","cleared"}}: what {@code --json} prints, and what the daemon's API answers. */
+  public static ObjectNode json(String name, boolean cleared) {
+    ObjectNode o = Output.object();
+    o.put("name", name);
+    o.put("cleared", cleared);
+    return o;
+  }
+
   @Override
   public Integer call() throws Exception {
     CliRuntime rt = runtime();
@@ -24,10 +32,7 @@ public final class HazardsClearCommand extends CliCommand {
     boolean had = ledger.clear(name);
     ledger.flush();
     if (common.json()) {
-      ObjectNode o = Output.object();
-      o.put("name", name);
-      o.put("cleared", had);
-      Output.json(context().out(), o);
+      Output.json(context().out(), json(name, had));
     } else if (had) {
       context().out().println("cleared every hazard record of " + Output.cell(name));
     } else {

@@ -31,22 +31,7 @@ public final class HazardsListCommand extends CliCommand {
     HazardLedger.Snapshot snapshot = rt.stores().hazardLedger().snapshot();
     snapshot.incomplete().ifPresent(why -> rt.warn(unreadable(why)));
     if (common.json()) {
-      ObjectNode root = Output.object();
-      ArrayNode servers = root.putArray("servers");
-      for (Map.Entry<String, Map<String, HazardLedger.Observations>> s : snapshot.servers().entrySet()) {
-        ObjectNode server = servers.addObject();
-        server.put("name", s.getKey());
-        ArrayNode ids = server.putArray("identities");
-        for (Map.Entry<String, HazardLedger.Observations> id : s.getValue().entrySet()) {
-          ObjectNode o = ids.addObject();
-          o.put("identity", id.getKey());
-          ArrayNode codes = o.putArray("codes");
-          id.getValue().codes().forEach(c -> codes.add(c.wireName()));
-          o.put("count", id.getValue().count());
-          o.put("lastSeen", id.getValue().lastSeen());
-        }
-      }
-      snapshot.incomplete().ifPresent(why -> root.put("incomplete", why));
+      ObjectNode root = json(snapshot);
       Output.json(context().out(), root);
       return Cli.EXIT_OK;
     }
@@ -71,6 +56,31 @@ public final class HazardsListCommand extends CliCommand {
                             o.lastSeen() > 0 ? Instant.ofEpochMilli(Math.round(o.lastSeen() * 1000)).toString() : "-"))));
     Output.table(context().out(), table);
     return Cli.EXIT_OK;
+  }
+
+  /**
+   * The ledger as {@code {"servers":[{"name","identities":[{"identity","codes","count","lastSeen"}]}]}},
+   * with {@code "incomplete"} saying why when it could not be read completely: what
+   * {@code --json} prints, and what the daemon's API answers.
+   */
+  public static ObjectNode json(HazardLedger.Snapshot snapshot) {
+    ObjectNode root = Output.object();
+    ArrayNode servers = root.putArray("servers");
+    for (Map.Entry<String, Map<String, HazardLedger.Observations>> s : snapshot.servers().entrySet()) {
+      ObjectNode server = servers.addObject();
+      server.put("name", s.getKey());
+      ArrayNode ids = server.putArray("identities");
+      for (Map.Entry<String, HazardLedger.Observations> id : s.getValue().entrySet()) {
+        ObjectNode o = ids.addObject();
+        o.put("identity", id.getKey());
+        ArrayNode codes = o.putArray("codes");
+        id.getValue().codes().forEach(c -> codes.add(c.wireName()));
+        o.put("count", id.getValue().count());
+        o.put("lastSeen", id.getValue().lastSeen());
+      }
+    }
+    snapshot.incomplete().ifPresent(why -> root.put("incomplete", why));
+    return root;
   }
 
   /** The warning for a ledger that cannot be read completely. */

@@ -34,7 +34,12 @@ public final class Output {
 
   /** Prints {@code node} as one line of JSON. */
   public static void json(PrintWriter out, ObjectNode node) {
-    out.println(MAPPER.writeValueAsString(node));
+    out.println(text(node));
+  }
+
+  /** {@code node} as one line of JSON, as {@link #json} prints it. */
+  public static String text(tools.jackson.databind.JsonNode node) {
+    return MAPPER.writeValueAsString(node);
   }
 
   /**

@@ -53,6 +53,30 @@ public final class RegisterCommand extends CliCommand {
   /** Created by picocli. */
   public RegisterCommand() {}
 
+  /**
+   * The stored record as {@code {"name","model","scope","maxConcurrent","probe":{"tool","rounds"}|null}}:
+   * what {@code --json} prints, and what the daemon's API answers.
+   */
+  public static ObjectNode json(ConcurrencyRecord record) {
+    ObjectNode o = Output.object();
+    o.put("name", record.serverName());
+    o.put("model", record.model().wireName());
+    o.put("scope", record.scope().wireName());
+    if (record.maxConcurrent().isPresent()) {
+      o.put("maxConcurrent", record.maxConcurrent().getAsInt());
+    } else {
+      o.putNull("maxConcurrent");
+    }
+    if (record.probe().isPresent()) {
+      ObjectNode p = o.putObject("probe");
+      p.put("tool", record.probe().get().tool());
+      p.put("rounds", record.probe().get().rounds());
+    } else {
+      o.putNull("probe");
+    }
+    return o;
+  }
+
   @Override
   public Integer call() throws Exception {
     ConcurrencyModel m = ConcurrencyModel.fromWire(model).orElseThrow(() -> new UsageException(
@@ -77,23 +101,7 @@ public final class RegisterCommand extends CliCommand {
       return EXIT_REFUSED;
     }
     if (common.json()) {
-      ObjectNode o = Output.object();
-      o.put("name", stored.serverName());
-      o.put("model", stored.model().wireName());
-      o.put("scope", stored.scope().wireName());
-      if (stored.maxConcurrent().isPresent()) {
-        o.put("maxConcurrent", stored.maxConcurrent().getAsInt());
-      } else {
-        o.putNull("maxConcurrent");
-      }
-      if (stored.probe().isPresent()) {
-        ObjectNode p = o.putObject("probe");
-        p.put("tool", stored.probe().get().tool());
-        p.put("rounds", stored.probe().get().rounds());
-      } else {
-        o.putNull("probe");
-      }
-      Output.json(context().out(), o);
+      Output.json(context().out(), json(stored));
     } else {
       StringBuilder sb = new StringBuilder("registered ").append(Output.cell(stored.serverName()))
           .append(": model ").append(stored.model().wireName());

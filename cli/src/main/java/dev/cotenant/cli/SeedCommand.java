@@ -49,16 +49,7 @@ public final class SeedCommand extends CliCommand {
     SeedPlan plan = apply ? seeder.apply(new LockedJsonFile(file), verdicts) : seeder.plan(verdicts);
     String shown = context().display(file);
     if (common.json()) {
-      ObjectNode o = Output.object();
-      o.put("config", shown);
-      o.put("applied", apply);
-      ObjectNode overrides = o.putObject("stubOverrides");
-      new TreeMap<>(plan.stubOverrides()).forEach(overrides::put);
-      ArrayNode wants = o.putArray("wantsShare");
-      new TreeSet<>(plan.wantsShare()).forEach(wants::add);
-      ArrayNode already = o.putArray("alreadySeeded");
-      new TreeSet<>(plan.alreadySeeded()).forEach(already::add);
-      Output.json(context().out(), o);
+      Output.json(context().out(), json(shown, apply, plan));
       return Cli.EXIT_OK;
     }
     var out = context().out();
@@ -77,6 +68,23 @@ public final class SeedCommand extends CliCommand {
       out.println("nothing written; rerun with --apply to write the stub overrides into " + Output.cell(shown));
     }
     return Cli.EXIT_OK;
+  }
+
+  /**
+   * {@code {"config","applied","stubOverrides":{name:bool},"wantsShare":[...],"alreadySeeded":[...]}}:
+   * what {@code --json} prints, and what the daemon's API answers.
+   */
+  public static ObjectNode json(String config, boolean applied, SeedPlan plan) {
+    ObjectNode o = Output.object();
+    o.put("config", config);
+    o.put("applied", applied);
+    ObjectNode overrides = o.putObject("stubOverrides");
+    new TreeMap<>(plan.stubOverrides()).forEach(overrides::put);
+    ArrayNode wants = o.putArray("wantsShare");
+    new TreeSet<>(plan.wantsShare()).forEach(wants::add);
+    ArrayNode already = o.putArray("alreadySeeded");
+    new TreeSet<>(plan.alreadySeeded()).forEach(already::add);
+    return o;
   }
 
   private static List<String> names(java.util.Set<String> names) {

@@ -18,7 +18,7 @@ import tools.jackson.databind.node.ObjectNode;
  * traffic, the coverage and the hazards as text; the same as one JSON document with
  * {@code --json}. Every value the server chose is escaped.
  */
-final class SurfaceOutput {
+public final class SurfaceOutput {
   private SurfaceOutput() {}
 
   static void print(PrintWriter out, SurfaceReport r) {
@@ -121,7 +121,8 @@ final class SurfaceOutput {
     return String.join(", ", r.hazardCodes().stream().map(HazardCode::wireName).sorted().toList());
   }
 
-  static ObjectNode json(SurfaceReport r) {
+  /** The report as one JSON document: what {@code probe-stateless --json} prints, and what the daemon's API answers. */
+  public static ObjectNode json(SurfaceReport r) {
     ObjectNode o = Output.object();
     o.put("name", r.server());
     o.put("scope", "whole-surface");

@@ -56,16 +56,28 @@ public final class HttpGuard {
   /** The request may go on. */
   public record Passed() implements Outcome {}
 
+  /** Which check refused a request. */
+  public enum Check {
+    /** A foreign {@code Origin} (403). */
+    ORIGIN,
+    /** A {@code Host} that is not a loopback host (403). */
+    HOST,
+    /** A missing or wrong bearer token (401). */
+    TOKEN
+  }
+
   /**
    * The request is refused.
    *
+   * @param check the check that refused it
    * @param status the HTTP status to answer (401 or 403)
    * @param message one line saying why, safe to send back
    * @param headers headers the refusal must carry ({@code WWW-Authenticate} for 401)
    */
-  public record Refused(int status, String message, Map<String, String> headers) implements Outcome {
+  public record Refused(Check check, int status, String message, Map<String, String> headers) implements Outcome {
     /** Copies the headers. */
     public Refused {
+      Objects.requireNonNull(check, "check");
       Objects.requireNonNull(message, "message");
       headers = Map.copyOf(headers);
     }
@@ -75,17 +87,17 @@ public final class HttpGuard {
   public Outcome check(Request request) {
     String origin = request.getHeaders().get(HttpHeader.ORIGIN);
     if (origin != null && !isLoopbackOrigin(origin)) {
-      return new Refused(403, "forbidden: the origin is not a loopback origin", Map.of());
+      return new Refused(Check.ORIGIN, 403, "forbidden: the origin is not a loopback origin", Map.of());
     }
     String host = request.getHeaders().get(HttpHeader.HOST);
     if (host == null) {
       host = request.getHttpURI().getAuthority();
     }
     if (host == null || !isLoopbackHost(host)) {
-      return new Refused(403, "forbidden: the Host header does not name a loopback host", Map.of());
+      return new Refused(Check.HOST, 403, "forbidden: the Host header does not name a loopback host", Map.of());
     }
     if (!tokenMatches(request.getHeaders().get(HttpHeader.AUTHORIZATION))) {
-      return new Refused(401, "unauthorized: a bearer token is required", Map.of("WWW-Authenticate", "Bearer"));
+      return new Refused(Check.TOKEN, 401, "unauthorized: a bearer token is required", Map.of("WWW-Authenticate", "Bearer"));
     }
     return new Passed();
   }
