@@ -12,6 +12,7 @@ import java.util.Map;
  *
  * <ul>
  *   <li>{@code cotenant.sock}: the daemon's Unix domain socket, mode 0600;
+ *   <li>{@code api.sock}: the daemon's HTTP API ({@code /api}) on a Unix domain socket, mode 0600;
  *   <li>{@code daemon.lock}: held by the running daemon (one per home), holds its pid;
  *   <li>{@code daemon.start.lock}: held by a shim while it starts a daemon, so several shims
  *       starting at once start one;
@@ -42,6 +43,11 @@ public record CotenantHome(Path dir) {
   /** The daemon's socket. */
   public Path socket() {
     return dir.resolve("cotenant.sock");
+  }
+
+  /** The daemon's HTTP API on a Unix domain socket. */
+  public Path apiSocket() {
+    return dir.resolve("api.sock");
   }
 
   /** The daemon's lock file. */

@@ -1,5 +1,8 @@
 package dev.cotenant.cli.daemon;
 
+import dev.cotenant.cli.daemon.api.ApiHandler;
+import dev.cotenant.cli.daemon.api.ApiSocket;
+import dev.cotenant.cli.daemon.http.HttpGuard;
 import dev.cotenant.gateway.Cotenant;
 import dev.cotenant.gateway.sharing.Sharing;
 import java.io.IOException;
@@ -23,15 +26,17 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
+import org.eclipse.jetty.server.Handler;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The running daemon: holds the home's {@link DaemonLock}, owns one {@link Sharing} (the pool of
- * every backend), serves shims on the Unix socket and MCP clients over Streamable HTTP on
- * loopback, re-reads the records when they change, and on {@link #stop()} ends every session,
- * drains every backend, removes the socket and its state file and releases the lock. A
+ * every backend), serves shims on the Unix socket, MCP clients over Streamable HTTP on loopback
+ * and the JSON API ({@link ApiHandler}) at {@code /api} there and on {@code api.sock}, re-reads
+ * the records when they change, and on {@link #stop()} ends every session, drains every backend,
+ * removes the sockets and its state file and releases the lock. A
  * {@link Watchdog} kills the backends if the daemon dies without stopping.
  */
 public final class Daemon implements AutoCloseable {
@@ -55,6 +60,8 @@ public final class Daemon implements AutoCloseable {
   private @Nullable Sharing sharing;
   private @Nullable UnixSocketListener listener;
   private @Nullable HttpSurface http;
+  private @Nullable ApiHandler api;
+  private @Nullable ApiSocket apiSocket;
   private @Nullable RecordsWatcher watcher;
   private boolean stopping;
 
@@ -103,17 +110,21 @@ public final class Daemon implements AutoCloseable {
         }
         sharing = cotenant.sharing();
         listener = UnixSocketListener.open(home.socket(), this::accept);
+        String token = ApiToken.readOrCreate(home.token());
+        api = new ApiHandler(cotenant, sharing, directory, new HttpGuard(token));
+        apiSocket = ApiSocket.open(home.apiSocket(), api.unguarded());
+        Map<String, Handler> mounts = new LinkedHashMap<>();
+        mounts.put(ApiHandler.PATH, api);
         if (port >= 0) {
-          String token = ApiToken.readOrCreate(home.token());
           try {
-            http = HttpSurface.start(port, sharing, directory, token);
+            http = HttpSurface.start(port, sharing, directory, token, mounts);
           } catch (IOException e) {
             boolean inUse = e instanceof java.net.BindException || e.getCause() instanceof java.net.BindException;
             if (!inUse || portChosen || port == 0) {
               throw new IOException("cannot listen on 127.0.0.1:" + port + ": " + e.getMessage(), e);
             }
             LOG.warn("port {} on 127.0.0.1 is in use; serving HTTP on a free port instead (see {})", port, home.state());
-            http = HttpSurface.start(0, sharing, directory, token);
+            http = HttpSurface.start(0, sharing, directory, token, mounts);
           }
         }
         watcher = new RecordsWatcher(cotenant.recordsDirectory(), cotenant.recordStores());
@@ -238,8 +249,8 @@ public final class Daemon implements AutoCloseable {
   }
 
   /**
-   * Stops: no new session is accepted, every session ends (its shim sees the socket close), every
-   * backend drains, the socket and {@code daemon.json} are removed, the watchdog sweeps, the lock
+   * Stops: no new session is accepted, both sockets and HTTP close, a measure job of the API is
+   * cancelled, every session ends (its shim sees the socket close), every backend drains, the socket and {@code daemon.json} are removed, the watchdog sweeps, the lock
    * is released. Idempotent.
    */
   public void stop() {
@@ -251,8 +262,10 @@ public final class Daemon implements AutoCloseable {
     }
     long t0 = System.nanoTime();
     closeQuietly(listener);
+    closeQuietly(apiSocket);
     closeQuietly(watcher);
     closeQuietly(http);
+    closeQuietly(api);
     for (SocketSession s : Set.copyOf(sessions)) {
       s.end();
     }

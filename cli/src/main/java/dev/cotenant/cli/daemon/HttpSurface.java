@@ -8,12 +8,15 @@ import dev.cotenant.cli.daemon.http.ServerLookup;
 import dev.cotenant.gateway.config.ConfigException;
 import dev.cotenant.gateway.sharing.Sharing;
 import java.io.IOException;
+import org.eclipse.jetty.server.Handler;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
  * The daemon's HTTP side on 127.0.0.1: MCP over Streamable HTTP at {@code /mcp/{server}}
- * ({@link McpHttpEndpoint}), behind the bearer token and the {@code Origin}/{@code Host} checks
+ * ({@link McpHttpEndpoint}) and the handlers the daemon mounts beside it (the API at
+ * {@code /api}), behind the bearer token and the {@code Origin}/{@code Host} checks
  * ({@link HttpGuard}), with servers looked up in the daemon's configuration files.
  */
 final class HttpSurface implements AutoCloseable {
@@ -24,13 +27,16 @@ final class HttpSurface implements AutoCloseable {
   }
 
   /**
-   * Listens on {@code port} (0: any free port).
+   * Listens on {@code port} (0: any free port), with {@code mounts} (context path to handler)
+   * beside the MCP endpoint.
    *
    * @throws IOException when the port cannot be had (a {@link java.net.BindException} as cause when in use)
    */
-  static HttpSurface start(int port, Sharing sharing, ServerDirectory directory, String token) throws IOException {
+  static HttpSurface start(int port, Sharing sharing, ServerDirectory directory, String token,
+      Map<String, Handler> mounts) throws IOException {
     McpHttpEndpoint endpoint = new McpHttpEndpoint(sharing, lookup(directory), new HttpGuard(token));
     DaemonHttpServer server = new DaemonHttpServer(endpoint, port);
+    mounts.forEach(server::mount);
     try {
       server.start();
     } catch (IOException e) {
