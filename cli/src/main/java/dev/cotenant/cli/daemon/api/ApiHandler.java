@@ -265,7 +265,9 @@ public final class ApiHandler extends Handler.Abstract implements AutoCloseable 
       throw ApiError.unknownServer(name, "the daemon's configuration files nor the hazard ledger");
     }
     boolean had = ledger.clear(name);
-    ledger.flush();
+    if (had) {
+      ledger.flush();
+    }
     return Answer.ok(HazardsClearCommand.json(name, had));
   }
 

@@ -1,0 +1,94 @@
+package dev.cotenant.cli.daemon.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.cotenant.api.ServerDescription;
+import dev.cotenant.cli.daemon.api.ApiDaemon.Answer;
+import dev.cotenant.gateway.pool.EntrySnapshot;
+import dev.cotenant.gateway.sharing.Connection;
+import dev.cotenant.gateway.sharing.SharingSettings;
+import dev.cotenant.testkit.process.ChecksProcessLeaks;
+import dev.cotenant.testkit.server.FakeServer;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The pool over the API: a shared backend with two sessions, its memory and the totals the
+ * contract defines; a restart; a drain.
+ */
+@ChecksProcessLeaks(waitMillis = 20_000)
+class ApiBackendsTest {
+  private static final Map<String, Object> CLIENT = Map.of("protocolVersion", "2025-11-25", "capabilities", Map.of(),
+      "clientInfo", Map.of("name", "api-test", "version", "1"));
+
+  @TempDir Path dir;
+  private ApiDaemon api;
+  private ServerDescription echo;
+
+  @BeforeEach
+  void start() throws Exception {
+    echo = FakeServer.builder().name("echo").era(FakeServer.Era.LEGACY).echo().build().description();
+    api = ApiDaemon.start(dir, Map.of("echo", echo), Map.of(),
+        Map.of(SharingSettings.ENABLED, "true", SharingSettings.FORCED, "echo"));
+  }
+
+  @AfterEach
+  void stop() {
+    api.close();
+  }
+
+  @Test
+  void aSharedBackendWithTwoSessionsIsShownWithItsMemoryAndWhatTheSessionsWouldCostUnshared() throws Exception {
+    // The daemon's configuration names the server by its configured entry; connect the same launch.
+    ServerDescription configured = new dev.cotenant.cli.daemon.ServerDirectory(List.of(api.config)).find("echo", List.of()).description();
+    try (Connection a = api.daemon.sharingRuntime().connect(configured, "session-a", CLIENT, m -> {});
+        Connection b = api.daemon.sharingRuntime().connect(configured, "session-b", CLIENT, m -> {})) {
+      List<EntrySnapshot> pool = api.daemon.sharingRuntime().accounting();
+      assertEquals(1, pool.size(), pool.toString());
+      Answer answer = api.get("/api/backends");
+      assertEquals(200, answer.status(), answer.toString());
+      JsonNode backends = answer.json().path("backends");
+      assertEquals(1, backends.size(), answer.toString());
+      JsonNode backend = backends.get(0);
+      assertEquals("echo", backend.path("server").asString());
+      assertEquals(pool.get(0).connectionId().substring(0, 16), backend.path("key").asString());
+      assertEquals("shared", backend.path("placement").asString());
+      assertTrue(backend.path("forced").asBoolean(), answer.toString());
+      assertEquals(2, backend.path("sessions").asInt(), answer.toString());
+      assertEquals(pool.get(0).pid().getAsLong(), backend.path("pid").asLong());
+      assertEquals(1, backend.path("generation").asInt());
+      long rss = backend.path("rssBytes").asLong();
+      assertTrue(rss > 0, "the backend's memory is read: " + answer);
+      assertTrue(backend.path("uptimeMs").asLong() >= 0, answer.toString());
+      JsonNode totals = answer.json().path("totals");
+      assertEquals(1, totals.path("backends").asInt());
+      assertEquals(2, totals.path("sessions").asInt());
+      assertEquals(rss, totals.path("rssBytes").asLong());
+      assertEquals(2, totals.path("unsharedProcesses").asInt(), "a process per session without sharing");
+      assertEquals(2 * rss, totals.path("unsharedRssBytes").asLong(), "its memory per session without sharing");
+      assertEquals(answer.json().path("backends").get(0).path("server"),
+          api.unix("GET", "/api/backends", null).json().path("backends").get(0).path("server"));
+
+      Answer restarted = api.post("/api/backends/echo/restart", null);
+      assertEquals(200, restarted.status(), restarted.toString());
+      assertEquals(1, restarted.json().path("restarted").size(), restarted.toString());
+      assertTrue(restarted.json().path("restarted").get(0).path("restarted").asBoolean(), restarted.toString());
+      assertEquals(backend.path("key"), restarted.json().path("restarted").get(0).path("key"));
+      JsonNode after = api.get("/api/backends").json().path("backends").get(0);
+      assertEquals(2, after.path("generation").asInt(), after.toString());
+
+      Answer drained = api.post("/api/backends/drain", "{\"force\":true,\"timeoutMs\":5000}");
+      assertEquals(200, drained.status(), drained.toString());
+      assertEquals(1, drained.json().path("drained").asInt() + drained.json().path("forced").asInt(), drained.toString());
+      ApiDaemon.await("the pool to be empty", () -> api.daemon.sharingRuntime().accounting().isEmpty());
+      assertEquals(0, api.get("/api/backends").json().path("totals").path("backends").asInt());
+    }
+  }
+}

@@ -1,0 +1,53 @@
+package dev.cotenant.cli.daemon.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.cotenant.cli.daemon.api.ApiDaemon.Answer;
+import dev.cotenant.testkit.process.ChecksProcessLeaks;
+import dev.cotenant.testkit.server.FakeServer;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code api.sock}: its owner's only, no token needed, the same answers as over TCP, gone when the daemon stops. */
+@ChecksProcessLeaks(waitMillis = 20_000)
+class ApiSocketTest {
+  @TempDir Path dir;
+
+  @Test
+  void theSocketIsTheOwnersOnlyAnswersWithoutATokenAndIsRemovedOnStop() throws Exception {
+    ApiDaemon api = ApiDaemon.start(dir, Map.of("echo", FakeServer.builder().name("echo").echo().build().description()),
+        Map.of(), Map.of());
+    try {
+      Path socket = api.home.apiSocket();
+      assertEquals(api.home.dir().resolve("api.sock"), socket);
+      assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(socket)));
+      assertEquals(System.getProperty("user.name"), Files.getOwner(socket).getName());
+      try (var files = Files.list(api.home.dir())) {
+        assertTrue(files.noneMatch(p -> p.getFileName().toString().startsWith(".a")), "no private bind directory is left");
+      }
+      Answer rows = api.unix("GET", "/api/rows", null);
+      assertEquals(200, rows.status(), rows.toString());
+      assertEquals("application/json", rows.headers().get("Content-Type"));
+      assertEquals(api.get("/api/rows").json(), rows.json(), "the same answer as over TCP");
+      Answer recorded = api.unix("POST", "/api/hazards", "{\"server\":\"echo\",\"code\":\"cross_session_leak\",\"attachedSessions\":2}");
+      assertEquals(201, recorded.status(), recorded.toString());
+      assertEquals(1, api.get("/api/hazards").json().path("servers").size(), "one state behind both");
+      ApiDaemon.assertError(400, "bad_json", api.unix("POST", "/api/stub", "{"));
+      ApiDaemon.assertError(404, "not_found", api.unix("GET", "/api/none", null));
+      assertEquals(404, api.unix("GET", "/mcp/echo", null).status(), "only the API is served on api.sock");
+    } finally {
+      api.close();
+    }
+    assertFalse(Files.exists(api.home.apiSocket()), "stopping removes api.sock");
+    assertThrows(IOException.class, () -> api.unix("GET", "/api/rows", null));
+    assertThrows(IOException.class, () -> api.get("/api/rows"), "HTTP is closed too");
+  }
+}
