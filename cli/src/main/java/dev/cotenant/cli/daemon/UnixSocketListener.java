@@ -8,8 +8,6 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.function.Consumer;
 import jdk.net.ExtendedSocketOptions;
 import jdk.net.UnixDomainPrincipal;
@@ -20,9 +18,7 @@ import org.slf4j.LoggerFactory;
  * The daemon's Unix domain socket, closed to other users twice over:
  *
  * <ul>
- *   <li><b>Mode 0600 from the first moment.</b> The socket is bound inside a fresh directory only
- *       its owner can enter (0700), set to 0600, and only then renamed to its public path, so no
- *       other user can ever connect through a window between bind and chmod.
+ *   <li><b>Mode 0600 from the first moment</b> ({@link OwnerOnlySocket}).
  *   <li><b>Peer credentials.</b> Each accepted connection's peer user ({@code SO_PEERCRED}) must
  *       be the daemon's own user; any other is closed at once (root bypasses file modes).
  * </ul>
@@ -48,25 +44,12 @@ final class UnixSocketListener implements AutoCloseable {
 
   /** Binds {@code path} (replacing a stale socket there) and starts accepting. */
   static UnixSocketListener open(Path path, Consumer<SocketChannel> handler) throws IOException {
-    Path dir = path.getParent();
-    // A short name, so the bind path is no longer than the socket's own (a Unix socket path is
-    // limited to 107 bytes).
-    Path privateDir = dir.resolve(".b" + Long.toString(ProcessHandle.current().pid(), 36));
-    Path temp = privateDir.resolve("s");
-    Files.deleteIfExists(temp);
-    Files.deleteIfExists(privateDir);
-    Files.createDirectory(privateDir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
     ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
     try {
-      server.bind(UnixDomainSocketAddress.of(temp), 64);
-      Files.setPosixFilePermissions(temp, PosixFilePermissions.fromString("rw-------"));
-      Files.move(temp, path, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      OwnerOnlySocket.bind(path, 'b', at -> server.bind(UnixDomainSocketAddress.of(at), 64));
     } catch (IOException | RuntimeException e) {
       server.close();
-      Files.deleteIfExists(temp);
       throw e;
-    } finally {
-      Files.deleteIfExists(privateDir);
     }
     UnixSocketListener l = new UnixSocketListener(path, server, handler);
     l.acceptor.start();

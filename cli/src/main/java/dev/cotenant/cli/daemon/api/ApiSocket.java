@@ -1,11 +1,10 @@
 package dev.cotenant.cli.daemon.api;
 
+import dev.cotenant.cli.daemon.OwnerOnlySocket;
 import java.io.IOException;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import jdk.net.ExtendedSocketOptions;
 import jdk.net.UnixDomainPrincipal;
 import org.eclipse.jetty.server.Handler;
@@ -56,13 +55,6 @@ public final class ApiSocket implements AutoCloseable {
    * @throws IOException when the socket cannot be bound or Jetty does not start
    */
   public static ApiSocket open(Path path, Handler handler) throws IOException {
-    Path dir = path.toAbsolutePath().getParent();
-    // A short name, so the bind path is no longer than the socket's own (107 bytes at most).
-    Path privateDir = dir.resolve(".a" + Long.toString(ProcessHandle.current().pid(), 36));
-    Path temp = privateDir.resolve("s");
-    Files.deleteIfExists(temp);
-    Files.deleteIfExists(privateDir);
-    Files.createDirectory(privateDir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
     QueuedThreadPool threads = new QueuedThreadPool(MAX_THREADS, 2);
     threads.setName(THREAD_PREFIX);
     threads.setDaemon(true);
@@ -71,19 +63,21 @@ public final class ApiSocket implements AutoCloseable {
     http.setSendServerVersion(false);
     http.setSendXPoweredBy(false);
     UnixDomainServerConnector connector = new OwnerOnlyConnector(server, new HttpConnectionFactory(http));
-    connector.setUnixDomainPath(temp);
-    server.addConnector(connector);
     server.setHandler(new ContextHandler(handler, ApiHandler.PATH));
     try {
-      server.start();
-      Files.setPosixFilePermissions(temp, PosixFilePermissions.fromString("rw-------"));
-      Files.move(temp, path, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-    } catch (Exception e) {
+      OwnerOnlySocket.bind(path, 'a', at -> {
+        connector.setUnixDomainPath(at);
+        server.addConnector(connector);
+        try {
+          server.start();
+        } catch (Exception e) {
+          stopQuietly(server);
+          throw e;
+        }
+      });
+    } catch (IOException e) {
       stopQuietly(server);
-      Files.deleteIfExists(temp);
-      throw e instanceof IOException io ? io : new IOException("cannot serve the API on " + path + ": " + e.getMessage(), e);
-    } finally {
-      Files.deleteIfExists(privateDir);
+      throw e;
     }
     LOG.info("API listening on {}", path);
     return new ApiSocket(path, server);
