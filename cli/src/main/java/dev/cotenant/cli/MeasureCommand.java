@@ -74,11 +74,16 @@ public final class MeasureCommand extends CliCommand {
   static PassResult follow(MeasureJob job, PrintWriter err, boolean interactive)
       throws InterruptedException, MeasureJob.JobFailedException {
     Progress shown = null;
+    java.util.List<String> shownCurrent = java.util.List.of();
     for (;;) {
       Optional<PassResult> done = job.await(TICK_MS, TimeUnit.MILLISECONDS);
       Progress now = done.map(PassResult::progress).orElseGet(job::progress);
-      if (now.total() > 0 && (shown == null || shown.done() != now.done() || shown.measured() != now.measured())) {
-        String line = "measuring: " + now.done() + "/" + now.total() + " done, " + now.measured() + " measured";
+      java.util.List<String> current = done.isPresent() ? java.util.List.of() : job.measuring();
+      if (now.total() > 0 && (shown == null || shown.done() != now.done() || shown.measured() != now.measured()
+          || (interactive && !current.equals(shownCurrent)))) {
+        String line = "measuring: " + now.done() + "/" + now.total() + " done, " + now.measured() + " measured"
+            + (interactive && !current.isEmpty() ? " (now: " + String.join(", ", current) + ")" : "");
+        shownCurrent = current;
         if (interactive) {
           err.print("\r" + line + "\u001b[K");
         } else {

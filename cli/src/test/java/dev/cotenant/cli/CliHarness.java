@@ -36,6 +36,10 @@ final class CliHarness {
   java.util.function.UnaryOperator<dev.cotenant.gateway.Cotenant.Builder> runtime = java.util.function.UnaryOperator.identity();
   /** False to use the pre-flight transport the runtime selects instead of the fake. */
   boolean fakePreflight = true;
+  /** True to run as on a terminal (the progress line redraws in place). */
+  boolean interactive;
+  /** Standard error of the run in progress, readable while it runs. */
+  final StringWriter liveErr = new StringWriter();
 
   CliHarness(Path tmp) throws IOException {
     this.cwd = Files.createDirectories(tmp.resolve("work"));
@@ -62,10 +66,11 @@ final class CliHarness {
   /** Runs {@code args} exactly as given. */
   Result runRaw(String... args) {
     StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
+    StringWriter err = liveErr;
+    err.getBuffer().setLength(0);
     CliContext context =
-        CliContext.of(new PrintWriter(out, true), new PrintWriter(err, true), env, cwd, home)
-            .withRuntime(b -> runtime.apply(fakePreflight ? b.preflightTransport(transport) : b));
+        new CliContext(new PrintWriter(out, true), new PrintWriter(err, true), env, cwd, home,
+            b -> runtime.apply(fakePreflight ? b.preflightTransport(transport) : b), interactive);
     int code = new Cli(context).run(args);
     return new Result(code, out.toString(), err.toString());
   }
@@ -85,6 +90,8 @@ final class CliHarness {
     final Map<String, PreflightResult> answers = new ConcurrentHashMap<>();
     /** The command each server was launched with, as the pre-flight received it. */
     final Map<String, String> commands = new ConcurrentHashMap<>();
+    /** A pre-flight of a server named here waits for its latch before answering. */
+    final Map<String, java.util.concurrent.CountDownLatch> gates = new ConcurrentHashMap<>();
 
     @Override
     public String name() {
@@ -101,6 +108,14 @@ final class CliHarness {
     public PreflightResult preflight(ServerDescription server) {
       calls.computeIfAbsent(server.name(), k -> new AtomicInteger()).incrementAndGet();
       commands.put(server.name(), server.command());
+      java.util.concurrent.CountDownLatch gate = gates.get(server.name());
+      if (gate != null) {
+        try {
+          gate.await(60, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
       return answers.getOrDefault(server.name(), PreflightResult.ran(List.of(), FACTS));
     }
 

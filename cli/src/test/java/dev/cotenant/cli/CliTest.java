@@ -202,6 +202,27 @@ class CliTest {
   // ---- measure ----
 
   @Test
+  void onATerminalTheProgressLineRedrawsInPlaceAndNamesTheServersBeingMeasured() throws Exception {
+    cli.write("mcp.json", THREE);
+    cli.interactive = true;
+    java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(1);
+    cli.transport.gates.put("alpha", gate);
+    java.util.concurrent.CompletableFuture<CliHarness.Result> run =
+        java.util.concurrent.CompletableFuture.supplyAsync(() -> cli.run("measure", "mcp.json", "--json"));
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+    while (!cli.liveErr.toString().contains("(now: alpha") && System.nanoTime() < deadline && !run.isDone()) {
+      Thread.sleep(10);
+    }
+    String during = cli.liveErr.toString();
+    gate.countDown();
+    CliHarness.Result r = run.get(30, java.util.concurrent.TimeUnit.SECONDS);
+    assertEquals(0, r.code(), r.err());
+    assertTrue(during.contains("\rmeasuring: ") && during.contains(" measured (now: alpha"), during);
+    assertTrue(r.err().contains("\rmeasuring: 2/2 done, 2 measured\u001b[K\n"), r.err());
+    assertTrue(json(r.out()).path("servers").isArray(), "standard output keeps the rows");
+  }
+
+  @Test
   void measureRunsAnUncappedPassShowsProgressThenTheRows() throws IOException {
     cli.write("mcp.json", THREE);
     cli.transport.answers.put("beta", PreflightResult.notRun("needs a credential"));
