@@ -1,5 +1,6 @@
 package dev.cotenant.cli.daemon;
 
+import dev.cotenant.cli.daemon.dashboard.DashboardHandler;
 import dev.cotenant.cli.daemon.http.DaemonHttpServer;
 import dev.cotenant.cli.daemon.http.HttpGuard;
 import dev.cotenant.cli.daemon.http.LookupException;
@@ -30,7 +31,7 @@ final class HttpSurface implements AutoCloseable {
    */
   static HttpSurface start(int port, Sharing sharing, ServerDirectory directory, String token) throws IOException {
     McpHttpEndpoint endpoint = new McpHttpEndpoint(sharing, lookup(directory), new HttpGuard(token));
-    DaemonHttpServer server = new DaemonHttpServer(endpoint, port);
+    DaemonHttpServer server = new DaemonHttpServer(endpoint, port).mount("/", new DashboardHandler());
     try {
       server.start();
     } catch (IOException e) {
