@@ -416,6 +416,9 @@
     if (n === null || n === undefined) {
       return '–';
     }
+    if (n < 1024) {
+      return n + ' B';
+    }
     if (n < 1024 * 1024) {
       return (n / 1024).toFixed(0) + ' KiB';
     }
@@ -471,7 +474,7 @@
 
   // ---- hazards ---------------------------------------------------------------------------
 
-  async function loadHazards() {
+  async function loadHazards(note) {
     const status = $('hazards-status');
     let data;
     try {
@@ -499,7 +502,7 @@
     if (data && data.incomplete) {
       text += ' The ledger could not be read completely: ' + data.incomplete;
     }
-    status.textContent = text;
+    status.textContent = (typeof note === 'string' ? note + ' ' : '') + text;
   }
 
   async function clearHazards(name) {
@@ -509,14 +512,15 @@
     if (!ok) {
       return;
     }
+    let note;
     try {
       const r = await api('DELETE', '/hazards/' + encodeURIComponent(name));
-      $('hazards-status').textContent = r && r.cleared ? 'Cleared the hazards of ' + name + '.' : name + ' had no hazard to clear.';
+      note = r && r.cleared ? 'Cleared the hazards of ' + name + '.' : name + ' had no hazard to clear.';
     } catch (e) {
       $('hazards-status').textContent = 'The hazards of ' + name + ' were not cleared: ' + describe(e);
       return;
     }
-    await loadHazards();
+    await loadHazards(note);
     loadRows();
   }
 
@@ -524,11 +528,11 @@
 
   function start() {
     token = takeToken();
-    $('rows-refresh').addEventListener('click', loadRows);
+    $('rows-refresh').addEventListener('click', () => loadRows());
     $('stub-selected').addEventListener('click', stubSelected);
     $('measure-start').addEventListener('click', startMeasure);
     $('measure-cancel').addEventListener('click', cancelMeasure);
-    $('hazards-refresh').addEventListener('click', loadHazards);
+    $('hazards-refresh').addEventListener('click', () => loadHazards());
     if (!token) {
       showAuthProblem('No token',
         'This page needs the daemon\'s token, and it was opened without one.');
