@@ -1,5 +1,6 @@
 package dev.cotenant.cli.daemon;
 
+import dev.cotenant.cli.daemon.dashboard.DashboardHandler;
 import dev.cotenant.cli.daemon.http.DaemonHttpServer;
 import dev.cotenant.cli.daemon.http.HttpGuard;
 import dev.cotenant.cli.daemon.http.LookupException;
@@ -15,8 +16,8 @@ import java.util.Optional;
 
 /**
  * The daemon's HTTP side on 127.0.0.1: MCP over Streamable HTTP at {@code /mcp/{server}}
- * ({@link McpHttpEndpoint}) and the handlers the daemon mounts beside it (the API at
- * {@code /api}), behind the bearer token and the {@code Origin}/{@code Host} checks
+ * ({@link McpHttpEndpoint}), the handlers the daemon mounts beside it (the API at
+ * {@code /api}) and the dashboard's page at {@code /} ({@link DashboardHandler}), behind the bearer token and the {@code Origin}/{@code Host} checks
  * ({@link HttpGuard}), with servers looked up in the daemon's configuration files.
  */
 final class HttpSurface implements AutoCloseable {
@@ -37,6 +38,8 @@ final class HttpSurface implements AutoCloseable {
     McpHttpEndpoint endpoint = new McpHttpEndpoint(sharing, lookup(directory), new HttpGuard(token));
     DaemonHttpServer server = new DaemonHttpServer(endpoint, port);
     mounts.forEach(server::mount);
+    // The dashboard's page at "/": the longer context paths (/mcp, /api) still win.
+    server.mount("/", new DashboardHandler());
     try {
       server.start();
     } catch (IOException e) {

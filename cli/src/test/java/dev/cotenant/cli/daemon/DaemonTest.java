@@ -259,6 +259,36 @@ class DaemonTest {
     assertTrue(err.toString().contains("no daemon runs for " + home().dir()), err.toString());
   }
 
+  private dev.cotenant.cli.Cli cli(StringWriter out, StringWriter err) {
+    return new dev.cotenant.cli.Cli(dev.cotenant.cli.CliContext.of(new PrintWriter(out), new PrintWriter(err),
+        Map.of("COTENANT_HOME", home().dir().toString()), dir, dir));
+  }
+
+  @Test
+  void dashboardPrintsTheAddressOfTheRunningDaemonWhoseListenerServesThePage() throws Exception {
+    StringWriter none = new StringWriter();
+    assertEquals(1, cli(new StringWriter(), none).run("dashboard"));
+    assertTrue(none.toString().contains("no daemon runs for " + home().dir()), none.toString());
+
+    Path config = dir.resolve("mcp.json");
+    Files.writeString(config, "{\"mcpServers\": {}}");
+    Cotenant cotenant = Cotenant.builder().config(Map.of("cotenant.pool.drain-grace-ms", "0"))
+        .recordsDirectory(dir.resolve("records")).build();
+    Daemon d = new Daemon(home(), cotenant, new ServerDirectory(List.of(config)), 0, "");
+    daemons.add(d);
+    d.start();
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    assertEquals(0, cli(out, err).run("dashboard"), err.toString());
+    String url = out.toString().strip();
+    assertEquals("http://127.0.0.1:" + d.httpPort().orElseThrow() + "/#token=" + Files.readString(home().token()).strip(), url);
+    java.net.http.HttpResponse<String> page = java.net.http.HttpClient.newHttpClient().send(
+        java.net.http.HttpRequest.newBuilder(java.net.URI.create(url.substring(0, url.indexOf('#')))).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, page.statusCode());
+    assertTrue(page.body().contains("<title>Cotenant dashboard</title>"), page.body());
+  }
+
   private static boolean waitStopped(Daemon d) throws InterruptedException {
     Thread t = new Thread(() -> {
       try {

@@ -34,24 +34,60 @@ import tools.jackson.databind.json.JsonMapper;
  * A Cotenant home of its own for one test, the packaged {@code cli/target/cotenant.jar} run as
  * real processes in it ({@code serve}, {@code connect}, the other commands), and MCP Java SDK
  * clients over stdio (through {@code cotenant connect}) and Streamable HTTP. Every process it
- * starts carries the kit's cookie, so the leak check finds them wherever they end up.
+ * starts carries the kit's cookie, so the leak check finds them wherever they end up. Public for
+ * the end-to-end tests of other packages (the dashboard's browser tests).
  */
-final class DaemonFixture implements AutoCloseable {
-  static final Path ROOT = Path.of("").toAbsolutePath().getParent();
+public final class DaemonFixture implements AutoCloseable {
+  /** The repository's root directory. */
+  public static final Path ROOT = Path.of("").toAbsolutePath().getParent();
   static final Path JAR = ROOT.resolve("cli/target/cotenant.jar");
-  static final Path CONFIG = ROOT.resolve("examples/mcp.json");
-  static final Duration BOUND = Duration.ofSeconds(90);
-  static final JsonMapper JSON = JsonMapper.builder().build();
+  /** The example configuration, {@code examples/mcp.json}. */
+  public static final Path CONFIG = ROOT.resolve("examples/mcp.json");
+  /** How long one step may take. */
+  public static final Duration BOUND = Duration.ofSeconds(90);
+  /** JSON for the tests. */
+  public static final JsonMapper JSON = JsonMapper.builder().build();
   static final JacksonMcpJsonMapper MCP_JSON = new JacksonMcpJsonMapper(JSON);
 
   final Path home;
+  private final Path config;
   private final List<McpSyncClient> clients = new ArrayList<>();
   private final List<Process> processes = new ArrayList<>();
 
-  DaemonFixture() throws IOException {
+  /** A fresh home; the daemon and the shims use {@code examples/mcp.json}. */
+  public DaemonFixture() throws IOException {
+    this(CONFIG);
+  }
+
+  /** A fresh home; the daemon and the shims use {@code config}. */
+  public DaemonFixture(Path config) throws IOException {
+    this.config = config;
     assertTrue(Files.isRegularFile(JAR), JAR + " is missing: run the reactor build (mvn -B verify) from the repository root");
     // Short: a Unix socket path is limited to 107 bytes.
     home = Files.createTempDirectory(Path.of("/tmp"), "ctd");
+  }
+
+  /** The home directory ({@code COTENANT_HOME} of every process started). */
+  public Path home() {
+    return home;
+  }
+
+  /**
+   * Writes a copy of {@code examples/mcp.json} to {@code dir/mcp.json}, each relative command
+   * ({@code bin/echo}) made absolute so it still names the repository's launchers, and returns
+   * it: a configuration a test may let the daemon write without touching the repository's file.
+   */
+  public static Path configCopy(Path dir) throws IOException {
+    tools.jackson.databind.node.ObjectNode root = (tools.jackson.databind.node.ObjectNode) JSON.readTree(CONFIG.toFile());
+    for (JsonNode server : root.path("mcpServers")) {
+      String command = server.path("command").asString("");
+      if (command.contains("/") && !Path.of(command).isAbsolute()) {
+        ((tools.jackson.databind.node.ObjectNode) server).put("command", CONFIG.getParent().resolve(command).normalize().toString());
+      }
+    }
+    Path copy = dir.resolve("mcp.json");
+    Files.write(copy, JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(root));
+    return copy;
   }
 
   static String java() {
@@ -77,17 +113,28 @@ final class DaemonFixture implements AutoCloseable {
 
   /** {@code cotenant connect SERVER examples/mcp.json} as a routed entry runs it (the shim's JVM options). */
   static List<String> shimCommand(String server) {
+    return shimCommand(server, CONFIG);
+  }
+
+  /** {@code cotenant connect SERVER CONFIG} as a routed entry runs it (the shim's JVM options). */
+  static List<String> shimCommand(String server, Path config) {
     List<String> cmd = new ArrayList<>(List.of(java()));
     cmd.addAll(dev.cotenant.cli.daemon.Shim.JVM_OPTIONS);
-    cmd.addAll(List.of("-jar", JAR.toString(), "connect", server, CONFIG.toString()));
+    cmd.addAll(List.of("-jar", JAR.toString(), "connect", server, config.toString()));
     return cmd;
   }
 
-  /** What one run printed. */
-  record Run(int code, String out, String err) {}
+  /**
+   * What one run printed.
+   *
+   * @param code the exit status
+   * @param out standard output
+   * @param err standard error
+   */
+  public record Run(int code, String out, String err) {}
 
   /** Runs one command to its end. */
-  Run run(String... args) throws IOException, InterruptedException {
+  public Run run(String... args) throws IOException, InterruptedException {
     ProcessBuilder pb = new ProcessBuilder(cotenantCommand(args)).directory(ROOT.toFile());
     pb.environment().clear();
     pb.environment().putAll(env());
@@ -125,13 +172,13 @@ final class DaemonFixture implements AutoCloseable {
   }
 
   /**
-   * Runs {@code cotenant serve --port 0 examples/mcp.json} in the foreground with a daemon id of
-   * its own (so it runs as one process) and waits until {@code daemon.json} names it.
+   * Runs {@code cotenant serve --port 0 CONFIG} in the foreground with a daemon id of its own (so
+   * it runs as one process) and waits until {@code daemon.json} names it.
    */
-  Process serve(String... extra) throws Exception {
+  public Process serve(String... extra) throws Exception {
     List<String> args = new ArrayList<>(List.of("serve", "--port", "0"));
     args.addAll(List.of(extra));
-    args.add(CONFIG.toString());
+    args.add(config.toString());
     Process p = start(cotenantCommand(args.toArray(String[]::new)), Map.of("COTENANT_DAEMON_ID", "test-" + System.nanoTime()));
     p.getOutputStream().close();
     drain(p.getInputStream());
@@ -150,7 +197,7 @@ final class DaemonFixture implements AutoCloseable {
   }
 
   /** The running daemon's {@code daemon.json}, when there is one. */
-  java.util.Optional<JsonNode> state() {
+  public java.util.Optional<JsonNode> state() {
     Path f = home.resolve("daemon.json");
     try {
       return Files.isRegularFile(f) ? java.util.Optional.of(JSON.readTree(f.toFile())) : java.util.Optional.empty();
@@ -159,18 +206,19 @@ final class DaemonFixture implements AutoCloseable {
     }
   }
 
-  String token() throws IOException {
+  /** The daemon's bearer token. */
+  public String token() throws IOException {
     return Files.readString(home.resolve("api-token")).strip();
   }
 
-  /** An initialized SDK client over stdio, through {@code cotenant connect NAME examples/mcp.json}. */
-  McpSyncClient stdioClient(String server, String clientName) {
+  /** An initialized SDK client over stdio, through {@code cotenant connect NAME CONFIG}. */
+  public McpSyncClient stdioClient(String server, String clientName) {
     return stdioClient(server, clientName, spec -> spec);
   }
 
   /** As {@link #stdioClient(String, String)}, {@code spec} adding handlers. */
   McpSyncClient stdioClient(String server, String clientName, java.util.function.UnaryOperator<McpClient.SyncSpec> spec) {
-    List<String> cmd = shimCommand(server);
+    List<String> cmd = shimCommand(server, config);
     ServerParameters params = ServerParameters.builder(cmd.get(0)).args(cmd.subList(1, cmd.size())).env(env()).build();
     StdioClientTransport transport = new StdioClientTransport(params, MCP_JSON);
     transport.setStdErrorHandler(line -> { });
@@ -198,13 +246,13 @@ final class DaemonFixture implements AutoCloseable {
   }
 
   /** The text of a tool's answer. */
-  static String text(McpSchema.CallToolResult result) {
+  public static String text(McpSchema.CallToolResult result) {
     return result.content().stream().filter(McpSchema.TextContent.class::isInstance)
         .map(c -> ((McpSchema.TextContent) c).text()).collect(Collectors.joining("\n"));
   }
 
   /** The processes below {@code daemonPid} whose command line contains {@code marker}. */
-  static List<ProcessHandle> backends(long daemonPid, String marker) {
+  public static List<ProcessHandle> backends(long daemonPid, String marker) {
     return ProcessHandle.of(daemonPid).map(ProcessHandle::descendants).orElse(Stream.empty())
         .filter(p -> p.info().commandLine().orElse("").contains(marker))
         .collect(Collectors.toList());

@@ -1,0 +1,346 @@
+package dev.cotenant.examples.dashboard;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import dev.cotenant.examples.daemon.DaemonFixture;
+import dev.cotenant.testkit.process.ChecksProcessLeaks;
+import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.spec.McpSchema;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.Keys;
+import org.openqa.selenium.WebDriverException;
+import org.openqa.selenium.interactions.Actions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The dashboard in a real browser (Debian's Chromium, headless) against the real daemon
+ * ({@code cotenant serve} from the packaged jar) over a copy of {@code examples/mcp.json}: a
+ * measure started from the page, bulk stubbing by keyboard, the backends panel of a shared
+ * backend, clearing a hazard, and the token's handling. Each test saves a screenshot under
+ * {@code examples/target/screenshots/}; with {@code -Dcotenant.docs.screenshot=true}, the full page
+ * after the measure is also written to {@code docs/dashboard.png}.
+ */
+@ChecksProcessLeaks(waitMillis = 60_000)
+class DashboardIT {
+  private static final Path SCREENSHOTS = DaemonFixture.ROOT.resolve("examples/target/screenshots");
+  private static final Path DOCS_SCREENSHOT = DaemonFixture.ROOT.resolve("docs/dashboard.png");
+  private static final Duration MEASURE_BOUND = Duration.ofMinutes(5);
+  private static final Duration WAIT = DaemonFixture.BOUND;
+
+  @BeforeAll
+  static void chromiumIsInstalled() {
+    Browser.requireInstalled();
+  }
+
+  private static String base(DaemonFixture f) {
+    return "http://127.0.0.1:" + f.state().orElseThrow().path("port").asInt() + "/";
+  }
+
+  /** Opens the dashboard the way {@code cotenant dashboard} says to, and checks it names it. */
+  private static void open(Browser b, DaemonFixture f) throws Exception {
+    DaemonFixture.Run printed = f.run("dashboard");
+    assertEquals(0, printed.code(), printed.err());
+    String url = printed.out().strip();
+    assertEquals(base(f) + "#token=" + f.token(), url);
+    b.driver.get(url);
+  }
+
+  private static Object js(Browser b, String script, Object... args) {
+    return ((JavascriptExecutor) b.driver).executeScript(script, args);
+  }
+
+  private static <T> T await(Browser b, Duration bound, String what, java.util.function.Supplier<T> condition) {
+    try {
+      return new WebDriverWait(b.driver, bound, Duration.ofMillis(100)).withMessage(what).until(d -> {
+        T v = condition.get();
+        return v instanceof Boolean bool && !bool ? null : v;
+      });
+    } catch (WebDriverException e) {
+      throw new AssertionError(what + "; the page said: " + js(b, "return document.body.innerText;"), e);
+    }
+  }
+
+  /** The strength a row shows in words (its badge's text), or null when the table has no row for {@code server}. */
+  private static String strength(Browser b, String server) {
+    return (String) js(b, "const r = document.querySelector('#servers-body tr[data-server=\"' + CSS.escape(arguments[0]) + '\"]');"
+        + " return r ? r.querySelector('.strength').textContent : null;", server);
+  }
+
+  /** The names in the rows the page shows. */
+  @SuppressWarnings("unchecked")
+  private static Set<String> rowNames(Browser b) {
+    return new TreeSet<>((List<String>) js(b,
+        "return Array.from(document.querySelectorAll('#servers-body tr')).map(r => r.dataset.server);"));
+  }
+
+  private static Set<String> configured(Path config) throws Exception {
+    Set<String> names = new TreeSet<>();
+    DaemonFixture.JSON.readTree(config.toFile()).path("mcpServers").propertyNames().forEach(names::add);
+    return names;
+  }
+
+  private static void screenshot(Browser b, String name) throws Exception {
+    b.screenshot(SCREENSHOTS.resolve(name + ".png"), true);
+  }
+
+  /** Presses {@code key} (Tab, or Shift+Tab) until the element {@code id} has the focus. */
+  private static void tabTo(Browser b, String id, CharSequence key) {
+    for (int i = 0; i < 300; i++) {
+      if (id.equals(js(b, "return document.activeElement ? document.activeElement.id : '';"))) {
+        return;
+      }
+      new Actions(b.driver).sendKeys(key).perform();
+    }
+    fail("the keyboard did not reach #" + id);
+  }
+
+  private static void press(Browser b, CharSequence key) {
+    new Actions(b.driver).sendKeys(key).perform();
+  }
+
+  @Test
+  void aMeasureStartedFromThePageMovesItsProgressAndTheRowsThenShowMeasuredStrengths(@TempDir Path dir) throws Exception {
+    Path config = DaemonFixture.configCopy(dir);
+    Set<String> names = configured(config);
+    try (DaemonFixture f = new DaemonFixture(config)) {
+      f.serve();
+      try (Browser b = new Browser(SCREENSHOTS)) {
+        open(b, f);
+        await(b, WAIT, "every configured server has a row", () -> rowNames(b).equals(names));
+        assertEquals("unknown", strength(b, "echo"), "nothing is measured in a new home");
+        assertEquals("false", js(b, "return document.getElementById('measure').dataset.running;"));
+
+        b.driver.findElement(By.id("measure-start")).click();
+        List<Long> doneWhileRunning = new ArrayList<>();
+        List<String> barWhileRunning = new ArrayList<>();
+        boolean sawRunning = false;
+        long deadline = System.nanoTime() + MEASURE_BOUND.toNanos();
+        Map<?, ?> last;
+        while (true) {
+          last = (Map<?, ?>) js(b, "const m = document.getElementById('measure'); const p = document.getElementById('measure-progress');"
+              + " return {running: m.dataset.running, done: Number(m.dataset.done), total: Number(m.dataset.total),"
+              + " bar: p.value + '/' + p.max, status: document.getElementById('measure-status').textContent};");
+          if ("true".equals(last.get("running"))) {
+            sawRunning = true;
+            doneWhileRunning.add(((Number) last.get("done")).longValue());
+            barWhileRunning.add((String) last.get("bar"));
+          } else if (sawRunning) {
+            break;
+          }
+          if (System.nanoTime() > deadline) {
+            fail("the measure did not finish within " + MEASURE_BOUND + ": " + last);
+          }
+          Thread.sleep(100);
+        }
+        long total = ((Number) last.get("total")).longValue();
+        assertEquals(names.size() - 1, total, "every stdio server is measured (remote-http is not stdio): " + last);
+        assertTrue(doneWhileRunning.stream().anyMatch(d -> d > 0),
+            "the page showed the progress move before the end: done " + doneWhileRunning + ", bar " + barWhileRunning);
+        assertTrue(barWhileRunning.stream().distinct().count() >= 2, "the <progress> element changed: " + barWhileRunning);
+        assertTrue(((String) last.get("status")).startsWith("Done: " + total + " of " + total), last.toString());
+
+        await(b, WAIT, "the rows are refreshed with the measured verdicts", () -> "measured".equals(strength(b, "echo")));
+        assertEquals(names, rowNames(b));
+        assertEquals("declared", strength(b, "caller-identity"), "the sample that declares its caller identity");
+        assertEquals("disqualified", strength(b, "remote-http"), "an HTTP server is out of scope");
+        assertEquals("unknown", strength(b, "needs-credential"), "a server that cannot start without a credential");
+        String echoRow = (String) js(b, "return document.querySelector('#servers-body tr[data-server=\"echo\"]').innerText;");
+        assertTrue(echoRow.contains("measured") && echoRow.contains("preflight_passed")
+            && echoRow.contains("both handshakes matched") && echoRow.contains("docs/preflight.md"), echoRow);
+        String needsRow = (String) js(b, "return document.querySelector('#servers-body tr[data-server=\"needs-credential\"]').innerText;");
+        assertTrue(needsRow.contains("preflight_not_run") && needsRow.contains("could not ask"), needsRow);
+
+        @SuppressWarnings("unchecked")
+        List<String> loaded = (List<String>) js(b, "return performance.getEntriesByType('resource').map(e => e.name);");
+        for (String resource : loaded) {
+          assertTrue(resource.startsWith(base(f)), "the page requested only its own daemon: " + loaded);
+        }
+
+        screenshot(b, "measure");
+        if (Boolean.getBoolean("cotenant.docs.screenshot")) {
+          Files.copy(SCREENSHOTS.resolve("measure.png"), DOCS_SCREENSHOT, StandardCopyOption.REPLACE_EXISTING);
+        }
+      }
+    }
+  }
+
+  @Test
+  void stubbingSelectedServersByKeyboardWritesTheirOverridesToTheDaemonsConfigFile(@TempDir Path dir) throws Exception {
+    Path config = DaemonFixture.configCopy(dir);
+    byte[] repositoryConfig = Files.readAllBytes(DaemonFixture.CONFIG);
+    try (DaemonFixture f = new DaemonFixture(config)) {
+      DaemonFixture.Run measure = f.run("measure", config.toString(), "--server", "echo");
+      assertEquals(0, measure.code(), measure.err());
+      f.serve();
+      try (Browser b = new Browser(SCREENSHOTS)) {
+        open(b, f);
+        await(b, WAIT, "echo is measured and recommends a stub", () -> "yes".equals(js(b,
+            "const r = document.querySelector('#servers-body tr[data-server=\"echo\"]');"
+                + " return r ? r.querySelector('.recommend-stub').textContent : null;")));
+        assertEquals("unknown", strength(b, "needs-credential"));
+
+        // Everything by keyboard: select two servers, open the confirmation, confirm.
+        js(b, "document.activeElement && document.activeElement.blur(); window.focus();");
+        tabTo(b, "select-echo", Keys.TAB);
+        press(b, Keys.SPACE);
+        tabTo(b, "select-needs-credential", Keys.TAB);
+        press(b, Keys.SPACE);
+        assertEquals("2 servers selected", js(b, "return document.getElementById('selection-count').textContent;"));
+        tabTo(b, "stub-selected", Keys.chord(Keys.SHIFT, Keys.TAB));
+        press(b, Keys.ENTER);
+        await(b, WAIT, "the confirmation is open", () -> (Boolean) js(b, "return document.getElementById('confirm').open;"));
+        assertEquals("confirm-cancel", js(b, "return document.activeElement.id;"), "the safe choice has the focus");
+        String question = (String) js(b, "return document.getElementById('confirm').innerText;");
+        assertTrue(question.contains("echo") && question.contains("needs-credential"), question);
+        screenshot(b, "stub-confirm");
+        press(b, Keys.TAB);
+        assertEquals("confirm-ok", js(b, "return document.activeElement.id;"));
+        press(b, Keys.ENTER);
+
+        await(b, WAIT, "the result names echo as stubbed", () -> (Boolean) js(b,
+            "return !!document.querySelector('#stubbed-list li[data-server=\"echo\"]');"));
+        String skipped = (String) js(b,
+            "const s = document.querySelector('#skipped-list li[data-server=\"needs-credential\"]'); return s ? s.innerText : '';");
+        assertTrue(skipped.contains("does not recommend") && skipped.contains("unknown"), skipped);
+        assertFalse((Boolean) js(b, "return document.getElementById('confirm').open;"));
+
+        JsonNode written = DaemonFixture.JSON.readTree(config.toFile());
+        JsonNode overrides = written.path("cotenant").path("stubOverrides");
+        assertTrue(overrides.path("echo").asBoolean(false), "echo is stubbed in " + config + ": " + written);
+        assertTrue(overrides.path("needs-credential").isMissingNode(), "needs-credential is not: " + overrides);
+        assertArrayEquals(repositoryConfig, Files.readAllBytes(DaemonFixture.CONFIG), "examples/mcp.json is untouched");
+        screenshot(b, "stub");
+      }
+    }
+  }
+
+  @Test
+  void theBackendsPanelShowsOneSharedBackendServingTwoSessions(@TempDir Path dir) throws Exception {
+    Path config = DaemonFixture.configCopy(dir);
+    try (DaemonFixture f = new DaemonFixture(config)) {
+      f.serve("--set", "cotenant.sharing.forced=echo");
+      McpSyncClient first = f.stdioClient("echo", "dashboard-1");
+      McpSyncClient second = f.stdioClient("echo", "dashboard-2");
+      for (McpSyncClient c : List.of(first, second)) {
+        String answer = DaemonFixture.text(c.callTool(new McpSchema.CallToolRequest("echo", Map.of("text", "hello"))));
+        assertTrue(answer.contains("hello"), answer);
+      }
+      try (Browser b = new Browser(SCREENSHOTS)) {
+        open(b, f);
+        await(b, WAIT, "the echo backend is shown shared, with two sessions", () -> (Boolean) js(b,
+            "const r = document.querySelector('#backends-body tr[data-server=\"echo\"]');"
+                + " return !!r && r.dataset.placement === 'shared' && r.dataset.sessions === '2';"));
+        String row = (String) js(b, "return document.querySelector('#backends-body tr[data-server=\"echo\"]').innerText;");
+        assertTrue(row.contains("forced"), row);
+        assertEquals(1L, js(b, "return document.querySelectorAll('#backends-body tr').length;"));
+        assertEquals("1 now vs 2 unshared", js(b, "return document.getElementById('total-processes').textContent;"));
+        String memory = (String) js(b, "return document.getElementById('total-memory').textContent;");
+        assertTrue(memory.matches("\\d+(\\.\\d+)? (B|KiB|MiB|GiB) now vs \\d+(\\.\\d+)? (B|KiB|MiB|GiB) unshared"), memory);
+        assertEquals("2", js(b, "return document.getElementById('total-sessions').textContent;"));
+        screenshot(b, "backends");
+      }
+    }
+  }
+
+  @Test
+  void aHazardOfAServerIsShownAndClearedFromThePageAfterAConfirmation(@TempDir Path dir) throws Exception {
+    Path config = DaemonFixture.configCopy(dir);
+    try (DaemonFixture f = new DaemonFixture(config)) {
+      f.serve();
+      HttpResponse<String> recorded = HttpClient.newHttpClient().send(
+          HttpRequest.newBuilder(URI.create(base(f) + "api/hazards")).timeout(WAIT)
+              .header("Authorization", "Bearer " + f.token()).header("Content-Type", "application/json")
+              .POST(HttpRequest.BodyPublishers.ofString(
+                  "{\"server\":\"echo\",\"code\":\"cross_session_leak\",\"attachedSessions\":2}"))
+              .build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertEquals(201, recorded.statusCode(), recorded.body());
+      try (Browser b = new Browser(SCREENSHOTS)) {
+        open(b, f);
+        await(b, WAIT, "the hazard of echo is listed", () -> (Boolean) js(b,
+            "const h = document.querySelector('#hazards-list li[data-server=\"echo\"]');"
+                + " return !!h && h.innerText.includes('cross_session_leak');"));
+        await(b, WAIT, "echo is refuted", () -> "refuted".equals(strength(b, "echo")));
+        screenshot(b, "hazards");
+
+        b.driver.findElement(By.cssSelector("#hazards-list button.clear-hazards[data-server='echo']")).click();
+        await(b, WAIT, "the confirmation is open", () -> (Boolean) js(b, "return document.getElementById('confirm').open;"));
+        press(b, Keys.ESCAPE);
+        await(b, WAIT, "Escape closes the confirmation", () -> !(Boolean) js(b, "return document.getElementById('confirm').open;"));
+        assertTrue((Boolean) js(b, "return !!document.querySelector('#hazards-list li[data-server=\"echo\"]');"),
+            "nothing is cleared without a confirmation");
+
+        b.driver.findElement(By.cssSelector("#hazards-list button.clear-hazards[data-server='echo']")).click();
+        await(b, WAIT, "the confirmation is open again", () -> (Boolean) js(b, "return document.getElementById('confirm').open;"));
+        b.driver.findElement(By.id("confirm-ok")).click();
+        await(b, WAIT, "the hazard is gone from the page", () -> (Boolean) js(b,
+            "return document.querySelectorAll('#hazards-list li').length === 0"
+                + " && document.getElementById('hazards-status').textContent.startsWith('Cleared the hazards of echo.');"));
+        await(b, WAIT, "echo is no longer refuted", () -> !"refuted".equals(strength(b, "echo")));
+      }
+      DaemonFixture.Run list = f.run("hazards", "list", "--json");
+      assertEquals(0, list.code(), list.err());
+      assertEquals(0, DaemonFixture.JSON.readTree(list.out()).path("servers").size(), list.out());
+    }
+  }
+
+  @Test
+  void withoutATokenThePageSaysHowToGetOneAndATokenLeavesTheAddressBar() throws Exception {
+    try (DaemonFixture f = new DaemonFixture()) {
+      f.serve();
+      try (Browser b = new Browser(SCREENSHOTS)) {
+        b.driver.get(base(f));
+        await(b, WAIT, "the page says a token is missing", () -> (Boolean) js(b,
+            "return !document.getElementById('auth-problem').hidden;"));
+        String problem = (String) js(b, "return document.getElementById('auth-problem').innerText;");
+        assertTrue(problem.contains("No token") && problem.contains("cotenant dashboard"), problem);
+        screenshot(b, "no-token");
+
+        String token = f.token();
+        b.driver.get("about:blank");
+        b.driver.get(base(f) + "#token=" + token);
+        await(b, WAIT, "the token is taken from the address", () -> token.equals(js(b,
+            "return sessionStorage.getItem('cotenant.token');")));
+        assertFalse(b.driver.getCurrentUrl().contains("token"), b.driver.getCurrentUrl());
+        assertTrue((Boolean) js(b, "return document.getElementById('auth-problem').hidden;"));
+      }
+    }
+  }
+
+  @Test
+  void aRefusedTokenIsSaidSo() throws Exception {
+    try (DaemonFixture f = new DaemonFixture()) {
+      f.serve();
+      try (Browser b = new Browser(SCREENSHOTS)) {
+        b.driver.get(base(f) + "#token=not-the-token");
+        await(b, WAIT, "the page says the token was refused", () -> (Boolean) js(b,
+            "return !document.getElementById('auth-problem').hidden;"));
+        String problem = (String) js(b, "return document.getElementById('auth-problem').innerText;");
+        assertTrue(problem.contains("Token refused") && problem.contains("cotenant dashboard"), problem);
+        screenshot(b, "refused");
+      }
+    }
+  }
+}
