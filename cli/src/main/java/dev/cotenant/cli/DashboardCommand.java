@@ -4,13 +4,10 @@ import dev.cotenant.cli.daemon.CotenantHome;
 import dev.cotenant.cli.daemon.DaemonControl;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.util.Map;
 import java.util.Optional;
 import picocli.CommandLine.Command;
 import tools.jackson.core.JacksonException;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * {@code cotenant dashboard}: prints the address of the running daemon's dashboard,
@@ -35,10 +32,10 @@ public final class DashboardCommand extends CliCommand {
       ctx.err().println("cotenant: no daemon runs for " + home.dir() + " (start one: cotenant serve)");
       return StatusCommand.EXIT_NOT_RUNNING;
     }
-    Optional<Integer> port = port(home);
+    Optional<Integer> port = status.get().get("port") instanceof Number n ? Optional.of(n.intValue()) : Optional.empty();
     if (port.isEmpty()) {
       ctx.err().println("cotenant: the daemon (pid " + status.get().get("pid") + ") of " + home.dir()
-          + " serves no HTTP (" + home.state() + " names no port); restart it without a negative --port");
+          + " serves no HTTP; restart it without --no-http");
       return StatusCommand.EXIT_NOT_RUNNING;
     }
     String token;
@@ -59,19 +56,5 @@ public final class DashboardCommand extends CliCommand {
   /** The dashboard's address for {@code port} and {@code token}. */
   static String url(int port, String token) {
     return "http://127.0.0.1:" + port + "/#token=" + token;
-  }
-
-  /** The HTTP port {@code daemon.json} names, when it names one. */
-  private static Optional<Integer> port(CotenantHome home) throws IOException {
-    JsonNode state;
-    try {
-      state = JsonMapper.builder().build().readTree(Files.readString(home.state()));
-    } catch (NoSuchFileException e) {
-      return Optional.empty();
-    } catch (JacksonException e) {
-      throw new IOException(home.state() + " is not valid JSON: " + e.getOriginalMessage(), e);
-    }
-    JsonNode port = state.path("port");
-    return port.isInt() && port.asInt() > 0 ? Optional.of(port.asInt()) : Optional.empty();
   }
 }
