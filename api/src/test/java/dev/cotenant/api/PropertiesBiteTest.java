@@ -486,6 +486,15 @@ class PropertiesBiteTest {
   }
 
   @Test
+  void aSeparatorInsideAFieldNeverMergesTwoIdentities_failsOnAnUnescapedJoin() {
+    assertFalsified(
+        () ->
+            ExecutionIdentityPropertyTest.aSeparatorInsideAFieldNeverMergesTwoIdentities(
+                qt(),
+                id -> String.join("\0", id.serverName(), id.commandArgsHash(), id.envHash(), id.binaryVersion())));
+  }
+
+  @Test
   void envInsertionOrderNeverMatters_failsOnAHashOfTheEntriesInIterationOrder() {
     assertFalsified(
         () ->
