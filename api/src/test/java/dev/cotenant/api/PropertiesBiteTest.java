@@ -517,6 +517,36 @@ class PropertiesBiteTest {
   }
 
   @Test
+  void everyFacetIsSymmetric_failsOnAComparisonThatIgnoresPromptsTheSecondSnapshotLacks() {
+    assertFalsified(
+        () ->
+            HandshakeComparatorTest.everyFacetIsSymmetric(
+                qt(HandshakeComparatorTest.EXAMPLES),
+                (a, b) -> {
+                  Map<String, Object> first = new LinkedHashMap<>(a);
+                  if (!b.containsKey("prompts")) {
+                    first.remove("prompts");
+                  }
+                  return HandshakeComparator.compare(first, b);
+                }));
+  }
+
+  @Test
+  void anyPermutationOfToolsReplaysIdentically_failsOnAComparisonThatOnlyForgivesAReversal() {
+    assertFalsified(
+        () ->
+            HandshakeComparatorTest.anyPermutationOfToolsReplaysIdentically(
+                qt(HandshakeComparatorTest.EXAMPLES),
+                (a, b) -> {
+                  List<Object> reversed = new ArrayList<>((List<?>) a.get("tools"));
+                  Collections.reverse(reversed);
+                  return a.get("tools").equals(b.get("tools")) || reversed.equals(b.get("tools"))
+                      ? List.of()
+                      : List.of(HandshakeComparator.TOOLS);
+                }));
+  }
+
+  @Test
   void theComparatorIsSymmetric_failsOnAComparisonThatIgnoresCapabilitiesOnlyTheSecondSnapshotHas() {
     assertFalsified(
         () ->
