@@ -36,6 +36,12 @@ public record ExecutionIdentity(
 
   private static final char NUL = '\0';
 
+  /**
+   * Escapes a NUL or itself inside a field, so a field may hold any character and the joined key
+   * still splits into the fields it was made of. A key whose fields hold neither is unchanged.
+   */
+  private static final char ESCAPE = '\u0001';
+
   public ExecutionIdentity {
     Objects.requireNonNull(serverName, "serverName");
     Objects.requireNonNull(commandArgsHash, "commandArgsHash");
@@ -97,9 +103,13 @@ public record ExecutionIdentity(
     return sha256(sb.toString());
   }
 
-  /** The pre-flight cache key: every field NUL-joined, {@code schema} included. */
+  /**
+   * The pre-flight cache key: every field NUL-joined, {@code schema} included. A NUL or U+0001
+   * inside a field is escaped (U+0001 followed by {@code 0} or {@code 1}), so the key splits back
+   * into the same fields whatever they hold.
+   */
   public String cacheKey() {
-    return serverName + NUL + commandArgsHash + NUL + envHash + NUL + binaryVersion + NUL + schema;
+    return join(serverName, commandArgsHash, envHash, binaryVersion, schema);
   }
 
   /**
@@ -107,13 +117,58 @@ public record ExecutionIdentity(
    * is an observation of real traffic and stays true however the prober evolves.
    */
   public String ledgerKey() {
-    return sha256(serverName + NUL + commandArgsHash + NUL + envHash + NUL + binaryVersion);
+    return sha256(join(serverName, commandArgsHash, envHash, binaryVersion));
+  }
+
+  private static String join(String... fields) {
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < fields.length; i++) {
+      if (i > 0) {
+        sb.append(NUL);
+      }
+      for (int j = 0; j < fields[i].length(); j++) {
+        char c = fields[i].charAt(j);
+        if (c == NUL) {
+          sb.append(ESCAPE).append('0');
+        } else if (c == ESCAPE) {
+          sb.append(ESCAPE).append('1');
+        } else {
+          sb.append(c);
+        }
+      }
+    }
+    return sb.toString();
+  }
+
+  private static String unescape(String field) {
+    if (field.indexOf(ESCAPE) < 0) {
+      return field;
+    }
+    StringBuilder sb = new StringBuilder(field.length());
+    for (int j = 0; j < field.length(); j++) {
+      char c = field.charAt(j);
+      if (c != ESCAPE) {
+        sb.append(c);
+        continue;
+      }
+      int at = j++;
+      char next = j < field.length() ? field.charAt(j) : ' ';
+      if (next == '0') {
+        sb.append(NUL);
+      } else if (next == '1') {
+        sb.append(ESCAPE);
+      } else {
+        throw new IllegalArgumentException("an identity key field has a dangling escape at " + at);
+      }
+    }
+    return sb.toString();
   }
 
   /**
    * Parses a {@link #cacheKey()}.
    *
-   * @throws IllegalArgumentException when the key does not have five NUL-separated fields
+   * @throws IllegalArgumentException when the key does not have five NUL-separated fields, or a
+   *     field has an escape not followed by {@code 0} or {@code 1}
    */
   public static ExecutionIdentity parseCacheKey(String key) {
     String[] f = key.split(String.valueOf(NUL), -1);
@@ -121,7 +176,7 @@ public record ExecutionIdentity(
       throw new IllegalArgumentException(
           "an identity key has 5 NUL-separated fields; this one has " + f.length);
     }
-    return new ExecutionIdentity(f[0], f[1], f[2], f[3], f[4]);
+    return new ExecutionIdentity(unescape(f[0]), unescape(f[1]), unescape(f[2]), unescape(f[3]), unescape(f[4]));
   }
 
   private static void appendField(StringBuilder sb, String s) {

@@ -1,6 +1,7 @@
 package dev.cotenant.api;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.quicktheories.generators.SourceDSL.maps;
 
 import java.util.LinkedHashMap;
@@ -11,6 +12,7 @@ import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.quicktheories.QuickTheory;
 import org.quicktheories.core.Gen;
+import org.quicktheories.generators.Generate;
 
 /**
  * Properties of {@link ExecutionIdentity} over arbitrary fields and env maps. Each property is a
@@ -23,9 +25,14 @@ class ExecutionIdentityPropertyTest {
     return ExecutionIdentity.envHash(env, SecretPatterns.defaults(), Set.of());
   }
 
-  /** Up to 40 characters of any code unit but NUL. */
+  /**
+   * Up to 40 characters, each as likely a C0 control character (NUL, the key's separator, and
+   * U+0001, its escape, included) or DEL as any UTF-16 code unit.
+   */
   private static Gen<String> field() {
-    return TextGenerators.strings(TextGenerators.charsBetween('\u0001', Character.MAX_VALUE), 0, 40);
+    Gen<Character> control =
+        Generate.oneOf(TextGenerators.charsBetween('\u0000', '\u001f'), TextGenerators.charsOf('\u007f'));
+    return TextGenerators.strings(Generate.oneOf(control, TextGenerators.anyChar()), 0, 40);
   }
 
   private static Gen<ExecutionIdentity> identities() {
@@ -44,6 +51,32 @@ class ExecutionIdentityPropertyTest {
 
   static void everyCacheKeyRoundTrips(QuickTheory qt, Function<ExecutionIdentity, ExecutionIdentity> roundTrip) {
     qt.forAll(identities()).checkAssert(id -> assertEquals(id, roundTrip.apply(id)));
+  }
+
+  @Test
+  void aSeparatorInsideAFieldNeverMergesTwoIdentities() {
+    aSeparatorInsideAFieldNeverMergesTwoIdentities(Theories.qt(), ExecutionIdentity::ledgerKey);
+    aSeparatorInsideAFieldNeverMergesTwoIdentities(Theories.qt(), ExecutionIdentity::cacheKey);
+  }
+
+  /**
+   * A NUL and any text {@code f} at the end of the name, or the same at the start of the command
+   * hash, make two different identities that an unescaped NUL-join would spell alike; {@code key}
+   * must tell them apart.
+   */
+  static void aSeparatorInsideAFieldNeverMergesTwoIdentities(
+      QuickTheory qt, Function<ExecutionIdentity, String> key) {
+    qt.forAll(identities(), field())
+        .checkAssert(
+            (id, f) -> {
+              ExecutionIdentity inName =
+                  new ExecutionIdentity(
+                      id.serverName() + '\0' + f, id.commandArgsHash(), id.envHash(), id.binaryVersion(), id.schema());
+              ExecutionIdentity inCommand =
+                  new ExecutionIdentity(
+                      id.serverName(), f + '\0' + id.commandArgsHash(), id.envHash(), id.binaryVersion(), id.schema());
+              assertNotEquals(key.apply(inName), key.apply(inCommand));
+            });
   }
 
   @Test

@@ -4,14 +4,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import static org.quicktheories.generators.SourceDSL.integers;
 import static org.quicktheories.generators.SourceDSL.lists;
+import static org.quicktheories.generators.SourceDSL.longs;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.function.BiFunction;
 import org.junit.jupiter.api.Test;
 import org.quicktheories.QuickTheory;
@@ -19,7 +23,7 @@ import org.quicktheories.core.Gen;
 import org.quicktheories.generators.Generate;
 
 /**
- * {@link HandshakeComparator} on hand-written snapshots, and two properties. Each property is a
+ * {@link HandshakeComparator} on hand-written snapshots, and three properties. Each property is a
  * static method taking the theory to run and the comparison it checks, so
  * {@link PropertiesBiteTest} can show it fails on a broken one.
  */
@@ -294,20 +298,120 @@ class HandshakeComparatorTest {
     anyPermutationOfToolsReplaysIdentically(Theories.qt(EXAMPLES), HandshakeComparator::compare);
   }
 
+  /** The same tools in the drawn order and in an order shuffled by a drawn seed never diverge. */
   static void anyPermutationOfToolsReplaysIdentically(
       QuickTheory qt, BiFunction<Map<String, Object>, Map<String, Object>, List<String>> compare) {
-    qt.forAll(toolNames(), Generate.booleans())
+    qt.forAll(toolNames(), Generate.booleans(), longs().all())
         .checkAssert(
-            (names, readOnly) -> {
+            (names, readOnly, seed) -> {
               List<Object> tools = new ArrayList<>();
               for (int i = 0; i < names.size(); i++) {
                 tools.add(tool(names.get(i), i % 2 == 0 ? Map.of("readOnlyHint", readOnly) : null));
               }
-              List<Object> reversed = new ArrayList<>(tools);
-              java.util.Collections.reverse(reversed);
+              List<Object> shuffled = new ArrayList<>(tools);
+              Collections.shuffle(shuffled, new Random(seed));
               assertEquals(
-                  List.of(), compare.apply(snapshot(Map.of("tools", tools)), snapshot(Map.of("tools", reversed))));
+                  List.of(), compare.apply(snapshot(Map.of("tools", tools)), snapshot(Map.of("tools", shuffled))));
             });
+  }
+
+  /**
+   * Snapshots that differ, or not, in every facet: each of the 16 drawn digits picks one choice
+   * from a small set, so equal and differing facets are both common.
+   */
+  static Gen<Map<String, Object>> snapshots() {
+    return lists().of(integers().between(0, 7)).ofSize(16).map(HandshakeComparatorTest::snapshotOf);
+  }
+
+  private static Map<String, Object> snapshotOf(List<Integer> d) {
+    Map<String, Object> s = new LinkedHashMap<>();
+    s.put("protocolVersion", d.get(0) % 2 == 0 ? "2025-06-18" : "2025-11-25");
+    if (d.get(1) % 4 != 0) {
+      List<String> versions = new ArrayList<>();
+      if ((d.get(1) & 1) != 0) {
+        versions.add("2025-06-18");
+      }
+      if ((d.get(1) & 2) != 0) {
+        versions.add("2025-11-25");
+      }
+      if ((d.get(1) & 4) != 0) {
+        Collections.reverse(versions);
+      }
+      s.put("supportedVersions", versions);
+    }
+    Map<String, Object> caps = new LinkedHashMap<>();
+    if ((d.get(2) & 1) != 0) {
+      caps.put("tools", Map.of("listChanged", (d.get(2) & 2) != 0));
+    }
+    if ((d.get(2) & 4) != 0) {
+      caps.put("logging", Map.of());
+    }
+    if ((d.get(3) & 1) != 0) {
+      caps.put("prompts", Map.of());
+    }
+    if ((d.get(3) & 2) != 0) {
+      caps.put("experimental", Map.of("x", Map.of("on", (d.get(3) & 4) != 0)));
+    }
+    s.put("capabilities", caps);
+    Map<String, Object> info = new LinkedHashMap<>();
+    info.put("name", "echo-" + d.get(4));
+    if ((d.get(5) & 1) != 0) {
+      info.put("version", "1." + d.get(4));
+    }
+    if ((d.get(5) & 2) != 0) {
+      info.put("title", "Echo");
+    }
+    s.put("serverInfo", info);
+    switch (d.get(6) % 4) {
+      case 0 -> { }
+      case 1 -> s.put("tools", "failed: -3260" + d.get(7));
+      default -> {
+        List<Object> tools = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+          int t = d.get(7 + i);
+          if (t % 4 != 0) {
+            tools.add(tool(String.valueOf((char) ('a' + i)), t % 4 == 1 ? null : Map.of("readOnlyHint", t % 4 == 2)));
+          }
+        }
+        if ((d.get(6) & 4) != 0) {
+          Collections.reverse(tools);
+        }
+        s.put("tools", tools);
+      }
+    }
+    if (d.get(10) % 4 != 0) {
+      s.put("prompts", d.get(11) % 4 == 0 ? "failed: -32601" : names("name", "p", d.get(11), d.get(12)));
+    }
+    if (d.get(13) % 4 != 0) {
+      s.put("resources", d.get(14) % 4 == 0 ? "failed: -32601" : names("uri", "file:///r", d.get(14), d.get(15)));
+    }
+    return s;
+  }
+
+  /** Up to three items whose {@code field} is {@code prefix} and a digit, chosen by {@code bits}. */
+  private static List<Object> names(String field, String prefix, int bits, int order) {
+    List<Object> items = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      if ((bits & (1 << i)) != 0) {
+        items.add(Map.of(field, prefix + i, "description", "item " + order));
+      }
+    }
+    if (order % 2 == 1) {
+      Collections.reverse(items);
+    }
+    return items;
+  }
+
+  @Test
+  void everyFacetIsSymmetric() {
+    everyFacetIsSymmetric(Theories.qt(EXAMPLES), HandshakeComparator::compare);
+  }
+
+  /** Over snapshots differing in any facet, comparing a with b names what comparing b with a does. */
+  static void everyFacetIsSymmetric(
+      QuickTheory qt, BiFunction<Map<String, Object>, Map<String, Object>, List<String>> compare) {
+    qt.forAll(snapshots(), snapshots())
+        .checkAssert((a, b) -> assertEquals(compare.apply(a, b), compare.apply(b, a)));
   }
 
   @Test

@@ -486,6 +486,15 @@ class PropertiesBiteTest {
   }
 
   @Test
+  void aSeparatorInsideAFieldNeverMergesTwoIdentities_failsOnAnUnescapedJoin() {
+    assertFalsified(
+        () ->
+            ExecutionIdentityPropertyTest.aSeparatorInsideAFieldNeverMergesTwoIdentities(
+                qt(),
+                id -> String.join("\0", id.serverName(), id.commandArgsHash(), id.envHash(), id.binaryVersion())));
+  }
+
+  @Test
   void envInsertionOrderNeverMatters_failsOnAHashOfTheEntriesInIterationOrder() {
     assertFalsified(
         () ->
@@ -505,6 +514,36 @@ class PropertiesBiteTest {
             HandshakeComparatorTest.anyPermutationOfToolsReplaysIdentically(
                 qt(HandshakeComparatorTest.EXAMPLES),
                 (a, b) -> a.equals(b) ? List.of() : List.of(HandshakeComparator.TOOLS)));
+  }
+
+  @Test
+  void everyFacetIsSymmetric_failsOnAComparisonThatIgnoresPromptsTheSecondSnapshotLacks() {
+    assertFalsified(
+        () ->
+            HandshakeComparatorTest.everyFacetIsSymmetric(
+                qt(HandshakeComparatorTest.EXAMPLES),
+                (a, b) -> {
+                  Map<String, Object> first = new LinkedHashMap<>(a);
+                  if (!b.containsKey("prompts")) {
+                    first.remove("prompts");
+                  }
+                  return HandshakeComparator.compare(first, b);
+                }));
+  }
+
+  @Test
+  void anyPermutationOfToolsReplaysIdentically_failsOnAComparisonThatOnlyForgivesAReversal() {
+    assertFalsified(
+        () ->
+            HandshakeComparatorTest.anyPermutationOfToolsReplaysIdentically(
+                qt(HandshakeComparatorTest.EXAMPLES),
+                (a, b) -> {
+                  List<Object> reversed = new ArrayList<>((List<?>) a.get("tools"));
+                  Collections.reverse(reversed);
+                  return a.get("tools").equals(b.get("tools")) || reversed.equals(b.get("tools"))
+                      ? List.of()
+                      : List.of(HandshakeComparator.TOOLS);
+                }));
   }
 
   @Test

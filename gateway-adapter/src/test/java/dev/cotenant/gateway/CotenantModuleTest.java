@@ -1,6 +1,7 @@
 package dev.cotenant.gateway;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -9,7 +10,6 @@ import com.google.inject.Guice;
 import com.google.inject.Injector;
 import com.google.inject.multibindings.Multibinder;
 import com.google.inject.multibindings.OptionalBinder;
-import dev.cotenant.api.HazardCode;
 import dev.cotenant.api.PreflightOutcome;
 import dev.cotenant.api.ServerDescription;
 import dev.cotenant.api.Strength;
@@ -21,6 +21,8 @@ import dev.cotenant.spi.ManagedServerClassifierProvider;
 import dev.cotenant.spi.ProviderConfig;
 import dev.cotenant.spi.RecordStoreProvider;
 import dev.cotenant.spi.RecordStores;
+import dev.cotenant.spi.SeedingPolicy;
+import dev.cotenant.spi.SeedingPolicyProvider;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -52,9 +54,22 @@ class CotenantModuleTest {
   @Test
   void anotherModuleMayContributeProvidersTheGuiceWay() {
     RecordStores stores = new InMemoryRecordStores();
+    SeedingPolicy policy = new FakeSeedingPolicyProvider().create(null);
+    SeedingPolicyProvider seeding =
+        new SeedingPolicyProvider() {
+          @Override
+          public String name() {
+            return "fake";
+          }
+
+          @Override
+          public SeedingPolicy create(dev.cotenant.spi.ProviderContext context) {
+            return policy;
+          }
+        };
     Injector injector =
         Guice.createInjector(
-            new CotenantModule(Cotenant.builder().withoutClasspathDiscovery().seedingPolicy(new FakeSeedingPolicyProvider())),
+            new CotenantModule(Cotenant.builder().withoutClasspathDiscovery().seedingPolicy(seeding)),
             new AbstractModule() {
               @Override
               protected void configure() {
@@ -76,9 +91,15 @@ class CotenantModuleTest {
     assertEquals(List.of("listed"), c.classifierNames());
     assertEquals(List.of(), c.evidenceSourceNames());
     assertSame(stores, c.recordStores());
-    assertTrue(c.recordStores().hazardLedger().record("s", "id", HazardCode.UNROUTABLE_SERVER_REQUEST, 2));
+    assertSame(policy, c.seedingPolicy());
+    // The classifier the other module bound is the one the runtime's assessment consults.
     assertEquals(
-        List.of(),
-        List.copyOf(c.seedingPolicy().plan(Map.of(), java.util.Set.of()).stubOverrides().keySet()));
+        Strength.DISQUALIFIED,
+        c.assess(ServerDescription.stdio("host-desktop", "d"), Optional.empty(), PreflightOutcome.NOT_MEASURED, List.of())
+            .strength());
+    assertNotEquals(
+        Strength.DISQUALIFIED,
+        c.assess(ServerDescription.stdio("elsewhere", "d"), Optional.empty(), PreflightOutcome.NOT_MEASURED, List.of())
+            .strength());
   }
 }

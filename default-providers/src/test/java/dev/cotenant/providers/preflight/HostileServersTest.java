@@ -1,5 +1,6 @@
 package dev.cotenant.providers.preflight;
 
+import dev.cotenant.testkit.process.CountingSessionTransport;
 import dev.cotenant.testkit.process.EnvironmentScan;
 import static dev.cotenant.providers.preflight.PreflightHarness.assertNoDivergence;
 import static dev.cotenant.providers.preflight.PreflightHarness.transport;
@@ -375,7 +376,9 @@ class HostileServersTest {
 
   @Test
   void manyHostileServersInOnePassUnderTheCeiling() throws Exception {
-    StdioPreflightTransport t = transport(PreflightSettings.TIMEOUT_MS, "3000", PreflightSettings.MAX_PROCESSES, "2");
+    PreflightSettings settings = PreflightHarness.settings(PreflightSettings.TIMEOUT_MS, "3000", PreflightSettings.MAX_PROCESSES, "2");
+    CountingSessionTransport sessions = new CountingSessionTransport(new StdioSessionTransport(settings));
+    StdioPreflightTransport t = new StdioPreflightTransport(sessions, settings);
     ServerDescription[] servers = {
         h.shServer("garbage", "while :; do echo nope; done"),
         h.shServer("mute", "exec sleep 1000"),
@@ -400,6 +403,11 @@ class HostileServersTest {
         throw new AssertionError("a pre-flight escaped with an exception", e.getCause());
       }
     }
+    // Eight callers over four servers, two at a time: the ceiling is reached and never passed.
+    assertTrue(sessions.peakSeenAlive() > 1, "never two server processes alive at once: " + sessions.peakSeenAlive());
+    assertTrue(sessions.peakPossiblyLive() <= settings.maxProcesses(),
+        "more server processes than the ceiling of " + settings.maxProcesses() + " may have run at once: "
+            + sessions.peakPossiblyLive());
     assertThrows(IllegalArgumentException.class, () -> transport(PreflightSettings.MAX_PROCESSES, "0"));
   }
 }

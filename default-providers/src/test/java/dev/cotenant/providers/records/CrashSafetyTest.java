@@ -23,10 +23,14 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A JVM flushing the ledger in a loop is killed with SIGKILL at random moments; after every kill
- * the file parses and holds exactly the previous or the new content.
+ * the file parses and holds exactly the previous or the new content. At least one kill must land
+ * inside a write: the writer's temp file, created before the content is written and renamed over
+ * the ledger after it, is still there; the ledger is then exactly the previous content.
  */
 class CrashSafetyTest {
   static final int KILLS = 50;
+  /** Kills beyond {@link #KILLS} spent, at most, waiting for one to land inside a write. */
+  static final int MORE_KILLS = 250;
   static final int PREFILL = 3_000;
 
   @TempDir Path dir;
@@ -36,9 +40,12 @@ class CrashSafetyTest {
     long seed = System.nanoTime();
     Random random = new Random(seed);
     int midWrite = 0;
+    java.util.Set<Path> tempsSeen = new java.util.HashSet<>();
+    int kills = 0;
     int lastIndex = -1; // highest s<k> known to be on disk
     try (ChildJvms jvms = new ChildJvms()) {
-      for (int kill = 0; kill < KILLS; kill++) {
+      for (int kill = 0; kill < KILLS || (midWrite == 0 && kill < KILLS + MORE_KILLS); kill++) {
+        kills++;
         Process p = jvms.start(LedgerChild.class, "crash-loop", dir.toString(), String.valueOf(PREFILL));
         BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
         String first = out.readLine();
@@ -73,8 +80,11 @@ class CrashSafetyTest {
             last = Integer.parseInt(line.split(" ")[1]);
           }
         }
+        // A temp file this kill left behind (the next writer deletes it) is a kill inside a write.
+        boolean killedMidWrite;
         try (var s = Files.list(dir)) {
-          midWrite += (int) s.filter(f -> f.getFileName().toString().endsWith(".tmp")).count();
+          killedMidWrite =
+              s.filter(f -> f.getFileName().toString().endsWith(".tmp")).filter(tempsSeen::add).count() > 0;
         }
         Path file = dir.resolve(FileHazardLedger.FILE_NAME);
         if (!Files.exists(file)) {
@@ -90,12 +100,17 @@ class CrashSafetyTest {
         boolean next = java.util.Arrays.equals(onDisk, expected(last + 1));
         assertTrue(previous || next, "after kill " + kill + " the file is neither s0..s" + last + " nor s0..s" + (last + 1) + " (seed " + seed + ")");
         lastIndex = previous ? last : last + 1;
+        if (killedMidWrite) {
+          midWrite++;
+          assertTrue(previous, "killed before its rename, the write replaced the file after kill " + kill);
+        }
       }
     }
+    assertTrue(midWrite > 0, "none of " + kills + " kills landed inside a write (seed " + seed + ")");
     try (var s = Files.list(dir)) {
       assertFalse(s.anyMatch(f -> f.getFileName().toString().startsWith("observed-hazards.json.corrupt")));
     }
-    System.out.println("crash safety: " + KILLS + " kills, " + midWrite + " left a temp file behind (killed mid-write), last index " + lastIndex);
+    System.out.println("crash safety: " + kills + " kills, " + midWrite + " left a temp file behind (killed mid-write), last index " + lastIndex);
   }
 
   /** What a clean flush of the prefill and s0..s<last> writes. */

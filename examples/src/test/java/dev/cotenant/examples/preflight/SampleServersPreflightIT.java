@@ -29,8 +29,13 @@ import dev.cotenant.examples.servers.NeedsCredentialServer;
 import dev.cotenant.examples.servers.WorkspaceKeyedServer;
 import dev.cotenant.gateway.Cotenant;
 import dev.cotenant.providers.preflight.PreflightSettings;
+import dev.cotenant.providers.preflight.StdioSessionTransportProvider;
 import dev.cotenant.spi.PreflightResult;
 import dev.cotenant.spi.PreflightTransport;
+import dev.cotenant.spi.ProviderContext;
+import dev.cotenant.spi.SessionTransport;
+import dev.cotenant.spi.SessionTransportProvider;
+import dev.cotenant.testkit.process.CountingSessionTransport;
 import dev.cotenant.testkit.process.ProcessSnapshot;
 import dev.cotenant.testkit.process.Processes;
 import java.nio.file.Path;
@@ -42,9 +47,7 @@ import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -76,7 +79,8 @@ class SampleServersPreflightIT {
   private static final Map<String, ServerDescription> servers = new LinkedHashMap<>();
   private static final Map<String, PreflightResult> results = new LinkedHashMap<>();
   private static List<String> survivors;
-  private static final AtomicInteger peakProcesses = new AtomicInteger();
+  /** The runtime's session transport, counting every server process a session opens and closes. */
+  private static CountingSessionTransport sessions;
 
   @BeforeAll
   static void preflightEveryServerAtOnce() throws Exception {
@@ -92,16 +96,25 @@ class SampleServersPreflightIT {
     servers.put(MISSING, ServerDescription.stdio(MISSING, REPOSITORY_ROOT.resolve("examples/bin/" + MISSING).toString()));
 
     processesBefore = ProcessSnapshot.take();
-    cotenant = PreflightFixture.cotenant(records, "auto");
+    // The runtime as configured, its stdio session transport wrapped so that every server process
+    // a pre-flight session starts and tears down is counted as it happens.
+    cotenant = Cotenant.builder()
+        .config(PreflightFixture.config("auto"))
+        .recordsDirectory(records)
+        .sessionTransport(new SessionTransportProvider() {
+          @Override
+          public String name() {
+            return "stdio-counted";
+          }
+
+          @Override
+          public SessionTransport create(ProviderContext context) {
+            sessions = new CountingSessionTransport(new StdioSessionTransportProvider().create(context));
+            return sessions;
+          }
+        })
+        .build();
     PreflightTransport transport = PreflightFixture.transport(cotenant);
-    // The transport spawns each server as a child of this JVM (every launcher execs its server, so
-    // a caller is one child; a launcher's own short-lived helpers are grandchildren): count the
-    // children while the pass runs.
-    Set<Long> before = ProcessHandle.current().children().map(ProcessHandle::pid).collect(Collectors.toSet());
-    ScheduledExecutorService monitor = Executors.newSingleThreadScheduledExecutor();
-    monitor.scheduleAtFixedRate(() -> peakProcesses.accumulateAndGet(
-        (int) ProcessHandle.current().children().filter(h -> !before.contains(h.pid())).count(), Math::max),
-        0, 20, TimeUnit.MILLISECONDS);
     ExecutorService pool = Executors.newFixedThreadPool(servers.size());
     try {
       Map<String, Future<PreflightResult>> running = new LinkedHashMap<>();
@@ -111,8 +124,6 @@ class SampleServersPreflightIT {
       }
     } finally {
       pool.shutdownNow();
-      monitor.shutdownNow();
-      monitor.awaitTermination(BOUND.toMillis(), TimeUnit.MILLISECONDS);
     }
     survivors = survivingProcesses();
   }
@@ -139,8 +150,11 @@ class SampleServersPreflightIT {
 
   @Test
   void theConcurrentPassStayedUnderTheTransportsProcessCeiling() {
-    assertTrue(peakProcesses.get() <= PreflightSettings.DEFAULT_MAX_PROCESSES,
-        "at most " + PreflightSettings.DEFAULT_MAX_PROCESSES + " server processes at once, saw " + peakProcesses.get());
+    assertTrue(sessions.peakSeenAlive() > 1,
+        "the pass ran server processes together: saw at most " + sessions.peakSeenAlive() + " alive at once");
+    assertTrue(sessions.peakPossiblyLive() <= PreflightSettings.DEFAULT_MAX_PROCESSES,
+        "at most " + PreflightSettings.DEFAULT_MAX_PROCESSES + " server processes at once, could have been "
+            + sessions.peakPossiblyLive());
   }
 
   @Test

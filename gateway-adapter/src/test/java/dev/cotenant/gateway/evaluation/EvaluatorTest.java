@@ -276,17 +276,29 @@ class EvaluatorTest {
       release.await();
       return PreflightResult.ran(List.of(), FACTS);
     });
+    AtomicInteger measuredWhileTheFirstWasHeld = new AtomicInteger();
+    for (String name : List.of("b", "c")) {
+      transport.behaviours.put(name, () -> {
+        if (release.getCount() > 0) {
+          measuredWhileTheFirstWasHeld.incrementAndGet();
+        }
+        return PreflightResult.ran(List.of(), FACTS);
+      });
+    }
     Evaluator e = evaluator();
     MeasureJob first = e.startUncapped(servers("a"));
     assertTrue(inside.await(30, TimeUnit.SECONDS));
     MeasureJob second = e.startUncapped(servers("b", "c"));
     assertTrue(e.passRunning());
-    assertEquals(0, transport.calls("b"), "the second pass waits for the first");
+    awaitAPassParkedOnThePassLock();
+    assertEquals(0, transport.calls("b") + transport.calls("c"), "the second pass waits for the first");
 
     release.countDown();
     first.await(30, TimeUnit.SECONDS).orElseThrow();
     second.await(30, TimeUnit.SECONDS).orElseThrow();
 
+    assertEquals(0, measuredWhileTheFirstWasHeld.get(), "a server of the second pass ran during the first");
+    assertEquals(1, transport.calls("b"));
     assertEquals(Set.of("a", "b", "c"), cache.flushed().keySet());
   }
 
@@ -480,6 +492,28 @@ class EvaluatorTest {
     assertTrue(interrupted.await(30, TimeUnit.SECONDS), "the running pre-flight is interrupted");
     assertEquals(Set.of("a"), cache.flushed().keySet(), "the interrupted flush was written all the same");
     assertFalse(e.passRunning());
+  }
+
+  /**
+   * Waits until some thread is parked taking a lock inside {@link Evaluator#uncappedPass}: the
+   * second pass has reached the point where it would either wait or go on.
+   */
+  private static void awaitAPassParkedOnThePassLock() throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (System.nanoTime() < deadline) {
+      for (Map.Entry<Thread, StackTraceElement[]> t : Thread.getAllStackTraces().entrySet()) {
+        boolean locking = false;
+        for (StackTraceElement f : t.getValue()) {
+          locking |= f.getMethodName().startsWith("lock");
+          if (locking && f.getClassName().equals(Evaluator.class.getName()) && f.getMethodName().equals("uncappedPass")
+              && t.getKey().getState() == Thread.State.WAITING) {
+            return;
+          }
+        }
+      }
+      Thread.sleep(5);
+    }
+    throw new AssertionError("no pass ever waited on the pass lock");
   }
 
   private static Progress awaitProgress(Evaluator e, java.util.function.Predicate<Progress> p)

@@ -11,6 +11,8 @@ import dev.cotenant.gateway.providers.fixtures.FakePreflightTransportProvider;
 import dev.cotenant.gateway.providers.fixtures.FakeRecordStoreProvider;
 import dev.cotenant.gateway.providers.fixtures.NamedFixture;
 import dev.cotenant.testkit.records.InMemoryRecordStores;
+import dev.cotenant.api.ServerDescription;
+import dev.cotenant.spi.PreflightResult;
 import dev.cotenant.spi.PreflightTransport;
 import dev.cotenant.spi.PreflightTransportProvider;
 import dev.cotenant.spi.ProviderConfig;
@@ -197,7 +199,7 @@ class ProviderLoadingTest {
   }
 
   @Test
-  void theModulesOwnTestRegistrationsAreHarmlessUntilNamed() {
+  void theModulesOwnTestRegistrationsAreHarmlessUntilNamed() throws InterruptedException {
     // src/test/resources/META-INF/services registers "fake" and "broken-create" transports for
     // every test of this module, through the real class path.
     Discovered<PreflightTransportProvider> d =
@@ -206,7 +208,8 @@ class ProviderLoadingTest {
     Selected<PreflightTransportProvider> s = ProviderSelection.selectOne(Spi.PREFLIGHT_TRANSPORT, d, fake);
     assertInstanceOf(FakePreflightTransportProvider.class, s.provider());
     PreflightTransport t = ProviderSelection.create(Spi.PREFLIGHT_TRANSPORT, s, p -> p.create(CONTEXT));
-    assertTrue(t instanceof PreflightTransport);
+    assertEquals(
+        PreflightResult.notRun("fake transport spawns nothing"), t.preflight(ServerDescription.stdio("any", "cmd")));
 
     ProviderConfig broken = ProviderConfig.of(Map.of("cotenant.preflight.provider", "broken-create"));
     Selected<PreflightTransportProvider> b = ProviderSelection.selectOne(Spi.PREFLIGHT_TRANSPORT, d, broken);
