@@ -88,4 +88,16 @@ class LogSafeTest {
       assertEquals(String.valueOf(c), LogSafe.escape(String.valueOf(c)));
     }
   }
+  /**
+   * The C1 control range U+0080 to U+009F is escaped at both ends; U+00A0 just after it is kept.
+   * Kills the changed boundaries of c >= 0x80 and c < 0xa0 in LogSafe.escape
+   * (ConditionalsBoundaryMutator, reported on line 51).
+   */
+  @Test
+  void theC1RangeIsEscapedUpToItsEndsInclusive() {
+    assertEquals("\\u0080", LogSafe.escape("\u0080"));
+    assertEquals("\\u009f", LogSafe.escape("\u009f"));
+    assertEquals("\u00a0", LogSafe.escape("\u00a0"));
+    assertEquals("~", LogSafe.escape("~"));
+  }
 }
