@@ -89,4 +89,15 @@ class ConcurrencyRecordTest {
     assertThrows(IllegalArgumentException.class, () -> new ProbePass("id", "echo", 3, 1.0,
         Optional.of(ProbePass.Surface.of(List.of("echo"), Map.of()))));
   }
+
+  /**
+   * One is the smallest allowed maxConcurrent. Kills the changed boundary of getAsInt() < 1 in
+   * the ConcurrencyRecord constructor (ConditionalsBoundaryMutator, line 32).
+   */
+  @Test
+  void aMaxConcurrentOfOneIsAccepted() {
+    ConcurrencyRecord r =
+        new ConcurrencyRecord("s", ConcurrencyModel.WARM_POOL, ShareScope.TENANT, OptionalInt.of(1), Optional.empty());
+    assertEquals(OptionalInt.of(1), r.maxConcurrent());
+  }
 }

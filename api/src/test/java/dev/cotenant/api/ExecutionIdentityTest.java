@@ -169,4 +169,24 @@ class ExecutionIdentityTest {
     assertEquals("/usr/bin/srv:1024:1700000000", id.binaryVersion());
     assertEquals(ExecutionIdentity.PREFLIGHT_SCHEMA, id.schema());
   }
+
+  /**
+   * Two HTTP servers that differ only by URL are two launches. Kills the removed
+   * appendField(url) in ExecutionIdentity.commandArgsHash (VoidMethodCallMutator, line 82).
+   */
+  @Test
+  void theUrlIsPartOfTheCommandIdentity() {
+    assertNotEquals(
+        ExecutionIdentity.commandArgsHash(ServerDescription.http("s", "https://a.example/mcp")),
+        ExecutionIdentity.commandArgsHash(ServerDescription.http("s", "https://b.example/mcp")));
+  }
+
+  /**
+   * The same value under two different variable names is two environments. Kills the removed
+   * appendField(key) in ExecutionIdentity.envHash (VoidMethodCallMutator, line 94).
+   */
+  @Test
+  void theVariableNameIsPartOfTheEnvIdentity() {
+    assertNotEquals(envHash(ordered("MODE", "fast")), envHash(ordered("PROFILE", "fast")));
+  }
 }

@@ -438,4 +438,101 @@ class HandshakeComparatorTest {
               assertEquals(flagA == flagB && loggingA == loggingB, compare.apply(a, b).isEmpty());
             });
   }
+
+  /**
+   * The canonical form itself, not only its distinctness. Kills, in HandshakeComparator.shape,
+   * the removed pushes of "}" (VoidMethodCallMutator, line 229), of a key (line 234) and of ","
+   * (line 236), and the boundary and negated conditions on the separator (line 235); in
+   * HandshakeComparator.quote, the negated loop and escape conditions (NegateConditionalsMutator)
+   * and the "" return (EmptyObjectReturnValsMutator).
+   */
+  @Test
+  void theCanonicalShapeIsExact() {
+    assertEquals("{}", HandshakeComparator.shape(Map.of()));
+    assertEquals(
+        "{\"a\":true,\"b\":*,\"c\":{\"d\":false}}",
+        HandshakeComparator.shape(Map.of("c", Map.of("d", false), "b", 1, "a", true)));
+    assertEquals("{\"q\\\"u\\\\o\":*}", HandshakeComparator.shape(Map.of("q\"u\\o", "x")));
+  }
+
+  /**
+   * Two annotation objects with the same values under different keys are different claims. Kills
+   * HandshakeComparator.shape with the push of a map key removed (VoidMethodCallMutator, line
+   * 234) and HandshakeComparator.quote returning "" (EmptyObjectReturnValsMutator): both make
+   * {"readOnlyHint":true} and {"destructiveHint":true} compare equal, a missed divergence.
+   */
+  @Test
+  void theSameValueUnderAnotherKeyIsADivergence() {
+    assertNotEquals(HandshakeComparator.shape(Map.of("a", true)), HandshakeComparator.shape(Map.of("b", true)));
+    Map<String, Object> first = snapshot(Map.of("tools", List.of(tool("t", Map.of("readOnlyHint", true)))));
+    Map<String, Object> second = snapshot(Map.of("tools", List.of(tool("t", Map.of("destructiveHint", true)))));
+    assertEquals(List.of(HandshakeComparator.TOOL_ANNOTATIONS), HandshakeComparator.compare(first, second));
+  }
+
+  /**
+   * A map at exactly MAX_DEPTH is no longer descended into; one just above it is. Kills
+   * HandshakeComparator.shape's changed boundary on frame.depth >= MAX_DEPTH
+   * (ConditionalsBoundaryMutator, line 220).
+   */
+  @Test
+  void descentStopsExactlyAtMaxDepth() {
+    assertEquals(HandshakeComparator.DEEP, innermostShape(HandshakeComparator.MAX_DEPTH));
+    assertEquals("{\"x\":true}", innermostShape(HandshakeComparator.MAX_DEPTH - 1));
+  }
+
+  /** The shape of the innermost map {"x":true} when it sits at {@code depth} below the root. */
+  private static String innermostShape(int depth) {
+    Object node = Map.of("x", true);
+    for (int i = 0; i < depth; i++) {
+      node = Map.of("k", node);
+    }
+    String shape = HandshakeComparator.shape(node);
+    String prefix = "{\"k\":".repeat(depth);
+    String suffix = "}".repeat(depth);
+    assertTrue(shape.startsWith(prefix) && shape.endsWith(suffix), shape);
+    return shape.substring(prefix.length(), shape.length() - suffix.length());
+  }
+
+  /**
+   * A supportedVersions list holding a malformed version is not the same answer as no list at
+   * all. Kills the negated condition on snapshot.containsKey(SUPPORTED_VERSIONS) in
+   * HandshakeComparator.versions (NegateConditionalsMutator, line 150), which turns an absent
+   * list into a malformed one.
+   */
+  @Test
+  void aMalformedSupportedVersionDiffersFromNoList() {
+    Map<String, Object> absent = snapshot(Map.of());
+    Map<String, Object> malformed = snapshot(Map.of());
+    malformed.put(HandshakeComparator.SUPPORTED_VERSIONS, List.of(Json.NULL));
+    assertEquals(List.of(HandshakeComparator.PROTOCOL_VERSION), HandshakeComparator.compare(absent, malformed));
+    Map<String, Object> notAList = snapshot(Map.of());
+    notAList.put(HandshakeComparator.SUPPORTED_VERSIONS, "2025-06-18");
+    assertEquals(List.of(HandshakeComparator.PROTOCOL_VERSION), HandshakeComparator.compare(absent, notAList));
+  }
+
+  /**
+   * A negotiated version that is not a string is compared by its shape, and an absent one is
+   * different from every present one. Kills the negated condition on
+   * snapshot.containsKey(PROTOCOL_VERSION) in HandshakeComparator.versions
+   * (NegateConditionalsMutator, line 142), which makes two malformed versions of different
+   * shapes compare equal.
+   */
+  @Test
+  void aNonStringNegotiatedVersionIsComparedByShape() {
+    Map<String, Object> object = snapshot(Map.of());
+    object.put(HandshakeComparator.PROTOCOL_VERSION, Map.of("major", true));
+    Map<String, Object> number = snapshot(Map.of());
+    number.put(HandshakeComparator.PROTOCOL_VERSION, 20250618);
+    Map<String, Object> absent = snapshot(Map.of());
+    absent.remove(HandshakeComparator.PROTOCOL_VERSION);
+    assertEquals(List.of(HandshakeComparator.PROTOCOL_VERSION), HandshakeComparator.compare(object, number));
+    assertEquals(List.of(HandshakeComparator.PROTOCOL_VERSION), HandshakeComparator.compare(absent, number));
+    assertEquals(List.of(), HandshakeComparator.compare(number, snapshotWithVersion(7)));
+  }
+
+  private static Map<String, Object> snapshotWithVersion(Object version) {
+    Map<String, Object> s = snapshot(Map.of());
+    s.put(HandshakeComparator.PROTOCOL_VERSION, version);
+    return s;
+  }
 }

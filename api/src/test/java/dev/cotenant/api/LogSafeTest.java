@@ -64,4 +64,40 @@ class LogSafeTest {
     assertEquals("abcd…", LogSafe.escape("abcd😀", 5));
     assertEquals("abc😀", LogSafe.escape("abc😀", 5));
   }
+
+  /**
+   * A space is printable and kept. Kills the changed boundary of c < 0x20 in LogSafe.escape
+   * (ConditionalsBoundaryMutator, line 51).
+   */
+  @Test
+  void aSpaceIsKept() {
+    assertEquals("a b", LogSafe.escape("a b"));
+    assertEquals("\\u001f", LogSafe.escape("\u001f"));
+  }
+
+  /**
+   * Each invisible range is escaped at both ends and ends there. Kills the changed boundaries of
+   * the range comparisons in LogSafe.invisible (ConditionalsBoundaryMutator, line 77).
+   */
+  @Test
+  void invisibleRangesAreEscapedUpToTheirEndsInclusive() {
+    for (char c : new char[] {'\u200b', '\u200f', '\u202a', '\u202e', '\u2060', '\u2069'}) {
+      assertEquals(String.format("\\u%04x", (int) c), LogSafe.escape(String.valueOf(c)));
+    }
+    for (char c : new char[] {'\u200a', '\u2010', '\u202f', '\u205f', '\u206a'}) {
+      assertEquals(String.valueOf(c), LogSafe.escape(String.valueOf(c)));
+    }
+  }
+  /**
+   * The C1 control range U+0080 to U+009F is escaped at both ends; U+00A0 just after it is kept.
+   * Kills the changed boundaries of c >= 0x80 and c < 0xa0 in LogSafe.escape
+   * (ConditionalsBoundaryMutator, reported on line 51).
+   */
+  @Test
+  void theC1RangeIsEscapedUpToItsEndsInclusive() {
+    assertEquals("\\u0080", LogSafe.escape("\u0080"));
+    assertEquals("\\u009f", LogSafe.escape("\u009f"));
+    assertEquals("\u00a0", LogSafe.escape("\u00a0"));
+    assertEquals("~", LogSafe.escape("~"));
+  }
 }

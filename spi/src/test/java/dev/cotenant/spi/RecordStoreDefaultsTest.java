@@ -181,4 +181,26 @@ class RecordStoreDefaultsTest {
     // Conservative, never permissive: a caller that flushes only when needed must not skip one.
     assertTrue(new MinimalLedger().hasUnflushed());
   }
+  /**
+   * A row taken under the current identity is the measurement. Kills, in
+   * PreflightCache.Snapshot.measurement, the Optional.empty return (EmptyObjectReturnValsMutator)
+   * and the identity filter returning false (BooleanFalseReturnValsMutator).
+   */
+  @Test
+  void aRowUnderTheCurrentIdentityIsTheMeasurement() {
+    MapCache c = new MapCache(true);
+    PreflightRecord r = row("id-1", Optional.of("1"));
+    c.put(r);
+    assertEquals(Optional.of(r), c.snapshot().measurement("srv", "id-1"));
+    assertEquals(Optional.empty(), c.snapshot().measurement("other", "id-1"));
+  }
+
+  /**
+   * A snapshot that says why it is incomplete is not complete. Kills
+   * ConcurrencyRecords.Snapshot.complete returning true (BooleanTrueReturnValsMutator).
+   */
+  @Test
+  void anIncompleteConcurrencySnapshotIsNotComplete() {
+    assertFalse(ConcurrencyRecords.Snapshot.incomplete(Map.of(), Map.of(), "schema 2").complete());
+  }
 }
