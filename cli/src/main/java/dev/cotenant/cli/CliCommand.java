@@ -30,6 +30,32 @@ public abstract class CliCommand implements Callable<Integer> {
     return ((RootCommand) spec.root().userObject()).context();
   }
 
+  /**
+   * The Cotenant home of this invocation: {@code $COTENANT_HOME}, else {@code ~/.cotenant}.
+   *
+   * @throws UsageException when {@code $COTENANT_HOME} is a relative path
+   */
+  protected dev.cotenant.cli.daemon.CotenantHome cotenantHome() throws UsageException {
+    try {
+      return dev.cotenant.cli.daemon.CotenantHome.resolve(context().env(), context().home());
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(e.getMessage());
+    }
+  }
+
+  /**
+   * The answer of the daemon of {@code home} to {@code kind} ({@code status}, {@code stop}), or
+   * empty after one line on standard error saying no daemon runs ({@code hint} appended).
+   */
+  protected java.util.Optional<java.util.Map<String, Object>> askDaemon(dev.cotenant.cli.daemon.CotenantHome home,
+      String kind, String hint) throws java.io.IOException {
+    java.util.Optional<java.util.Map<String, Object>> answer = dev.cotenant.cli.daemon.DaemonControl.ask(home, kind);
+    if (answer.isEmpty()) {
+      context().err().println("cotenant: no daemon runs for " + home.dir() + hint);
+    }
+    return answer;
+  }
+
   /** Builds the runtime from the common options. */
   protected CliRuntime runtime() throws UsageException {
     return CliRuntime.open(context(), common);

@@ -39,7 +39,7 @@ public final class ConnectCommand extends CliCommand {
     if (name.isBlank()) {
       throw new UsageException("NAME is empty: name a server of the configuration");
     }
-    CotenantHome home = CotenantHome.resolve(ctx.env(), ctx.home());
+    CotenantHome home = cotenantHome();
     List<String> files = new ArrayList<>();
     for (String c : configs) {
       files.add(ctx.resolve(c).toString());

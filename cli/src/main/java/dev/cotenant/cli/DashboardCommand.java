@@ -1,7 +1,6 @@
 package dev.cotenant.cli;
 
 import dev.cotenant.cli.daemon.CotenantHome;
-import dev.cotenant.cli.daemon.DaemonControl;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.util.Map;
@@ -26,10 +25,9 @@ public final class DashboardCommand extends CliCommand {
   @Override
   public Integer call() throws Exception {
     CliContext ctx = context();
-    CotenantHome home = CotenantHome.resolve(ctx.env(), ctx.home());
-    Optional<Map<String, Object>> status = DaemonControl.ask(home, "status");
+    CotenantHome home = cotenantHome();
+    Optional<Map<String, Object>> status = askDaemon(home, "status", " (start one: cotenant serve)");
     if (status.isEmpty()) {
-      ctx.err().println("cotenant: no daemon runs for " + home.dir() + " (start one: cotenant serve)");
       return StatusCommand.EXIT_NOT_RUNNING;
     }
     Optional<Integer> port = status.get().get("port") instanceof Number n ? Optional.of(n.intValue()) : Optional.empty();

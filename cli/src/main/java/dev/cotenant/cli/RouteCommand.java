@@ -63,7 +63,7 @@ public final class RouteCommand extends CliCommand {
     Path file = cx.resolve(config);
     new McpConfigReader().read(List.of(file));
     ConfigText text = ConfigText.read(file);
-    Sidecar sidecar = Sidecar.of(file, cotenantHome());
+    Sidecar sidecar = Sidecar.of(file, cotenantHome().dir());
     RoutePlan plan =
         undo
             ? Router.undo(text, sidecar.file(), sidecar.read())
@@ -166,20 +166,11 @@ public final class RouteCommand extends CliCommand {
     return outcomes.isEmpty() ? "(none)" : outcomes.stream().map(o -> Output.cell(o.name())).collect(Collectors.joining(", "));
   }
 
-  /** Cotenant's home: {@code $COTENANT_HOME}, else {@code ~/.cotenant} (the records directory's parent). */
-  private Path cotenantHome() throws UsageException {
-    try {
-      return RecordsDirectory.resolve(Optional.empty(), context().env(), context().home()).getParent();
-    } catch (IllegalArgumentException e) {
-      throw new UsageException(e.getMessage());
-    }
-  }
-
   /** The home to hand to {@code connect}, when {@code COTENANT_HOME} names one. */
   private Optional<Path> explicitHome() throws UsageException {
     String set = context().env().getOrDefault(RecordsDirectory.HOME_ENV, "").strip();
     boolean unset = set.isEmpty() || set.equals(".") || set.equals("./");
-    return unset ? Optional.empty() : Optional.of(cotenantHome());
+    return unset ? Optional.empty() : Optional.of(cotenantHome().dir());
   }
 
   /** How routed entries start {@code connect}: {@code --launcher}, else this JVM and this jar. */

@@ -68,7 +68,7 @@ public final class ServeCommand extends CliCommand {
       throw new UsageException("--port " + port + ": give a port from 0 to 65535");
     }
     CliContext ctx = context();
-    CotenantHome home = CotenantHome.resolve(ctx.env(), ctx.home());
+    CotenantHome home = cotenantHome();
     List<Path> files = configFiles(ctx);
     if (detach) {
       return detach(ctx, home, files);

@@ -2,7 +2,6 @@ package dev.cotenant.cli;
 
 import dev.cotenant.api.Json;
 import dev.cotenant.cli.daemon.CotenantHome;
-import dev.cotenant.cli.daemon.DaemonControl;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Map;
@@ -27,10 +26,9 @@ public final class StatusCommand extends CliCommand {
   @Override
   public Integer call() throws Exception {
     CliContext ctx = context();
-    CotenantHome home = CotenantHome.resolve(ctx.env(), ctx.home());
-    Optional<Map<String, Object>> status = DaemonControl.ask(home, "status");
+    CotenantHome home = cotenantHome();
+    Optional<Map<String, Object>> status = askDaemon(home, "status", " (start one: cotenant serve)");
     if (status.isEmpty()) {
-      ctx.err().println("cotenant: no daemon runs for " + home.dir() + " (start one: cotenant serve)");
       return EXIT_NOT_RUNNING;
     }
     Map<String, Object> s = status.get();

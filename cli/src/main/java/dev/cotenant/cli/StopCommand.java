@@ -1,7 +1,6 @@
 package dev.cotenant.cli;
 
 import dev.cotenant.cli.daemon.CotenantHome;
-import dev.cotenant.cli.daemon.DaemonControl;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -23,10 +22,9 @@ public final class StopCommand extends CliCommand {
   @Override
   public Integer call() throws Exception {
     CliContext ctx = context();
-    CotenantHome home = CotenantHome.resolve(ctx.env(), ctx.home());
-    Optional<Map<String, Object>> answer = DaemonControl.ask(home, "stop");
+    CotenantHome home = cotenantHome();
+    Optional<Map<String, Object>> answer = askDaemon(home, "stop", "");
     if (answer.isEmpty()) {
-      ctx.err().println("cotenant: no daemon runs for " + home.dir());
       return StatusCommand.EXIT_NOT_RUNNING;
     }
     Object pid = answer.get().get("pid");

@@ -91,6 +91,14 @@ public final class Connect {
     if (name == null || name.isBlank()) {
       return Optional.empty();
     }
-    return Optional.of(run(name, configs, noStart, serveArgs, CotenantHome.resolve(env, home), env, err));
+    CotenantHome cotenantHome;
+    try {
+      cotenantHome = CotenantHome.resolve(env, home);
+    } catch (IllegalArgumentException e) {
+      err.println("cotenant connect " + name + ": " + e.getMessage());
+      err.flush();
+      return Optional.of(2);
+    }
+    return Optional.of(run(name, configs, noStart, serveArgs, cotenantHome, env, err));
   }
 }

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import dev.cotenant.gateway.records.RecordsDirectory;
 import java.util.Map;
 
 /**
@@ -34,10 +35,15 @@ public record CotenantHome(Path dir) {
     dir = dir.toAbsolutePath().normalize();
   }
 
-  /** {@code $COTENANT_HOME} from {@code env} when set and not blank, else {@code userHome/.cotenant}. */
+  /**
+   * {@code $COTENANT_HOME} from {@code env} when set, else {@code userHome/.cotenant}: read exactly
+   * as the records directory reads it ({@code ~/} expanded; {@code $COTENANT_HOME/records} is the
+   * default records directory), so the daemon, its shims and every command agree on one home.
+   *
+   * @throws IllegalArgumentException when {@code $COTENANT_HOME} is a relative path
+   */
   public static CotenantHome resolve(Map<String, String> env, Path userHome) {
-    String v = env.get(ENV);
-    return new CotenantHome(v != null && !v.isBlank() ? Path.of(v) : userHome.resolve(".cotenant"));
+    return new CotenantHome(RecordsDirectory.resolve(java.util.Optional.empty(), env, userHome).getParent());
   }
 
   /** The daemon's socket. */
