@@ -1,0 +1,216 @@
+package dev.cotenant.fleet.servers;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.GroupPrincipal;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.UserPrincipal;
+import java.nio.file.attribute.UserPrincipalLookupService;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Properties;
+import java.util.stream.Stream;
+
+/**
+ * A real PostgreSQL server on a free port of 127.0.0.1, started from the machine's binaries
+ * ({@code /usr/lib/postgresql/VERSION/bin}; {@code .ci/run} installs Debian's {@code postgresql}
+ * when they are missing) in a fresh temporary cluster with password authentication
+ * ({@code scram-sha-256}) for the user {@value #USER}. As root it runs as {@code nobody}, since
+ * PostgreSQL refuses to run as root. Durability settings are off: a test cluster lives for one
+ * test class. {@link #close()} stops it and checks that none of its processes is left.
+ */
+public final class PostgresServer extends LocalServer {
+  /** The superuser of the test cluster. */
+  public static final String USER = "cotenant";
+
+  private final Path bin;
+  private final Path data;
+  private final Path sockets;
+  private final Path passwordFile;
+  private final Path log;
+  private final String password;
+
+  private PostgresServer() throws IOException {
+    super("cotenant-pg");
+    this.bin = binaries();
+    this.data = directory.resolve("data");
+    this.sockets = directory.resolve("sockets");
+    this.passwordFile = directory.resolve("password");
+    this.log = directory.resolve("postgres.log");
+    this.password = "pw-" + Long.toHexString(Double.doubleToLongBits(Math.random()));
+  }
+
+  /** Creates a fresh cluster, starts it and waits until it accepts a connection. */
+  public static PostgresServer start() throws IOException {
+    PostgresServer p = new PostgresServer();
+    try {
+      p.init();
+      p.launch();
+    } catch (IOException | RuntimeException e) {
+      p.close();
+      throw e;
+    }
+    return p;
+  }
+
+  static Path binaries() {
+    Path root = Path.of("/usr/lib/postgresql");
+    if (Files.isDirectory(root)) {
+      try (Stream<Path> versions = Files.list(root)) {
+        List<Path> found = new ArrayList<>();
+        versions.map(v -> v.resolve("bin")).filter(b -> Files.isExecutable(b.resolve("postgres"))
+            && Files.isExecutable(b.resolve("initdb"))).forEach(found::add);
+        found.sort(Comparator.comparing(b -> versionOf(b.getParent())));
+        if (!found.isEmpty()) {
+          return found.get(found.size() - 1);
+        }
+      } catch (IOException e) {
+        // Reported below.
+      }
+    }
+    throw new IllegalStateException(
+        "PostgreSQL's server binaries are not installed (looked for /usr/lib/postgresql/*/bin/postgres): the fleet "
+            + "tests start a real PostgreSQL. Install Debian's package (apt-get install postgresql), as .ci/run does");
+  }
+
+  private static int versionOf(Path dir) {
+    try {
+      return Integer.parseInt(dir.getFileName().toString().replaceAll("[^0-9].*$", ""));
+    } catch (NumberFormatException e) {
+      return 0;
+    }
+  }
+
+  private List<String> asServerUser(String... command) {
+    List<String> out = new ArrayList<>();
+    if (root()) {
+      out.addAll(List.of("/usr/bin/setpriv", "--reuid=" + NOBODY, "--regid=" + NOBODY, "--clear-groups"));
+    }
+    out.addAll(List.of(command));
+    return out;
+  }
+
+  private void init() throws IOException {
+    Files.createDirectories(sockets);
+    Files.writeString(passwordFile, password + "\n");
+    if (root()) {
+      UserPrincipalLookupService users = directory.getFileSystem().getUserPrincipalLookupService();
+      UserPrincipal nobody = users.lookupPrincipalByName(String.valueOf(NOBODY));
+      GroupPrincipal nogroup = users.lookupPrincipalByGroupName(String.valueOf(NOBODY));
+      for (Path p : List.of(directory, sockets, passwordFile)) {
+        PosixFileAttributeView view = Files.getFileAttributeView(p, PosixFileAttributeView.class);
+        view.setOwner(nobody);
+        view.setGroup(nogroup);
+      }
+    }
+    Process initdb = new ProcessBuilder(asServerUser(bin.resolve("initdb").toString(), "-D", data.toString(), "-U",
+        USER, "--auth=scram-sha-256", "--pwfile=" + passwordFile, "-E", "UTF8", "--no-sync", "--locale=C"))
+        .redirectErrorStream(true)
+        .redirectOutput(directory.resolve("initdb.log").toFile())
+        .start();
+    try {
+      if (initdb.waitFor() != 0) {
+        throw new IllegalStateException("initdb failed: " + tail(directory.resolve("initdb.log")));
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      initdb.destroyForcibly();
+      throw new IllegalStateException("interrupted while initdb ran", e);
+    }
+  }
+
+  private void launch() throws IOException {
+    process = new ProcessBuilder(asServerUser(bin.resolve("postgres").toString(), "-D", data.toString(),
+        "-p", String.valueOf(port), "-k", sockets.toString(), "-c", "listen_addresses=127.0.0.1",
+        "-c", "fsync=off", "-c", "full_page_writes=off", "-c", "synchronous_commit=off", "-c", "max_connections=200"))
+        .redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+        .start();
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    SQLException last = null;
+    while (System.nanoTime() < deadline) {
+      if (!process.isAlive()) {
+        throw new IllegalStateException("postgres exited with " + process.exitValue() + ": " + tail(log));
+      }
+      try (Connection c = connect("postgres")) {
+        return;
+      } catch (SQLException e) {
+        last = e;
+      }
+      sleep(50);
+    }
+    stop(Duration.ofSeconds(5));
+    throw new IllegalStateException("PostgreSQL did not accept a connection in 60 s (" + last + "): " + tail(log));
+  }
+
+  /** A JDBC connection to {@code database} as {@value #USER}. */
+  public Connection connect(String database) throws SQLException {
+    Properties p = new Properties();
+    p.setProperty("user", USER);
+    p.setProperty("password", password);
+    p.setProperty("connectTimeout", "5");
+    return DriverManager.getConnection(url(database), p);
+  }
+
+  /** Creates a database and returns its JDBC URL. */
+  public String createDatabase(String name) throws SQLException {
+    try (Connection c = connect("postgres"); Statement s = c.createStatement()) {
+      s.execute("CREATE DATABASE \"" + name.replace("\"", "") + "\"");
+    }
+    return url(name);
+  }
+
+  /** {@code jdbc:postgresql://127.0.0.1:PORT/DATABASE}, with no credentials in it. */
+  public String url(String database) {
+    return "jdbc:postgresql://127.0.0.1:" + port + "/" + database;
+  }
+
+  /** The password of {@value #USER}. */
+  public String password() {
+    return password;
+  }
+
+  /** A file holding the password, as the provider's password-file key expects. */
+  public Path passwordFile() {
+    return passwordFile;
+  }
+
+  /** Starts the server again on the same port and data after {@link #kill()}. */
+  public void restart() throws IOException {
+    launch();
+  }
+
+  @Override
+  public void close() {
+    try {
+      // SIGTERM is PostgreSQL's "smart" shutdown; SIGINT ends the sessions at once ("fast").
+      if (process != null && process.isAlive()) {
+        List<ProcessHandle> all = processes();
+        try {
+          new ProcessBuilder("kill", "-INT", String.valueOf(process.pid())).start().waitFor();
+        } catch (IOException | InterruptedException e) {
+          // Fall through to SIGKILL.
+        }
+        awaitQuietly(all);
+      }
+      stop(Duration.ofSeconds(5));
+    } finally {
+      deleteTree(directory);
+    }
+  }
+
+  private static void awaitQuietly(List<ProcessHandle> all) {
+    try {
+      awaitGone(all, Duration.ofSeconds(15));
+    } catch (IllegalStateException e) {
+      // stop() SIGKILLs what is left.
+    }
+  }
+}
