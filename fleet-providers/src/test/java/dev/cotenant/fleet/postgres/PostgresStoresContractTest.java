@@ -1,0 +1,86 @@
+package dev.cotenant.fleet.postgres;
+
+import dev.cotenant.fleet.servers.PostgresServer;
+import dev.cotenant.spi.ConcurrencyRecords;
+import dev.cotenant.spi.HazardLedger;
+import dev.cotenant.spi.PreflightCache;
+import dev.cotenant.spi.ProviderConfig;
+import dev.cotenant.spi.ProviderContext;
+import dev.cotenant.spi.RecordStores;
+import dev.cotenant.testkit.contract.ConcurrencyRecordsContract;
+import dev.cotenant.testkit.contract.HazardLedgerContract;
+import dev.cotenant.testkit.contract.PreflightCacheContract;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The {@code postgres} stores pass the kit's record-store suites against a real PostgreSQL. The
+ * suites' records directory stands for one fleet: each directory gets its own schema, so two
+ * stores opened on one directory are two replicas on one database, and opening again is a
+ * restart.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class PostgresStoresContractTest {
+  static PostgresServer server;
+  static String url;
+  static final List<PostgresRecordStores> opened = new ArrayList<>();
+
+  @BeforeAll
+  static void start() throws Exception {
+    server = PostgresServer.start();
+    url = server.createDatabase("contract");
+  }
+
+  @AfterAll
+  static void stop() {
+    opened.forEach(PostgresRecordStores::close);
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  /** Opens the stores of the fleet kept under {@code directory} (its own schema), through the provider. */
+  static RecordStores open(Path directory) {
+    String schema = "t_" + Integer.toHexString(directory.toAbsolutePath().toString().hashCode() & 0x7fffffff);
+    ProviderConfig config = ProviderConfig.of(Map.of(
+        PostgresSettings.URL_KEY, url,
+        PostgresSettings.SCHEMA_KEY, schema,
+        PostgresSettings.USER_KEY, PostgresServer.USER,
+        PostgresSettings.PASSWORD_FILE_KEY, server.passwordFile().toString()));
+    RecordStores stores = new PostgresRecordStoreProvider().create(new ProviderContext(config, directory));
+    synchronized (opened) {
+      opened.add((PostgresRecordStores) stores);
+    }
+    return stores;
+  }
+
+  @Nested
+  class Ledger extends HazardLedgerContract {
+    @Override
+    protected HazardLedger open(Path directory) {
+      return PostgresStoresContractTest.open(directory).hazardLedger();
+    }
+  }
+
+  @Nested
+  class Cache extends PreflightCacheContract {
+    @Override
+    protected PreflightCache open(Path directory) {
+      return PostgresStoresContractTest.open(directory).preflightCache();
+    }
+  }
+
+  @Nested
+  class Concurrency extends ConcurrencyRecordsContract {
+    @Override
+    protected ConcurrencyRecords open(Path directory) {
+      return PostgresStoresContractTest.open(directory).concurrencyRecords();
+    }
+  }
+}
