@@ -38,6 +38,10 @@ public final class Main {
       setDefault("org.slf4j.simpleLogger.showShortLogName", "false");
       setDefault("org.slf4j.simpleLogger.levelInBrackets", "false");
       System.setErr(new PrintStream(new OnceEachWarning(new FileOutputStream(FileDescriptor.err)), true, Charset.defaultCharset()));
+      // Libraries that log through java.util.logging (the PostgreSQL driver) would print two-line
+      // records of their own; what fails reaches the operator as the error of the command instead.
+      java.util.logging.LogManager.getLogManager().reset();
+      java.util.logging.Logger.getLogger("").setLevel(java.util.logging.Level.OFF);
     }
     Charset cs = Charset.defaultCharset();
     PrintWriter out = new PrintWriter(new OutputStreamWriter(System.out, cs), true);

@@ -52,7 +52,7 @@ final class Database implements AutoCloseable {
    */
   static Database open(PostgresSettings settings) throws IOException {
     Database db = new Database(settings);
-    db.schemaProblem = db.transaction("create or migrate the schema", c -> Schema.migrate(c, settings.schema()));
+    db.schemaProblem = db.transaction("open the Cotenant records (connect, then create or migrate the schema)", c -> Schema.migrate(c, settings.schema()));
     db.schemaProblem.ifPresent(p -> LOG.warn("{}", p));
     return db;
   }
@@ -180,7 +180,8 @@ final class Database implements AutoCloseable {
     if (cause.length() > 300) {
       cause = cause.substring(0, 300) + "...";
     }
-    if (settings.password().isPresent()) {
+    cause = cause.replace(settings.url(), settings.redactedUrl()).replaceAll("(?i)(password=)[^&\\s]*", "$1***");
+    if (settings.password().isPresent() && !settings.password().get().isEmpty()) {
       cause = cause.replace(settings.password().get(), "***");
     }
     return "PostgreSQL at " + settings.redactedUrl() + settings.who() + " could not " + what + ": " + cause
