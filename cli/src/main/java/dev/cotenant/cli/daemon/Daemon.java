@@ -127,7 +127,8 @@ public final class Daemon implements AutoCloseable {
             http = HttpSurface.start(0, sharing, directory, token, mounts);
           }
         }
-        watcher = new RecordsWatcher(cotenant.recordsDirectory(), cotenant.recordStores());
+        watcher = new RecordsWatcher(cotenant.recordsDirectory(), cotenant.recordStores(),
+            !cotenant.config().get(dev.cotenant.gateway.providers.Spi.RECORDS_KEY, "file").equals("file"));
         writeState();
         LOG.info("daemon {} ready: socket {}{}", ProcessHandle.current().pid(), home.socket(),
             http == null ? "" : ", http://127.0.0.1:" + http.port() + "/mcp/{server}");

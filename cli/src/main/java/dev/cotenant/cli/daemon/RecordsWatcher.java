@@ -21,20 +21,35 @@ import org.slf4j.LoggerFactory;
  * time of each file in the records directory with what it saw last, and on a change reloads the
  * hazard ledger (unless it holds observations not yet written) and the pre-flight cache.
  * Concurrency records are read at each placement already.
+ *
+ * <p>Records that do not live in the directory (a fleet's {@code postgres} stores, written by
+ * other replicas on other machines) leave no trace in it: those are re-read every
+ * {@value #REMOTE_PERIOD_MS} ms instead, so a hazard another replica observed withholds sharing
+ * here within that time.
  */
 final class RecordsWatcher implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RecordsWatcher.class);
 
   static final long PERIOD_MS = 1000;
 
+  /** How often records kept outside the directory are re-read. */
+  static final long REMOTE_PERIOD_MS = 5000;
+
   private final Path directory;
   private final RecordStores stores;
   private final ScheduledExecutorService timer;
+  private final boolean remote;
   private Map<String, String> seen;
+  private long lastRemoteRead = System.nanoTime();
 
-  RecordsWatcher(Path directory, RecordStores stores) {
+  /**
+   * Watches {@code directory}; with {@code remote}, the records live elsewhere and are re-read
+   * every {@value #REMOTE_PERIOD_MS} ms whatever the directory shows.
+   */
+  RecordsWatcher(Path directory, RecordStores stores, boolean remote) {
     this.directory = directory;
     this.stores = stores;
+    this.remote = remote;
     this.seen = fingerprint();
     this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "cotenant-records-watch");
@@ -67,15 +82,22 @@ final class RecordsWatcher implements AutoCloseable {
   boolean check() {
     try {
       Map<String, String> now = fingerprint();
-      if (Objects.equals(now, seen)) {
+      boolean due = remote && System.nanoTime() - lastRemoteRead >= TimeUnit.MILLISECONDS.toNanos(REMOTE_PERIOD_MS);
+      boolean changed = !Objects.equals(now, seen);
+      if (!changed && !due) {
         return false;
       }
       seen = now;
+      if (due) {
+        lastRemoteRead = System.nanoTime();
+      }
       if (!stores.hazardLedger().hasUnflushed()) {
         stores.hazardLedger().reload();
       }
       stores.preflightCache().load();
-      LOG.info("the records in {} changed; new sessions are placed by the verdicts they give now", directory);
+      if (changed) {
+        LOG.info("the records in {} changed; new sessions are placed by the verdicts they give now", directory);
+      }
       return true;
     } catch (RuntimeException e) {
       LOG.warn("re-reading the records in {} failed: {}", directory, e.toString());
