@@ -36,8 +36,9 @@ public final class PostgresServer extends LocalServer {
   private final Path passwordFile;
   private final Path log;
   private final String password;
+  private final boolean durable;
 
-  private PostgresServer() throws IOException {
+  private PostgresServer(boolean durable) throws IOException {
     super("cotenant-pg");
     this.bin = binaries();
     this.data = directory.resolve("data");
@@ -45,11 +46,21 @@ public final class PostgresServer extends LocalServer {
     this.passwordFile = directory.resolve("password");
     this.log = directory.resolve("postgres.log");
     this.password = "pw-" + Long.toHexString(Double.doubleToLongBits(Math.random()));
+    this.durable = durable;
   }
 
   /** Creates a fresh cluster, starts it and waits until it accepts a connection. */
   public static PostgresServer start() throws IOException {
-    PostgresServer p = new PostgresServer();
+    return start(false);
+  }
+
+  /**
+   * As {@link #start()}; with {@code durable}, PostgreSQL's own defaults ({@code fsync},
+   * {@code full_page_writes}, {@code synchronous_commit} on), as the benchmarks compare it with
+   * the file store, which syncs every write.
+   */
+  public static PostgresServer start(boolean durable) throws IOException {
+    PostgresServer p = new PostgresServer(durable);
     try {
       p.init();
       p.launch();
@@ -127,9 +138,13 @@ public final class PostgresServer extends LocalServer {
   }
 
   private void launch() throws IOException {
-    process = new ProcessBuilder(asServerUser(bin.resolve("postgres").toString(), "-D", data.toString(),
+    List<String> command = new ArrayList<>(asServerUser(bin.resolve("postgres").toString(), "-D", data.toString(),
         "-p", String.valueOf(port), "-k", sockets.toString(), "-c", "listen_addresses=127.0.0.1",
-        "-c", "fsync=off", "-c", "full_page_writes=off", "-c", "synchronous_commit=off", "-c", "max_connections=200"))
+        "-c", "max_connections=200"));
+    if (!durable) {
+      command.addAll(List.of("-c", "fsync=off", "-c", "full_page_writes=off", "-c", "synchronous_commit=off"));
+    }
+    process = new ProcessBuilder(command)
         .redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
         .start();
