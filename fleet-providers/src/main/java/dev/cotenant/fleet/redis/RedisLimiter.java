@@ -19,6 +19,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.ConnectionPoolConfig;
@@ -230,11 +231,19 @@ public final class RedisLimiter implements ConcurrencyLimiter, AutoCloseable {
    * a new one.
    */
   private Object script(String body, String sha, String key, List<String> args) {
+    return retried(() -> scriptOnce(body, sha, key, args));
+  }
+
+  /**
+   * Runs {@code command}; when its connection fails (a pooled connection broken by a restarted
+   * server), drops the idle pooled connections and runs it once more on a new one.
+   */
+  private <T> T retried(Supplier<T> command) {
     try {
-      return scriptOnce(body, sha, key, args);
+      return command.get();
     } catch (JedisConnectionException e) {
       redis.getPool().clear();
-      return scriptOnce(body, sha, key, args);
+      return command.get();
     }
   }
 
@@ -297,7 +306,7 @@ public final class RedisLimiter implements ConcurrencyLimiter, AutoCloseable {
 
   private void removeLease(Held h) {
     try {
-      redis.zrem(h.key, h.id);
+      retried(() -> redis.zrem(h.key, h.id));
       succeededInBackground();
     } catch (RuntimeException e) {
       failedInBackground("release a permit of " + h.serverName, e);
@@ -320,8 +329,14 @@ public final class RedisLimiter implements ConcurrencyLimiter, AutoCloseable {
   /** The innermost cause's message, without the password should a driver ever echo it. */
   private String cause(Throwable e) {
     Throwable root = e;
-    while (root.getCause() != null && root.getCause() != root) {
-      root = root.getCause();
+    for (int depth = 0; depth < 10; depth++) {
+      // The driver reports a failed connect with the socket's own exception suppressed, not as the cause.
+      Throwable next = root.getCause() != null ? root.getCause()
+          : root.getSuppressed().length > 0 ? root.getSuppressed()[0] : null;
+      if (next == null || next == root) {
+        break;
+      }
+      root = next;
     }
     String m = root.getMessage() == null || root.getMessage().isBlank() ? root.getClass().getSimpleName() : root.getMessage();
     if (config.password != null && m.contains(config.password)) {
