@@ -29,7 +29,8 @@ import org.jspecify.annotations.Nullable;
  * backend of its own. A {@code tools/call} to a server whose concurrency record sets
  * {@code maxConcurrent} waits for a slot ({@link SharingSettings#admitTimeout()}) and is answered
  * {@value #BUSY} {@code "busy: ..."} when none came; the slot is freed when the answer reaches the
- * client. Thread-safe.
+ * client. When the limiter fails (it cannot be asked), the call is answered {@value #REFUSED}
+ * {@code "refused: ..."} with its message, and never forwarded. Thread-safe.
  */
 public final class Connection implements AutoCloseable {
   /** The JSON-RPC error code of a call that found no slot under {@code maxConcurrent} in time. */
@@ -37,6 +38,12 @@ public final class Connection implements AutoCloseable {
 
   /** The JSON-RPC error code of a message that found no backend (a start that failed, a pool closed). */
   public static final int NO_BACKEND = -32003;
+
+  /**
+   * The JSON-RPC error code of a call refused because the limiter could not be asked (a fleet's
+   * limiter that cannot reach its store fails closed): the call is never forwarded.
+   */
+  public static final int REFUSED = -32004;
 
   private final Sharing owner;
   private final ServerDescription server;
@@ -234,8 +241,13 @@ public final class Connection implements AutoCloseable {
     if (record.isEmpty() || record.get().maxConcurrent().isEmpty()) {
       return true;
     }
-    Optional<Permit> permit = owner.limits().admit(record.get(),
-        owner.settings().admitTimeout().toMillis(), TimeUnit.MILLISECONDS);
+    Optional<Permit> permit;
+    try {
+      permit = owner.limits().admit(record.get(), owner.settings().admitTimeout().toMillis(), TimeUnit.MILLISECONDS);
+    } catch (RuntimeException e) {
+      answerError(message, REFUSED, "refused: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
+      return false;
+    }
     if (permit.isEmpty()) {
       answerError(message, BUSY, "busy: " + server.name() + " already serves its maxConcurrent of "
           + record.get().maxConcurrent().getAsInt() + " calls, and no slot came free in "

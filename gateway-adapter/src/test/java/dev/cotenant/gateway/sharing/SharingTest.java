@@ -261,6 +261,54 @@ class SharingTest {
     cb.close();
   }
 
+  /** A limiter that cannot be asked, as a fleet's limiter is while its store is unreachable. */
+  private static final class RefusingLimiterProvider implements dev.cotenant.spi.ConcurrencyLimiterProvider {
+    final java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
+
+    @Override
+    public String name() {
+      return "refusing";
+    }
+
+    @Override
+    public dev.cotenant.spi.ConcurrencyLimiter create(dev.cotenant.spi.ProviderContext context) {
+      return (serverName, maxConcurrent, timeout, unit) -> {
+        asked.incrementAndGet();
+        throw new IllegalStateException("the test limiter cannot be reached: refusing the call rather than admitting "
+            + "it without a limit");
+      };
+    }
+  }
+
+  @Test
+  void aCallTheLimiterCannotAdmitIsRefusedWithItsMessageAndNeverForwarded() throws Exception {
+    ServerDescription server = FakeServer.builder().name("guarded").era(FakeServer.Era.LEGACY).tool("echo").build().description();
+    RefusingLimiterProvider limiter = new RefusingLimiterProvider();
+    Cotenant cotenant = Cotenant.builder()
+        .config(Map.of(SharingSettings.FORCED, "guarded", "cotenant.limiter.provider", "refusing"))
+        .recordsDirectory(records).limiter(limiter).build();
+    cotenant.recordStores().concurrencyRecords().update("guarded", current -> java.util.Optional.of(
+        new dev.cotenant.api.ConcurrencyRecord("guarded", dev.cotenant.api.ConcurrencyModel.SIDECAR,
+            dev.cotenant.api.ShareScope.TENANT, java.util.OptionalInt.of(2), java.util.Optional.empty())));
+    sharing = cotenant.sharing();
+    Client a = new Client();
+    Connection ca = sharing.connect(server, "s1", init(), a);
+    initialized(ca, a);
+    ca.fromClient(call(1, "never-forwarded", 0));
+    Map<String, Object> answer = a.answer(1);
+    assertFalse(answer.containsKey("result"), answer.toString());
+    Map<?, ?> refused = (Map<?, ?>) answer.get("error");
+    assertEquals(Connection.REFUSED, ((Number) refused.get("code")).intValue());
+    assertEquals("refused: the test limiter cannot be reached: refusing the call rather than admitting it without a limit",
+        refused.get("message"));
+    assertEquals(1, limiter.asked.get());
+    // The session lives on: a call that is not limited (tools/list) still reaches the backend.
+    ca.fromClient(Map.of("jsonrpc", "2.0", "id", 2, "method", "tools/list"));
+    assertTrue(String.valueOf(a.answer(2)).contains("echo"));
+    assertFalse(String.valueOf(a.skipped).contains("never-forwarded"), "the refused call reached the backend: " + a.skipped);
+    ca.close();
+  }
+
   /**
    * A backend whose session reached a bound of the session transport (here 20 messages) while
    * its process lives is ended for good: the call it took is interrupted, the process is killed,
