@@ -22,9 +22,9 @@ import java.util.regex.Pattern;
  *       several fleets can share one database;
  *   <li>the user: {@value #USER_KEY}, else the environment variable {@value #USER_ENV}, else the
  *       driver's default (a {@code user} parameter in the URL);
- *   <li>the password: the environment variable {@value #PASSWORD_ENV}, else the file named by
- *       {@value #PASSWORD_FILE_KEY} (its first line), else none (a {@code password} parameter in
- *       the URL, or a {@code .pgpass} the driver does not read).
+ *   <li>the password: the file named by {@value #PASSWORD_FILE_KEY} (its first line), else the
+ *       environment variable {@value #PASSWORD_ENV}, else none (a {@code password} parameter in
+ *       the URL), the same order as the {@code redis} limiter's.
  * </ul>
  *
  * <p>The password is never logged and never shown: every message names the database by
@@ -46,7 +46,7 @@ public record PostgresSettings(String url, String schema, Optional<String> user,
   public static final String PASSWORD_FILE_KEY = "cotenant.records.postgres.password-file";
   /** The environment variable holding the user, when {@value #USER_KEY} is not set. */
   public static final String USER_ENV = "COTENANT_POSTGRES_USER";
-  /** The environment variable holding the password; it wins over {@value #PASSWORD_FILE_KEY}. */
+  /** The environment variable holding the password, when {@value #PASSWORD_FILE_KEY} is not set. */
   public static final String PASSWORD_ENV = "COTENANT_POSTGRES_PASSWORD";
   /** The schema used when {@value #SCHEMA_KEY} is not set. */
   public static final String DEFAULT_SCHEMA = "cotenant";
@@ -85,8 +85,8 @@ public record PostgresSettings(String url, String schema, Optional<String> user,
     String schema = config.get(SCHEMA_KEY, DEFAULT_SCHEMA).strip();
     Optional<String> user = config.get(USER_KEY).map(String::strip).filter(s -> !s.isEmpty())
         .or(() -> Optional.ofNullable(environment.get(USER_ENV)).filter(s -> !s.isEmpty()));
-    Optional<String> password = Optional.ofNullable(environment.get(PASSWORD_ENV)).filter(s -> !s.isEmpty());
-    if (password.isEmpty() && config.get(PASSWORD_FILE_KEY).isPresent()) {
+    Optional<String> password = Optional.empty();
+    if (config.get(PASSWORD_FILE_KEY).isPresent()) {
       Path file = Path.of(config.get(PASSWORD_FILE_KEY).get().strip());
       try {
         String first = Files.readString(file, StandardCharsets.UTF_8).lines().findFirst().orElse("");
@@ -95,6 +95,9 @@ public record PostgresSettings(String url, String schema, Optional<String> user,
         throw new IllegalArgumentException(
             PASSWORD_FILE_KEY + " names " + file + ", which cannot be read (" + e.getClass().getSimpleName() + ")", e);
       }
+    }
+    if (password.isEmpty()) {
+      password = Optional.ofNullable(environment.get(PASSWORD_ENV)).filter(s -> !s.isEmpty());
     }
     return new PostgresSettings(url, schema, user, password);
   }
