@@ -99,8 +99,22 @@ public final class ProviderConfig {
     return values.hashCode();
   }
 
+  /**
+   * Every key, with the value of each key that may carry a credential (its name contains
+   * {@code password}, {@code secret}, {@code token}, {@code credential} or {@code url}: a URL may
+   * hold {@code user:password@} or a password parameter) shown as {@code (set)}, so a configuration
+   * that reaches a log or a message never carries one.
+   */
   @Override
   public String toString() {
-    return "ProviderConfig" + values;
+    Map<String, String> shown = new TreeMap<>();
+    values.forEach((k, v) -> shown.put(k, mayHoldCredential(k) ? "(set)" : v));
+    return "ProviderConfig" + shown;
+  }
+
+  private static boolean mayHoldCredential(String key) {
+    String k = key.toLowerCase(java.util.Locale.ROOT);
+    return k.contains("password") || k.contains("secret") || k.contains("token") || k.contains("credential")
+        || k.contains("url");
   }
 }
