@@ -169,20 +169,41 @@ final class Database implements AutoCloseable {
   }
 
   private IOException failure(String what, SQLException e) {
-    return new IOException(describe(what, e), e);
+    return new IOException(describe(what, e), revealsSecret(e) ? scrubbed(e) : e);
+  }
+
+  /** True when a message of {@code e}, its causes or its chained exceptions holds a secret. */
+  private boolean revealsSecret(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t.getMessage() != null && settings.reveals(t.getMessage())) {
+        return true;
+      }
+      if (t instanceof SQLException && ((SQLException) t).getNextException() != null
+          && ((SQLException) t).getNextException() != t && revealsSecret(((SQLException) t).getNextException())) {
+        return true;
+      }
+      if (t.getCause() == t) {
+        break;
+      }
+    }
+    return false;
+  }
+
+  /** A copy of {@code e} whose message hides the secrets, with its stack trace and without its causes. */
+  private SQLException scrubbed(SQLException e) {
+    SQLException s = new SQLException(settings.scrub(String.valueOf(e.getMessage())), e.getSQLState(), e.getErrorCode());
+    s.setStackTrace(e.getStackTrace());
+    return s;
   }
 
   /** One line naming the database, the work and the cause; never the password. */
   String describe(String what, SQLException e) {
     SQLException shown = e instanceof java.sql.BatchUpdateException && e.getNextException() != null ? e.getNextException() : e;
+    // Secrets are hidden before the line is cut, so a cut never leaves part of one.
     String cause = shown.getMessage() == null ? shown.getClass().getSimpleName()
-        : shown.getMessage().lines().findFirst().orElse("");
+        : settings.scrub(shown.getMessage()).lines().findFirst().orElse("");
     if (cause.length() > 300) {
       cause = cause.substring(0, 300) + "...";
-    }
-    cause = cause.replace(settings.url(), settings.redactedUrl()).replaceAll("(?i)(password=)[^&\\s]*", "$1***");
-    if (settings.password().isPresent() && !settings.password().get().isEmpty()) {
-      cause = cause.replace(settings.password().get(), "***");
     }
     return "PostgreSQL at " + settings.redactedUrl() + settings.who() + " could not " + what + ": " + cause
         + (shown.getSQLState() == null ? "" : " (SQLSTATE " + shown.getSQLState() + ")");

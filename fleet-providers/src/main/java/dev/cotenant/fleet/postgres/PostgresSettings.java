@@ -2,13 +2,20 @@ package dev.cotenant.fleet.postgres;
 
 import dev.cotenant.spi.ProviderConfig;
 import java.io.IOException;
+import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -119,6 +126,60 @@ public record PostgresSettings(String url, String schema, Optional<String> user,
       s = s.substring(0, scheme + 2) + s.substring(at + 1);
     }
     return s;
+  }
+
+  /**
+   * {@code text} with the configured URL replaced by {@link #redactedUrl()} and every secret the
+   * configuration holds (the password, and any password parameter or {@code user:password@} of
+   * the URL, as written and decoded) replaced by {@code ***}: the driver names the whole URL in
+   * some of its messages (one it cannot parse, say).
+   */
+  String scrub(String text) {
+    String out = text.replace(url, redactedUrl());
+    for (String secret : secrets()) {
+      out = out.replace(secret, "***");
+    }
+    return out;
+  }
+
+  /** True when {@code text} holds a secret {@link #scrub} would hide. */
+  boolean reveals(String text) {
+    return secrets().stream().anyMatch(text::contains);
+  }
+
+  /** The secrets of the configuration, longest first. */
+  List<String> secrets() {
+    Set<String> out = new HashSet<>();
+    password.ifPresent(out::add);
+    int q = url.indexOf('?');
+    if (q >= 0) {
+      for (String param : url.substring(q + 1).split("&")) {
+        int eq = param.indexOf('=');
+        if (eq > 0 && param.substring(0, eq).toLowerCase(Locale.ROOT).contains("password")) {
+          String value = param.substring(eq + 1);
+          out.add(value);
+          try {
+            out.add(URLDecoder.decode(value, StandardCharsets.UTF_8));
+          } catch (IllegalArgumentException e) {
+            // Not decodable: the driver cannot have decoded it either.
+          }
+        }
+      }
+    }
+    String authority = q >= 0 ? url.substring(0, q) : url;
+    int scheme = authority.indexOf("//");
+    int at = authority.lastIndexOf('@');
+    if (scheme >= 0 && at > scheme) {
+      String userInfo = authority.substring(scheme + 2, at);
+      int colon = userInfo.indexOf(':');
+      if (colon >= 0) {
+        out.add(userInfo.substring(colon + 1));
+      }
+    }
+    out.remove("");
+    List<String> sorted = new ArrayList<>(out);
+    sorted.sort(Comparator.comparingInt(String::length).reversed());
+    return sorted;
   }
 
   /** The driver properties: credentials, and timeouts unless the URL sets its own. */

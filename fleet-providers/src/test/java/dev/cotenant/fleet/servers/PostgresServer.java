@@ -23,8 +23,8 @@ import java.util.stream.Stream;
  * ({@code /usr/lib/postgresql/VERSION/bin}; {@code .ci/run} installs Debian's {@code postgresql}
  * when they are missing) in a fresh temporary cluster with password authentication
  * ({@code scram-sha-256}) for the user {@value #USER}. As root it runs as {@code nobody}, since
- * PostgreSQL refuses to run as root. Durability settings are off: a test cluster lives for one
- * test class. {@link #close()} stops it and checks that none of its processes is left.
+ * PostgreSQL refuses to run as root. {@code fsync} is off (a test cluster need not survive a
+ * power cut); commits stay synchronous, so a killed server keeps every committed transaction. {@link #close()} stops it and checks that none of its processes is left.
  */
 public final class PostgresServer extends LocalServer {
   /** The superuser of the test cluster. */
@@ -142,7 +142,9 @@ public final class PostgresServer extends LocalServer {
         "-p", String.valueOf(port), "-k", sockets.toString(), "-c", "listen_addresses=127.0.0.1",
         "-c", "max_connections=200"));
     if (!durable) {
-      command.addAll(List.of("-c", "fsync=off", "-c", "full_page_writes=off", "-c", "synchronous_commit=off"));
+      // No fsync: a test cluster need not survive a power cut. Commits stay synchronous, so a
+      // SIGKILLed server (kill(), then restart()) still has every committed transaction.
+      command.addAll(List.of("-c", "fsync=off", "-c", "full_page_writes=off"));
     }
     process = new ProcessBuilder(command)
         .redirectErrorStream(true)
