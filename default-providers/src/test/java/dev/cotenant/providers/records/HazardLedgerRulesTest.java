@@ -32,6 +32,29 @@ import tools.jackson.databind.JsonNode;
 class HazardLedgerRulesTest {
   @TempDir Path dir;
 
+  @Test
+  void aClearOnOneThreadLeavesTheLedgerFreeForAFlushOnAnother() throws Exception {
+    // Kills FileHazardLedger.clear, the call to ReentrantLock.unlock removed
+    // (VoidMethodCallMutator): the lock is reentrant, so only another thread notices that a clear
+    // kept it, and its flush then waits forever (bounded here; a timeout is a failure).
+    FileHazardLedger l = FileHazardLedger.open(dir);
+    l.record("a", ID_1, CROSS_SESSION_LEAK, 2);
+    l.record("b", ID_1, CROSS_SESSION_LEAK, 2);
+    ExecutorService one = Executors.newSingleThreadExecutor();
+    ExecutorService other = Executors.newSingleThreadExecutor();
+    try {
+      assertTrue(one.submit(() -> l.clear("a")).get(30, TimeUnit.SECONDS));
+      other.submit(() -> {
+        l.flush();
+        return null;
+      }).get(30, TimeUnit.SECONDS);
+      assertEquals(Set.of("b"), FileHazardLedger.open(dir).serverNames(), "the flush after the clear");
+    } finally {
+      one.shutdownNow();
+      other.shutdownNow();
+    }
+  }
+
   private FileHazardLedger open() {
     return FileHazardLedger.open(dir, () -> 5_000L);
   }

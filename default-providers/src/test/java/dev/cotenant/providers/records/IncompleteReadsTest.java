@@ -168,6 +168,63 @@ class IncompleteReadsTest {
   }
 
   @Test
+  void exactlyAsManyDroppedEntriesAsAreNamedAreNamedWithNothingCounted() throws IOException {
+    // Kills FileHazardLedger.problemOf, "more > 0" changed to ">= 0" (ConditionalsBoundaryMutator):
+    // with exactly three dropped entries the message would end "; and 0 more".
+    Files.writeString(ledgerFile(), "{\"schema\": 1, \"servers\": {"
+        + "\"server-is-a-list\": [\"unroutable_server_request\"],"
+        + "\"codes-is-a-string\": {\"identities\": {\"" + ID_1 + "\": {\"codes\": \"cross_session_leak\", \"count\": 1, \"lastSeen\": 1.0}}},"
+        + "\"identity-is-a-number\": {\"identities\": {\"" + ID_1 + "\": 5}}}}");
+    String why = incomplete(FileHazardLedger.open(dir).snapshot());
+    assertTrue(why.contains("server \"server-is-a-list\""), why);
+    assertFalse(why.contains("more"), "three dropped, three named, none left to count: " + why);
+  }
+
+  @Test
+  void aFutureSchemaLedgerWrittenAfterOpeningMakesTheLedgerIncompleteAtTheFlushThatMeetsIt() throws IOException {
+    // Kills FileHazardLedger.flush, the call to noteRead removed where the file on disk turns out
+    // to be of a newer schema (VoidMethodCallMutator): the flush refused, and the ledger must say
+    // its durable copy is unreadable rather than keep reading as complete.
+    FileHazardLedger l = FileHazardLedger.open(dir);
+    assertTrue(l.snapshot().complete());
+    Fixtures.ledger("schema-2.json", dir);
+    l.record("srv", ID_1, CROSS_SESSION_LEAK, 2);
+    org.junit.jupiter.api.Assertions.assertThrows(IOException.class, l::flush);
+    assertTrue(incomplete(l.snapshot()).contains("schema 2"), "a newer writer's ledger met by a flush left it complete");
+  }
+
+  /**
+   * A ledger opened before another writer left an unreadable file, whose flush then cannot move
+   * that file aside (a non-empty directory stands where the copy would go, which even root cannot
+   * replace): the flush fails, and the ledger must name the problem of the file it met.
+   */
+  private String incompleteAfterAFlushThatCannotMoveAside(String content) throws IOException {
+    Files.createDirectories(corruptLedger().resolve("in-the-way"));
+    FileHazardLedger l = FileHazardLedger.open(dir);
+    Files.writeString(ledgerFile(), content);
+    l.record("srv", ID_1, CROSS_SESSION_LEAK, 2);
+    org.junit.jupiter.api.Assertions.assertThrows(IOException.class, l::flush);
+    return incomplete(l.snapshot());
+  }
+
+  @Test
+  void anUnreadableLedgerMetByAFlushIsNamedEvenWhenItCannotBeMovedAside() throws IOException {
+    // Kills FileHazardLedger.flush, the call to noteRead removed for an unreadable file
+    // (VoidMethodCallMutator): the ledger would only name the copy in the way, not the problem.
+    String why = incompleteAfterAFlushThatCannotMoveAside("{\"schema\": 1, \"servers\": {");
+    assertTrue(why.contains("not valid JSON"), why);
+  }
+
+  @Test
+  void aLedgerWithDroppedEntriesMetByAFlushIsNamedEvenWhenItCannotBeMovedAside() throws IOException {
+    // Kills FileHazardLedger.flush, the call to noteRead removed for a file with entries this
+    // build cannot read (VoidMethodCallMutator).
+    String why = incompleteAfterAFlushThatCannotMoveAside(
+        "{\"schema\": 1, \"servers\": {\"server-is-a-list\": [\"unroutable_server_request\"]}}");
+    assertTrue(why.contains("holds entries this build cannot read"), why);
+  }
+
+  @Test
   void aFutureSchemaLedgerStaysIncompleteAfterAFlushThatRefusedToOverwriteIt() {
     Fixtures.ledger("schema-2.json", dir);
     FileHazardLedger l = FileHazardLedger.open(dir);
