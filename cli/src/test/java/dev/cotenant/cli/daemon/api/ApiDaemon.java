@@ -155,7 +155,19 @@ final class ApiDaemon implements AutoCloseable {
       b.header("Content-Type", "application/json");
     }
     headers.forEach(b::header);
-    HttpResponse<String> r = client.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    HttpRequest request = b.build();
+    HttpResponse<String> r;
+    try {
+      r = client.send(request, HttpResponse.BodyHandlers.ofString());
+    } catch (IOException e) {
+      // The server closes a connection after refusing a request whose body it did not read; the
+      // JDK client can take that connection from its pool just before it sees the close, and the
+      // request then meets a closed socket without reaching the server. Once more, on a new one.
+      if (!String.valueOf(e.getMessage()).contains("received no bytes")) {
+        throw e;
+      }
+      r = client.send(request, HttpResponse.BodyHandlers.ofString());
+    }
     Map<String, String> h = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
     r.headers().map().forEach((k, v) -> h.put(k, String.join(", ", v)));
     return new Answer(r.statusCode(), h, r.body());
