@@ -188,6 +188,51 @@ class HazardLedgerRulesTest {
   }
 
   @Test
+  void aDeletedFileIsRewrittenWithWhatWasFlushedBeforeAndWhatIsPending() throws IOException {
+    // Kills FileHazardLedger.capture, `c.baseCodes != 0` negated (NegateConditionalsMutator):
+    // memory's copy of what the file held would then leave out every flushed cell, and a file
+    // deleted in between would come back holding only what was pending.
+    FileHazardLedger l = open();
+    l.record("srv", ID_1, CROSS_SESSION_LEAK, 2);
+    l.flush();
+    Files.delete(dir.resolve(FileHazardLedger.FILE_NAME));
+    l.record("srv", ID_2, UNROUTABLE_SERVER_REQUEST, 2);
+    l.flush();
+    FileHazardLedger reread = FileHazardLedger.open(dir);
+    assertEquals(Set.of(CROSS_SESSION_LEAK), reread.codesFor("srv", ID_1));
+    assertEquals(Set.of(UNROUTABLE_SERVER_REQUEST), reread.codesFor("srv", ID_2));
+    assertEquals(Set.of(ID_1, ID_2), Set.copyOf(file().get("servers").get("srv").get("identities").propertyNames()));
+  }
+
+  @Test
+  void anIdentityAnotherWriterClearedIsForgottenWithItsTime() throws IOException {
+    // Kills FileHazardLedger.capture, `total > 0` changed to `>= 0`
+    // (ConditionalsBoundaryMutator): a cell with nothing pending would then be captured as a fresh
+    // observation of no code, stay in the flushed model, and so outlive another writer's clear;
+    // an observation recorded afterwards, by a clock that reads earlier, would carry the cleared
+    // observation's time.
+    FileHazardLedger first = FileHazardLedger.open(dir, () -> 9_000L);
+    FileHazardLedger second = open();
+    first.record("srv", ID_1, CROSS_SESSION_LEAK, 2);
+    first.flush();
+    second.reload();
+    assertEquals(Set.of(CROSS_SESSION_LEAK), second.codesFor("srv", ID_1));
+    first.clear("srv");
+    first.flush();
+    second.record("other", ID_2, UNROUTABLE_SERVER_REQUEST, 2);
+    second.flush();
+    assertEquals(Set.of("other"), Set.copyOf(file().get("servers").propertyNames()));
+    assertEquals(Set.of("other"), second.serverNames());
+
+    second.record("srv", ID_1, UNROUTABLE_SERVER_REQUEST, 2);
+    second.flush();
+    JsonNode srv = file().get("servers").get("srv");
+    assertEquals(5.0, srv.get("identities").get(ID_1).get("lastSeen").doubleValue(), "the time of the observation after the clear");
+    assertEquals(1, srv.get("identities").get(ID_1).get("count").longValue());
+    assertEquals(List.of("unroutable_server_request"), strings(srv.get("identities").get(ID_1).get("codes")));
+  }
+
+  @Test
   void recordIsInMemoryAndDoesNoIo() throws IOException {
     FileHazardLedger l = open();
     // Make the records directory unusable: it becomes a regular file, so no IO under it can succeed.
