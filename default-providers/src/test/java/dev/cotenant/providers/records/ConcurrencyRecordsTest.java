@@ -139,6 +139,50 @@ class ConcurrencyRecordsTest {
   }
 
   @Test
+  void anUpdateReturnsWhatIsStoredNowAndRefusesARecordOfAnotherServer() throws IOException {
+    // Kills FileConcurrencyRecords.update, its return replaced with Optional.empty
+    // (EmptyObjectReturnValsMutator), and the name check (Optional.ifPresent) removed
+    // (VoidMethodCallMutator): a record of b stored under a's name would be read as a's.
+    FileConcurrencyRecords records = FileConcurrencyRecords.open(dir);
+    assertEquals(Optional.of(ConcurrencyRecord.sidecar("a")), records.update("a", current -> Optional.of(ConcurrencyRecord.sidecar("a"))));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> records.update("a", current -> Optional.of(ConcurrencyRecord.sidecar("b"))));
+    assertEquals("a record of b cannot be stored under a", e.getMessage());
+    assertEquals(Map.of("a", ConcurrencyRecord.sidecar("a")), records.load().records());
+  }
+
+  @Test
+  void anUpdateDeletesATempFileADeadWriterLeft() throws IOException {
+    // Kills FileConcurrencyRecords.update, the call to AtomicFiles.deleteStaleTemps removed
+    // (VoidMethodCallMutator).
+    FileConcurrencyRecords records = FileConcurrencyRecords.open(dir);
+    Path stale = dir.resolve(AtomicFiles.tempPrefix(records.file()) + "4711.tmp");
+    Files.writeString(stale, "{\"schema\": 1, \"serv", StandardCharsets.UTF_8);
+    records.put(ConcurrencyRecord.sidecar("a"));
+    assertFalse(Files.exists(stale), "the dead writer's temp file");
+    assertEquals(Optional.of(ConcurrencyRecord.sidecar("a")), records.get("a"));
+  }
+
+  @Test
+  void aCorruptFileMetByAnUpdateIsNamedInAWarning() throws IOException {
+    // Kills FileConcurrencyRecords.update, the call to WarnOnce.warn removed
+    // (VoidMethodCallMutator): the file is moved aside and rewritten, and the operator must learn
+    // of the copy.
+    FileConcurrencyRecords records = FileConcurrencyRecords.open(dir);
+    Files.writeString(records.file(), "{\"schema\": 1, \"servers\": {", StandardCharsets.UTF_8);
+    String log = IncompleteReadsTest.captureErr(() -> {
+      try {
+        records.put(ConcurrencyRecord.sidecar("a"));
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    });
+    String line = log.lines().filter(l -> l.contains("is not valid JSON")).findFirst().orElseThrow(() -> new AssertionError(log));
+    assertTrue(line.contains(records.file().toString()), line);
+    assertTrue(line.contains("no concurrency records; rewriting it"), line);
+  }
+
+  @Test
   void aCorruptFileReadsAsNoRecordsAndIsMovedAsideOnTheNextWrite() throws IOException {
     FileConcurrencyRecords records = FileConcurrencyRecords.open(dir);
     Files.writeString(records.file(), "{\"schema\": 1, \"servers\": {", StandardCharsets.UTF_8);

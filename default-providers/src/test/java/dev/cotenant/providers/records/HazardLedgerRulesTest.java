@@ -233,6 +233,35 @@ class HazardLedgerRulesTest {
   }
 
   @Test
+  void aCountThatIsNotAPositiveIntegerReadsAsOneObservation() throws IOException {
+    // Kills LedgerCodec.decodeObs, `count.longValue() > 0` changed to `>= 0`
+    // (ConditionalsBoundaryMutator): a code on record was observed at least once.
+    Files.writeString(
+        dir.resolve(FileHazardLedger.FILE_NAME),
+        "{\"schema\": 1, \"servers\": {\"s\": {\"identities\": {"
+            + "\"" + ID_1 + "\": {\"codes\": [\"cross_session_leak\"], \"count\": 0, \"lastSeen\": 1.0}, "
+            + "\"" + ID_2 + "\": {\"codes\": [\"cross_session_leak\"], \"count\": -3, \"lastSeen\": 1.0}}}}}");
+    Map<String, HazardLedger.Observations> ids = FileHazardLedger.open(dir).snapshot().servers().get("s");
+    assertEquals(1, ids.get(ID_1).count());
+    assertEquals(1, ids.get(ID_2).count());
+  }
+
+  @Test
+  void twoWritersWhoSawDifferentHazardsOfOneIdentityLeaveBothOnRecord() throws IOException {
+    // Kills LedgerCodec.Obs.merge, the union of the codes `|` changed to `&` (MathMutator): the
+    // second writer's flush would then erase the first writer's hazard, and the identity with it.
+    FileHazardLedger first = open();
+    FileHazardLedger second = open();
+    first.record("srv", ID_1, CROSS_SESSION_LEAK, 2);
+    second.record("srv", ID_1, UNROUTABLE_SERVER_REQUEST, 3);
+    first.flush();
+    second.flush();
+    assertEquals(EnumSet.of(CROSS_SESSION_LEAK, UNROUTABLE_SERVER_REQUEST), FileHazardLedger.open(dir).codesFor("srv", ID_1));
+    assertEquals(EnumSet.of(CROSS_SESSION_LEAK, UNROUTABLE_SERVER_REQUEST), second.codesFor("srv", ID_1));
+    assertEquals(2, FileHazardLedger.open(dir).snapshot().servers().get("srv").get(ID_1).count());
+  }
+
+  @Test
   void recordIsInMemoryAndDoesNoIo() throws IOException {
     FileHazardLedger l = open();
     // Make the records directory unusable: it becomes a regular file, so no IO under it can succeed.

@@ -3,6 +3,7 @@ package dev.cotenant.providers.records;
 import static dev.cotenant.api.HazardCode.CROSS_SESSION_LEAK;
 import static dev.cotenant.api.HazardCode.UNROUTABLE_SERVER_REQUEST;
 import static dev.cotenant.providers.records.Fixtures.ID_1;
+import static dev.cotenant.providers.records.Fixtures.ID_2;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -53,7 +54,7 @@ class IncompleteReadsTest {
     return s.incomplete().orElseThrow();
   }
 
-  private static String captureErr(Runnable r) {
+  static String captureErr(Runnable r) {
     ByteArrayOutputStream captured = new ByteArrayOutputStream();
     PrintStream original = System.err;
     System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
@@ -86,8 +87,38 @@ class IncompleteReadsTest {
 
   @Test
   void aTruncatedLedgerSaysItIsNotValidJson() {
+    // Kills RecordsJson.withoutSourceMarker returning "" (EmptyObjectReturnValsMutator): the
+    // parser's own words say where the file breaks off.
     Fixtures.ledger("truncated.json", dir);
-    assertTrue(incomplete(FileHazardLedger.open(dir).snapshot()).contains("is not valid JSON"));
+    assertEquals(
+        ledgerFile() + " is not valid JSON: Unexpected end-of-input in VALUE_STRING",
+        incomplete(FileHazardLedger.open(dir).snapshot()));
+  }
+
+  @Test
+  void aLedgerOfExactlyTheSizeBoundIsReadAndOneByteMoreIsNot() throws IOException {
+    // Kills RecordsJson.read, `Files.size(file) > MAX_FILE_BYTES` changed to `>=`
+    // (ConditionalsBoundaryMutator). Sparse files of zero bytes: the one at the bound is read and
+    // fails as JSON, the one past it is refused before any byte is read.
+    try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(ledgerFile().toFile(), "rw")) {
+      f.setLength(RecordsJson.MAX_FILE_BYTES);
+    }
+    assertTrue(incomplete(FileHazardLedger.open(dir).snapshot()).startsWith(ledgerFile() + " is not valid JSON"));
+    try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(ledgerFile().toFile(), "rw")) {
+      f.setLength(RecordsJson.MAX_FILE_BYTES + 1);
+    }
+    assertEquals(
+        ledgerFile() + " is larger than " + RecordsJson.MAX_FILE_BYTES + " bytes",
+        incomplete(FileHazardLedger.open(dir).snapshot()));
+  }
+
+  @Test
+  void aLedgerCutOffInsideAnObjectIsNamedWithoutTheParsersSourceMarker() throws IOException {
+    Files.writeString(ledgerFile(), "{\"schema\": 1, \"servers\": {", StandardCharsets.UTF_8);
+    String why = incomplete(FileHazardLedger.open(dir).snapshot());
+    assertTrue(why.startsWith(ledgerFile() + " is not valid JSON: Unexpected end-of-input"), why);
+    assertFalse(why.contains("Source:"), why);
+    assertFalse(why.contains("start marker"), why);
   }
 
   @Test
@@ -108,6 +139,21 @@ class IncompleteReadsTest {
     assertTrue(why.contains("holds entries this build cannot read"), why);
     assertTrue(why.contains("server \"server-is-a-list\" is not an object"), why);
     assertTrue(why.endsWith("; and 1 more"), "three named, the rest counted: " + why);
+  }
+
+  @Test
+  void anEntryWithoutCodesAndOneWhoseCodesAreNotAListAreNamedForWhatEachIs() throws IOException {
+    // Kills LedgerCodec.decodeObs, the `codes == null` of the message negated
+    // (NegateConditionalsMutator): each would then be named for what the other is.
+    Files.writeString(
+        ledgerFile(),
+        "{\"schema\": 1, \"servers\": {\"s\": {\"identities\": {"
+            + "\"" + ID_1 + "\": {\"count\": 1, \"lastSeen\": 1.0}, "
+            + "\"" + ID_2 + "\": {\"codes\": \"cross_session_leak\", \"count\": 1, \"lastSeen\": 1.0}}}}}",
+        StandardCharsets.UTF_8);
+    String why = incomplete(FileHazardLedger.open(dir).snapshot());
+    assertTrue(why.contains("server \"s\" identity \"" + ID_1 + "\": \"codes\" is missing"), why);
+    assertTrue(why.contains("server \"s\" identity \"" + ID_2 + "\": \"codes\" is not a list"), why);
   }
 
   @Test

@@ -243,6 +243,207 @@ class PreflightCacheRulesTest {
     assertTrue(s.rows().get("deep").ran());
   }
 
+  @Test
+  void aDropSaysWhetherThereWasARowAndTheDroppedRowIsGoneFromTheFile() throws IOException {
+    // Kills FilePreflightCache.drop, `removed != null` negated before the pending drop
+    // (NegateConditionalsMutator: the drop never reaches the file) and its return replaced with
+    // true (BooleanTrueReturnValsMutator).
+    FilePreflightCache c = FilePreflightCache.open(dir);
+    c.put(row("srv", Fixtures.cacheKey("srv", SCHEMA), Optional.empty()));
+    c.put(row("kept", Fixtures.cacheKey("kept", SCHEMA), Optional.empty()));
+    c.flush();
+    assertFalse(c.drop("never-measured"));
+    assertTrue(c.drop("srv"));
+    assertFalse(c.drop("srv"), "a second drop finds nothing");
+    c.flush();
+    assertEquals(Set.of("kept"), FilePreflightCache.open(dir).snapshot().rows().keySet());
+  }
+
+  @Test
+  void aLoadKeepsWhatWasPutOrDroppedHereButNotYetFlushed() throws IOException {
+    // Kills FilePreflightCache.load, the call to overlayPending removed (VoidMethodCallMutator):
+    // a load would then forget this writer's own unflushed measurement and bring back its drop.
+    FilePreflightCache c = FilePreflightCache.open(dir);
+    c.put(row("old", Fixtures.cacheKey("old", SCHEMA), Optional.empty()));
+    c.flush();
+    PreflightRecord fresh = row("fresh", Fixtures.cacheKey("fresh", SCHEMA), Optional.empty());
+    c.put(fresh);
+    c.drop("old");
+    c.markApplied("fresh");
+    PreflightCache.Snapshot s = c.load();
+    assertEquals(Set.of("fresh"), s.rows().keySet());
+    assertEquals(fresh, s.rows().get("fresh"));
+    assertEquals(Set.of("fresh"), s.applied());
+  }
+
+  @Test
+  void aFlushLeavesNothingUnflushedAndDoesNotWriteItsChangesAgainOverALaterWriter() throws IOException {
+    // Kills FilePreflightCache.flush, each of the calls that empty the pending puts, drops and
+    // applied markers removed (VoidMethodCallMutator): the cache would stay unflushed for ever,
+    // and a later flush would write its old put over another writer's newer row, or drop again a
+    // row another writer measured anew.
+    FilePreflightCache a = FilePreflightCache.open(dir);
+    PreflightRecord first = row("srv", Fixtures.cacheKey("srv", SCHEMA), Optional.of("1"));
+    PreflightRecord gone = row("gone", Fixtures.cacheKey("gone", SCHEMA), Optional.empty());
+    a.put(first);
+    a.put(gone);
+    a.markApplied("srv");
+    a.flush();
+    assertFalse(a.hasUnflushed());
+    a.drop("gone");
+    a.flush();
+    assertFalse(a.hasUnflushed());
+
+    FilePreflightCache b = FilePreflightCache.open(dir);
+    PreflightRecord newer = row("srv", Fixtures.cacheKey("srv", SCHEMA), Optional.of("2"));
+    b.put(newer);
+    b.put(gone);
+    b.flush();
+
+    a.markApplied("other");
+    a.flush();
+    PreflightCache.Snapshot s = FilePreflightCache.open(dir).snapshot();
+    assertEquals(newer, s.rows().get("srv"), "b's newer row, not a's first one written again");
+    assertEquals(gone, s.rows().get("gone"), "b measured it again after a's drop");
+    assertEquals(Set.of("srv", "other"), s.applied());
+  }
+
+  @Test
+  void aDeletedCacheFileIsAClearedCacheAndOnlyWhatIsPendingIsWritten() throws IOException {
+    // Kills FilePreflightCache.flush, `!why.isEmpty()` negated (NegateConditionalsMutator): a
+    // missing file would then be rewritten from memory, bringing back every row measured before
+    // its deletion. A deleted cache costs a pre-flight, never a wrong verdict; the hazard ledger,
+    // which holds evidence against sharing, is rewritten from memory instead.
+    FilePreflightCache c = FilePreflightCache.open(dir);
+    c.put(row("before", Fixtures.cacheKey("before", SCHEMA), Optional.empty()));
+    c.markApplied("before");
+    c.flush();
+    Files.delete(c.file());
+    c.put(row("after", Fixtures.cacheKey("after", SCHEMA), Optional.empty()));
+    c.flush();
+    PreflightCache.Snapshot s = FilePreflightCache.open(dir).snapshot();
+    assertEquals(Set.of("after"), s.rows().keySet());
+    assertEquals(Set.of(), s.applied());
+    assertFalse(Files.exists(dir.resolve(c.file().getFileName() + ".corrupt")), "nothing to move aside");
+  }
+
+  @Test
+  void aHandshakeExactlyAsDeepAsTheBoundIsKeptAndOneLevelDeeperIsLeftOut() throws IOException {
+    // Kills CacheCodec.shallowEnough, `> MAX_HANDSHAKE_DEPTH` changed to `>=` for the serverInfo
+    // and for a tool's annotations (ConditionalsBoundaryMutator). A leaf under k nested objects
+    // of serverInfo (or of the annotations) sits at depth k + 1; the bound is 32.
+    FilePreflightCache c = FilePreflightCache.open(dir);
+    for (int k : new int[] {CacheCodec.MAX_HANDSHAKE_DEPTH - 1, CacheCodec.MAX_HANDSHAKE_DEPTH}) {
+      HandshakeFacts info = HandshakeFacts.fromJson("2025-06-18", Map.of(), Map.of("name", "x", "nested", nested(k)), List.of());
+      HandshakeFacts annotated = HandshakeFacts.fromJson(
+          "2025-06-18", Map.of(), Map.of("name", "x"), List.of(new ToolFacts("t", Optional.of(Map.of("nested", nested(k))))));
+      c.put(new PreflightRecord("info-" + k, Fixtures.cacheKey("info-" + k, SCHEMA), true, false, List.of(), 1.0, Optional.empty(), Optional.of(info)));
+      c.put(new PreflightRecord("tool-" + k, Fixtures.cacheKey("tool-" + k, SCHEMA), true, false, List.of(), 1.0, Optional.empty(), Optional.of(annotated)));
+    }
+    c.flush();
+    Map<String, PreflightRecord> rows = FilePreflightCache.open(dir).snapshot().rows();
+    int kept = CacheCodec.MAX_HANDSHAKE_DEPTH - 1;
+    int deeper = CacheCodec.MAX_HANDSHAKE_DEPTH;
+    assertTrue(rows.get("info-" + kept).handshake().isPresent(), "serverInfo at the bound");
+    assertTrue(rows.get("tool-" + kept).handshake().isPresent(), "annotations at the bound");
+    assertEquals(Optional.empty(), rows.get("info-" + deeper).handshake(), "serverInfo one level deeper");
+    assertEquals(Optional.empty(), rows.get("tool-" + deeper).handshake(), "annotations one level deeper");
+  }
+
+  private static Object nested(int levels) {
+    Object v = "leaf";
+    for (int i = 0; i < levels; i++) {
+      v = Map.of("n", v);
+    }
+    return v;
+  }
+
+  @Test
+  void rowsDroppedOnReadAreNamedInTheLogEachKindOnItsOwnLine() {
+    // Kills FilePreflightCache.load, the call to logDropped removed (VoidMethodCallMutator);
+    // logDropped, either emptiness check negated (NegateConditionalsMutator); and names,
+    // returning "" (EmptyObjectReturnValsMutator) or with `sb.length() > 0` negated or changed to
+    // `>= 0` (a separator before the first name).
+    Fixtures.cache("entry-without-ran.json", dir);
+    String malformed = IncompleteReadsTest.captureErr(() -> FilePreflightCache.open(dir));
+    assertEquals(
+        List.of("dropped 3 pre-flight row(s) of " + dir.resolve(FilePreflightCache.FILE_NAME)
+            + " that cannot say whether the pre-flight ran or under which identity: no-ran, ran-is-a-string, ran-without-caller-sensitive"),
+        droppedLines(malformed));
+
+    Path other = dir.resolve("other");
+    Fixtures.cache("other-schema.json", other);
+    String foreign = IncompleteReadsTest.captureErr(() -> FilePreflightCache.open(other));
+    assertEquals(
+        List.of(
+            "dropped 2 pre-flight row(s) measured under another schema than " + SCHEMA + ": older-prober, newer-prober",
+            "dropped 2 pre-flight row(s) of " + other.resolve(FilePreflightCache.FILE_NAME)
+                + " that cannot say whether the pre-flight ran or under which identity: key-by-identity-shape, four-fields"),
+        droppedLines(foreign));
+  }
+
+  @Test
+  void aLongListOfDroppedRowsIsCutOnlyAfterItPassesFourHundredCharacters() throws IOException {
+    // Kills FilePreflightCache.names, `sb.length() > 400` changed to `>= 400`
+    // (ConditionalsBoundaryMutator): names of 10 and 5 x 76 characters with their separators
+    // make exactly 400, so the seventh name is still listed before the cut.
+    List<String> names = new java.util.ArrayList<>();
+    names.add("a".repeat(10));
+    for (char ch = 'b'; ch <= 'g'; ch++) {
+      names.add(String.valueOf(ch).repeat(76));
+    }
+    StringBuilder json = new StringBuilder("{\"entries\": {");
+    for (String n : names) {
+      if (json.length() > 13) {
+        json.append(", ");
+      }
+      String identity = Fixtures.cacheKey(n, "preflight-0").replace("\0", "\\u0000");
+      json.append('"').append(n).append("\": {\"identity\": \"").append(identity)
+          .append("\", \"ran\": true, \"callerSensitive\": false, \"reasons\": [], \"evaluatedAt\": 1.0}");
+    }
+    json.append("}, \"applied\": []}");
+    Files.writeString(dir.resolve(FilePreflightCache.FILE_NAME), json.toString());
+    String log = IncompleteReadsTest.captureErr(() -> FilePreflightCache.open(dir));
+    List<String> lines = droppedLines(log);
+    assertEquals(
+        List.of("dropped 7 pre-flight row(s) measured under another schema than " + SCHEMA + ": " + String.join(", ", names) + ", …"),
+        lines);
+  }
+
+  @Test
+  void anUnreadableCacheIsWarnedAboutOnLoadAndAMissingOneIsNot() {
+    // Kills FilePreflightCache.load, `!why.isEmpty()` negated (NegateConditionalsMutator) and
+    // the call to RecordsJson.warnUnreadable removed (VoidMethodCallMutator).
+    String missing = IncompleteReadsTest.captureErr(() -> FilePreflightCache.open(dir));
+    assertEquals(List.of(), missing.lines().filter(l -> l.contains("WARN")).collect(java.util.stream.Collectors.toList()));
+    Fixtures.cache("truncated.json", dir);
+    String corrupt = IncompleteReadsTest.captureErr(() -> FilePreflightCache.open(dir));
+    List<String> warnings = corrupt.lines().filter(l -> l.contains("WARN")).collect(java.util.stream.Collectors.toList());
+    assertEquals(1, warnings.size(), corrupt);
+    assertTrue(warnings.get(0).contains(dir.resolve(FilePreflightCache.FILE_NAME) + " is not valid JSON"), warnings.get(0));
+    assertTrue(warnings.get(0).endsWith("it reads as an empty pre-flight cache"), warnings.get(0));
+  }
+
+  private static List<String> droppedLines(String log) {
+    return log.lines()
+        .filter(l -> l.contains(" - dropped "))
+        .map(l -> l.substring(l.indexOf(" - dropped ") + 3))
+        .collect(java.util.stream.Collectors.toList());
+  }
+
+  @Test
+  void aFlushDeletesATempFileADeadWriterLeft() throws IOException {
+    // Kills FilePreflightCache.flush, the call to AtomicFiles.deleteStaleTemps removed
+    // (VoidMethodCallMutator).
+    FilePreflightCache c = FilePreflightCache.open(dir);
+    Path stale = dir.resolve(AtomicFiles.tempPrefix(c.file()) + "4711.tmp");
+    Files.writeString(stale, "{\"entries\": {");
+    c.put(row("srv", Fixtures.cacheKey("srv", SCHEMA), Optional.empty()));
+    c.flush();
+    assertFalse(Files.exists(stale), "the dead writer's temp file");
+    assertEquals(Set.of("srv"), FilePreflightCache.open(dir).snapshot().rows().keySet());
+  }
+
   private static Set<String> toSet(java.util.Collection<String> names) {
     return Set.copyOf(names);
   }
