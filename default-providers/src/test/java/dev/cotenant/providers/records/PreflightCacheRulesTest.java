@@ -444,6 +444,37 @@ class PreflightCacheRulesTest {
     assertEquals(Set.of("srv"), FilePreflightCache.open(dir).snapshot().rows().keySet());
   }
 
+  @Test
+  void everyKindOfJsonValueInAStoredHandshakeRoundTrips() throws IOException {
+    // Covers RecordsJson.node and RecordsJson.plain for each JSON kind: lists, strings, booleans,
+    // longs, integers beyond a long, decimals, doubles and null, in serverInfo and annotations.
+    Map<String, Object> info = new LinkedHashMap<>();
+    info.put("name", "x");
+    info.put("list", List.of(1L, "two", true, dev.cotenant.api.Json.NULL, List.of(), Map.of()));
+    info.put("long", 5_000_000_000L);
+    info.put("big", java.math.BigInteger.TWO.pow(70));
+    info.put("double", 2.5);
+    info.put("flag", false);
+    info.put("nothing", dev.cotenant.api.Json.NULL);
+    info.put("decimal", new java.math.BigDecimal("0.1000000000000000055511151231257827"));
+    Map<String, Object> annotations = new LinkedHashMap<>(info);
+    annotations.remove("decimal");
+    info.remove("decimal");
+    HandshakeFacts h = HandshakeFacts.fromJson("2025-06-18", Map.of(), info, List.of(new ToolFacts("t", Optional.of(annotations))));
+    Map<String, Object> withDecimal = new LinkedHashMap<>(info);
+    withDecimal.put("decimal", new java.math.BigDecimal("0.1000000000000000055511151231257827"));
+    HandshakeFacts d = HandshakeFacts.fromJson("2025-06-18", Map.of(), withDecimal, List.of());
+    FilePreflightCache c = FilePreflightCache.open(dir);
+    c.put(new PreflightRecord("srv", Fixtures.cacheKey("srv", SCHEMA), true, false, List.of(), 1.0, Optional.empty(), Optional.of(h)));
+    c.put(new PreflightRecord("dec", Fixtures.cacheKey("dec", SCHEMA), true, false, List.of(), 1.0, Optional.empty(), Optional.of(d)));
+    c.flush();
+    Map<String, PreflightRecord> rows = FilePreflightCache.open(dir).snapshot().rows();
+    assertEquals(h, rows.get("srv").handshake().orElseThrow());
+    // A decimal is written with all its digits (a double would print as 0.1).
+    assertTrue(Files.readString(c.file()).contains("0.1000000000000000055511151231257827"), Files.readString(c.file()));
+    assertEquals(0.1, ((Number) rows.get("dec").handshake().orElseThrow().serverInfo().get("decimal")).doubleValue());
+  }
+
   private static Set<String> toSet(java.util.Collection<String> names) {
     return Set.copyOf(names);
   }
