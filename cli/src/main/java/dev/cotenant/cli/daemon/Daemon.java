@@ -109,7 +109,6 @@ public final class Daemon implements AutoCloseable {
           LOG.warn("{} is not set: backends of this daemon are not killed if it dies without stopping", Watchdog.ENV);
         }
         sharing = cotenant.sharing();
-        listener = UnixSocketListener.open(home.socket(), this::accept);
         String token = ApiToken.readOrCreate(home.token());
         api = new ApiHandler(cotenant, sharing, directory, new HttpGuard(token));
         apiSocket = ApiSocket.open(home.apiSocket(), api.unguarded());
@@ -130,6 +129,9 @@ public final class Daemon implements AutoCloseable {
         watcher = new RecordsWatcher(cotenant.recordsDirectory(), cotenant.recordStores(),
             !cotenant.config().get(dev.cotenant.gateway.providers.Spi.RECORDS_KEY, "file").equals("file"));
         writeState();
+        // The socket opens last: a client it answers (a shim, `serve --detach`) finds the daemon
+        // ready, daemon.json written and HTTP listening.
+        listener = UnixSocketListener.open(home.socket(), this::accept);
         LOG.info("daemon {} ready: socket {}{}", ProcessHandle.current().pid(), home.socket(),
             http == null ? "" : ", http://127.0.0.1:" + http.port() + "/mcp/{server}");
       } catch (IOException | RuntimeException e) {
