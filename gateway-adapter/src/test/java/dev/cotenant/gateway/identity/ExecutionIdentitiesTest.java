@@ -69,6 +69,8 @@ class ExecutionIdentitiesTest {
     assertEquals(ExecutionIdentity.UNKNOWN_BINARY, identities().identify(ServerDescription.stdio("srv", dir.resolve("missing").toString())).binaryVersion());
     assertEquals(ExecutionIdentity.UNKNOWN_BINARY, identities().identify(ServerDescription.http("web", "https://example.test/mcp")).binaryVersion());
     assertEquals(ExecutionIdentity.UNKNOWN_BINARY, ExecutionIdentities.fingerprint(Optional.of(dir.resolve("gone"))));
+    // Kills fingerprint returning "" for a path that is not a regular file (EmptyObjectReturnValsMutator).
+    assertEquals(ExecutionIdentity.UNKNOWN_BINARY, ExecutionIdentities.fingerprint(Optional.of(bin)));
   }
 
   @Test

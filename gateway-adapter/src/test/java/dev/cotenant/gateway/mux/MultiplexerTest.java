@@ -12,6 +12,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cotenant.api.HazardCode;
+import dev.cotenant.api.Json;
+import dev.cotenant.gateway.Stderr;
 import dev.cotenant.spi.HandshakeEra;
 import dev.cotenant.spi.Mcp;
 import dev.cotenant.spi.ServerMessageHandler;
@@ -21,9 +23,13 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -415,6 +421,10 @@ class MultiplexerTest {
     Map<String, Object> e = error(a.answersTo(1).get(0));
     assertEquals(Multiplexer.INVALID_PARAMS, e.get("code"));
     assertTrue(String.valueOf(e.get("message")).contains("verbose"), e.toString());
+    // Kills LogLevel.names returning "" (EmptyObjectReturnValsMutator) and with its separator
+    // condition negated (NegateConditionalsMutator).
+    assertTrue(String.valueOf(e.get("message"))
+        .endsWith("; expected one of debug, info, notice, warning, error, critical, alert, emergency"), e.toString());
     assertEquals(List.of(), backend.requests);
   }
 
@@ -867,5 +877,318 @@ class MultiplexerTest {
     RecordingClient alice = client("alice");
     alice.request(1, "tools/list", Map.of());
     assertEquals(Mcp.MODERN_VERSION, backend.only("tools/list").meta().get(Mcp.META_PROTOCOL_VERSION));
+  }
+
+  // ---- corners the mutation run found unchecked ----
+  // Each test names the mutant of Multiplexer it kills (method, line at the time, mutator).
+
+  private static final Map<String, Object> DISCOVER_WITH_LOGGING = Map.of(
+      "resultType", "complete",
+      "protocolVersion", Mcp.MODERN_VERSION,
+      "supportedVersions", List.of(Mcp.MODERN_VERSION),
+      "capabilities", Map.of("tools", Map.of(), "logging", Map.of()),
+      "serverInfo", Map.of("name", "modern-server", "version", "3.0.0"));
+
+  @Test
+  void aCancellationReportedThroughADependentFutureIsNotTheBackendsEnd() {
+    // Kills cancellation (665), either condition of its unwrapping loop negated: a session may
+    // hand out a future derived from its own, which fails with a CompletionException around the
+    // CancellationException; read as a failure, it would end the shared backend for everyone.
+    legacyBackend();
+    backend.lateAnswers = true;
+    RecordingClient a = client("a");
+    a.request(1, "tools/call", call("first"));
+    a.notification("notifications/cancelled", Map.of("requestId", 1));
+    backend.only("tools/call").answer().completeExceptionally(new CompletionException(new CancellationException("cancelled")));
+    assertEquals(Optional.empty(), mux.ended());
+    a.request(2, "tools/call", call("second"));
+    assertEquals(2, backend.sent("tools/call").size(), "the backend still serves");
+    assertEquals(List.of(), a.received);
+  }
+
+  @Test
+  void theReasonAFailedAnswerGivesIsFoundUnderItsWrappersOrNamedByItsType() {
+    // Kills reason (653), each of the three conditions of its unwrapping loop negated, and its
+    // last return replaced with "" (660).
+    legacyBackend();
+    RecordingClient a = client("a");
+    a.request(1, "tools/call", call("a"));
+    backend.only("tools/call").answer().completeExceptionally(new CompletionException(
+        new ExecutionException(new SessionException(SessionException.Kind.EXITED, "exited 9 mid-call"))));
+    assertEquals(Optional.of("exited 9 mid-call"), mux.ended());
+    assertEquals(Map.of("server", "memory", "reason", "exited 9 mid-call"), error(a.answersTo(1).get(0)).get("data"));
+
+    mux = new Multiplexer("memory", hazards, MuxSettings.defaults());
+    backend = new MemorySession(HandshakeEra.INITIALIZE);
+    legacyBackend();
+    RecordingClient b = client("b");
+    b.request(1, "tools/call", call("b"));
+    backend.only("tools/call").answer().completeExceptionally(new IllegalStateException("a bug in the session"));
+    assertEquals(Optional.of("its answer failed: IllegalStateException"), mux.ended());
+    assertEquals(Multiplexer.CALL_INTERRUPTED, error(b.answersTo(1).get(0)).get("code"));
+  }
+
+  @Test
+  void anUpkeepRequestFailingBecauseTheBackendWentAwayEndsIt() {
+    // Kills the answer handler of upkeep, `failure != null` negated (680): the backend's death
+    // seen in the answer to the multiplexer's own logging/setLevel went unnoticed.
+    legacyBackend();
+    RecordingClient a = client("a");
+    RecordingClient b = client("b");
+    b.request(1, "tools/call", call("b"));
+    a.request(1, "logging/setLevel", Map.of("level", "info"));
+    backend.only("logging/setLevel").answer()
+        .completeExceptionally(new SessionException(SessionException.Kind.EXITED, "exited 5 before answering logging/setLevel"));
+    assertEquals(Optional.of("exited 5 before answering logging/setLevel"), mux.ended());
+    Map<String, Object> e = error(b.answersTo(1).get(0));
+    assertEquals(Multiplexer.CALL_INTERRUPTED, e.get("code"));
+  }
+
+  @Test
+  void anUpkeepRequestCancelledOrRefusedLeavesTheBackendServing() {
+    // Kills the answer handler of upkeep, `!cancellation(failure)` negated (681).
+    legacyBackend();
+    RecordingClient a = client("a");
+    RecordingClient b = client("b");
+    a.request(1, "logging/setLevel", Map.of("level", "info"));
+    backend.only("logging/setLevel").answer().cancel(false);
+    b.request(1, "logging/setLevel", Map.of("level", "debug"));
+    backend.sent("logging/setLevel").get(1).error(-32603, "no logging here after all");
+    assertEquals(Optional.empty(), mux.ended());
+    a.request(2, "tools/call", call("a"));
+    assertEquals(1, backend.sent("tools/call").size());
+    assertEquals(List.of(), a.answersTo(2));
+  }
+
+  @Test
+  void aServerRequestAfterTheEndWithOneSessionAttachedIsRefusedUnobserved() throws Exception {
+    // Kills onRequestAsync, `attached > 1` changed to `>= 1` (450): the only session owns the
+    // backend's attention, so a request it cannot be given (the backend has ended) is no
+    // sharing hazard.
+    legacyBackend();
+    RecordingClient a = client("a");
+    mux.backendExited("exited 1");
+    ServerMessageHandler.Reply r = mux.onRequestAsync("roots/list", Map.of()).toCompletableFuture().get();
+    assertInstanceOf(ServerMessageHandler.Error.class, r);
+    assertEquals(List.of(), a.messages("roots/list"));
+    assertEquals(List.of(), hazards.seen);
+  }
+
+  @Test
+  void aBlockingServerRequestOnAnInterruptedThreadIsAnsweredWithAnErrorAndKeepsTheInterrupt() {
+    // Kills onRequest without its Thread.interrupt (417): the caller's interrupt was swallowed.
+    legacyBackend();
+    RecordingClient a = client("a");
+    a.request(1, "tools/call", call("a"));
+    Thread.currentThread().interrupt();
+    ServerMessageHandler.Reply r = mux.onRequest("roots/list", Map.of());
+    assertTrue(Thread.interrupted(), "the interrupt is kept for the caller");
+    assertEquals(new ServerMessageHandler.Error(Multiplexer.INTERNAL_ERROR, "interrupted while roots/list awaited a client"), r);
+  }
+
+  @Test
+  void theMultiplexerAndItsChannelsNameThemselves() {
+    // Kills toString (969: its condition negated, "" returned), Channel.sessionId and
+    // Channel.toString returning "" (1005, 1315).
+    legacyBackend();
+    RecordingClient a = client("a");
+    assertEquals("Multiplexer['memory', 1 attached]", mux.toString());
+    assertEquals("a", a.channel.sessionId());
+    assertEquals("ClientChannel[a on 'memory']", a.channel.toString());
+    mux.backendExited("exited 2");
+    assertEquals("Multiplexer['memory', 1 attached, ended]", mux.toString());
+  }
+
+  @Test
+  void aNumberWithoutADecimalFormIsKeyedByItsText() {
+    // Kills idKey returning "" for a number BigDecimal cannot read (944): NaN and infinities
+    // would then share one key with each other and with the empty string's.
+    assertEquals("n:NaN", Multiplexer.idKey(Double.NaN));
+    assertEquals("n:Infinity", Multiplexer.idKey(Double.POSITIVE_INFINITY));
+    assertEquals("s:NaN", Multiplexer.idKey("NaN"));
+  }
+
+  @Test
+  void aClientsErrorAnswerWithoutACodeOrAMessageIsPassedOnWithDefaults() throws Exception {
+    // Kills Channel.answered, `err.get("code") instanceof Number` negated (1265).
+    legacyBackend();
+    RecordingClient a = client("a");
+    a.request(1, "tools/call", call("a"));
+    a.onServerRequest = r -> Map.of("error", Map.of("message", "declined"));
+    assertEquals(new ServerMessageHandler.Error(Multiplexer.INTERNAL_ERROR, "declined"),
+        mux.onRequestAsync("elicitation/create", Map.of()).toCompletableFuture().get());
+    a.onServerRequest = r -> Map.of("error", Map.of("code", 7));
+    assertEquals(new ServerMessageHandler.Error(7, ""),
+        mux.onRequestAsync("elicitation/create", Map.of()).toCompletableFuture().get());
+  }
+
+  @Test
+  void absentOrNullParamsAreEmptyAndParamsThatAreNotAnObjectAreRefused() {
+    // Kills Channel.fromClient, each condition of `objectParams` negated (1021), and the refusal
+    // of a request whose params are not an object removed (1034).
+    legacyBackend();
+    RecordingClient a = client("a");
+    Map<String, Object> absent = new LinkedHashMap<>(Map.of("jsonrpc", "2.0", "id", 1, "method", "tools/list"));
+    a.channel.fromClient(absent);
+    Map<String, Object> nullParams = new LinkedHashMap<>(absent);
+    nullParams.put("id", 2);
+    nullParams.put("method", "prompts/list");
+    nullParams.put("params", Json.NULL);
+    a.channel.fromClient(nullParams);
+    assertEquals(Map.of(), backend.only("tools/list").params());
+    assertEquals(Map.of(), backend.only("prompts/list").params());
+
+    a.channel.fromClient(Map.of("jsonrpc", "2.0", "id", 3, "method", "tools/call", "params", List.of("echo")));
+    assertEquals(Multiplexer.INVALID_PARAMS, error(a.answersTo(3).get(0)).get("code"));
+    a.channel.fromClient(Map.of("jsonrpc", "2.0", "method", "notifications/roots/list_changed", "params", List.of()));
+    assertEquals(List.of(), backend.sent("tools/call"));
+    assertEquals(List.of(), backend.notifications, "a notification with params that are not an object is dropped");
+  }
+
+  @Test
+  void aSubscribeOrUnsubscribeWithoutAUriIsRefused() {
+    // Kills subscribe and Channel.request without the delivery of their refusal (738, 1094).
+    legacyBackend();
+    RecordingClient a = client("a");
+    a.request(1, "resources/subscribe", Map.of());
+    a.request(2, "resources/unsubscribe", Map.of("uri", 5));
+    assertEquals(Multiplexer.INVALID_PARAMS, error(a.answersTo(1).get(0)).get("code"));
+    assertEquals(Multiplexer.INVALID_PARAMS, error(a.answersTo(2).get(0)).get("code"));
+    assertEquals(List.of(), backend.requests);
+  }
+
+  @Test
+  void aSubscribeThatCannotBeWrittenIsInterrupted() {
+    // Kills subscribe without its call to subscribed when the write fails (767): the subscriber
+    // waited for an answer that never came.
+    legacyBackend();
+    RecordingClient a = client("a");
+    backend.gone = true;
+    a.request(1, "resources/subscribe", Map.of("uri", "file:///x"));
+    assertEquals(Multiplexer.CALL_INTERRUPTED, error(a.answersTo(1).get(0)).get("code"));
+    assertTrue(mux.ended().isPresent());
+  }
+
+  @Test
+  void theUnsubscribeCarriesTheEraEntriesOfTheLastSubscriberToLeave() {
+    // Kills unsubscribeAtBackend, `on == null` negated (828): the discover-era backend got an
+    // unsubscribe naming no client.
+    modernBackend();
+    RecordingClient alice = client("alice");
+    alice.request(1, "resources/subscribe", Map.of("uri", "file:///x"));
+    backend.only("resources/subscribe").result(Map.of());
+    alice.request(2, "resources/unsubscribe", Map.of("uri", "file:///x"));
+    assertEquals(Map.of("uri", "file:///x",
+            "_meta", Mcp.modernMeta(Map.of("name", "alice", "version", "1.0.0"), Map.of("sampling", Map.of()))),
+        backend.only("resources/unsubscribe").params());
+  }
+
+  @Test
+  void anInitializeEraBackendsSetLevelCarriesNoEraEntries() {
+    // Kills withOwnMeta, `b.era() != DISCOVER` negated (854).
+    legacyBackend();
+    RecordingClient a = client("a");
+    a.request(1, "logging/setLevel", Map.of("level", "info"));
+    assertEquals(Map.of("level", "info"), backend.only("logging/setLevel").params());
+  }
+
+  @Test
+  void theMultiplexersOwnRequestsCarryTheEraEntriesOfTheClientTheyAreMadeFor() {
+    // Kills withOwnMeta, `c.legacyClient` and `!c.eraMeta.isEmpty()` negated (858, 860), its
+    // return replaced with an empty map (866); and Channel.request's capture of a modern
+    // client's era entries: either condition of its era test negated (1054), its
+    // protocolVersion test negated (1056), its per-key test negated (1059).
+    backend = new MemorySession(HandshakeEra.DISCOVER);
+    mux.bind(backend, DISCOVER_WITH_LOGGING, HandshakeEra.DISCOVER);
+    RecordingClient alice = client("alice");
+    RecordingClient bob = RecordingClient.attach(mux, "bob", Map.of());
+    RecordingClient dan = RecordingClient.attach(mux, "dan", Map.of());
+    RecordingClient eve = RecordingClient.attach(mux, "eve", Map.of());
+
+    Map<String, Object> bobMeta = new LinkedHashMap<>(Mcp.modernMeta(Map.of("name", "bob", "version", "9"), Map.of("roots", Map.of())));
+    Map<String, Object> withExtras = new LinkedHashMap<>(bobMeta);
+    withExtras.put("custom", "x");
+    withExtras.put("progressToken", "t");
+    bob.request(1, "tools/list", Map.of("_meta", withExtras));
+    Map<String, Object> danMeta = Map.of(Mcp.META_PROTOCOL_VERSION, Mcp.MODERN_VERSION,
+        Mcp.META_CLIENT_INFO, Map.of("name", "dan", "version", "2"));
+    dan.request(1, "tools/list", Map.of("_meta", danMeta));
+
+    alice.request(2, "logging/setLevel", Map.of("level", "emergency"));
+    bob.request(2, "logging/setLevel", Map.of("level", "warning"));
+    dan.request(2, "logging/setLevel", Map.of("level", "info"));
+    eve.request(2, "logging/setLevel", Map.of("level", "debug"));
+    List<Object> metas = backend.sent("logging/setLevel").stream().map(s -> (Object) s.meta()).toList();
+    assertEquals(List.of(
+            Mcp.modernMeta(Map.of("name", "alice", "version", "1.0.0"), Map.of("sampling", Map.of())),
+            bobMeta,
+            danMeta,
+            Mcp.modernMeta(Multiplexer.OWN_CLIENT_INFO, Map.of())),
+        metas);
+  }
+
+  @Test
+  void aLocalInitializeOnADiscoverBackendAnswersTheVersionAskedForOrTheClientsOwnOrTheLegacyOne() {
+    // Kills initializeResult, either condition of `v instanceof String && !v.isEmpty()` negated
+    // (875), and `c.legacyClient` negated (876).
+    modernBackend();
+    RecordingClient alice = client("alice");
+    RecordingClient bob = RecordingClient.attach(mux, "bob", Map.of());
+    alice.request(1, "initialize", Map.of());
+    alice.request(2, "initialize", Map.of("protocolVersion", ""));
+    alice.request(3, "initialize", Map.of("protocolVersion", "2025-03-26"));
+    bob.request(1, "initialize", Map.of());
+    assertEquals(VERSION, result(alice.answersTo(1).get(0)).get("protocolVersion"));
+    assertEquals(VERSION, result(alice.answersTo(2).get(0)).get("protocolVersion"));
+    assertEquals("2025-03-26", result(alice.answersTo(3).get(0)).get("protocolVersion"));
+    assertEquals(Mcp.LEGACY_VERSION, result(bob.answersTo(1).get(0)).get("protocolVersion"));
+  }
+
+  @Test
+  void progressOfACallThatWasCancelledLeftOrInterruptedReachesNobody() {
+    // Kills Channel.cancelled and Channel.close, `r.backendToken != null` negated (1233, 1286),
+    // and ended without progressOwners.clear() (616): the session's token stayed owned, and
+    // later progress under it reached a client whose call had ended.
+    legacyBackend();
+    backend.lateAnswers = true;
+    RecordingClient a = client("a");
+    RecordingClient b = client("b");
+    RecordingClient c = client("c");
+    a.request(1, "tools/call", callWithToken("a1", "tok"));
+    Object cancelled = backend.withMarker("tools/call", "a1").meta().get("progressToken");
+    a.notification("notifications/cancelled", Map.of("requestId", 1));
+    mux.onNotification("notifications/progress", Map.of("progressToken", cancelled, "progress", 1));
+
+    b.request(1, "tools/call", callWithToken("b1", "tok"));
+    Object left = backend.withMarker("tools/call", "b1").meta().get("progressToken");
+    b.channel.close();
+    mux.onNotification("notifications/progress", Map.of("progressToken", left, "progress", 1));
+
+    c.request(1, "tools/call", callWithToken("c1", "tok"));
+    Object interrupted = backend.withMarker("tools/call", "c1").meta().get("progressToken");
+    mux.backendExited("exited 4");
+    mux.onNotification("notifications/progress", Map.of("progressToken", interrupted, "progress", 1));
+
+    assertEquals(List.of(), a.messages("notifications/progress"));
+    assertEquals(List.of(), b.messages("notifications/progress"));
+    assertEquals(List.of(), c.messages("notifications/progress"));
+  }
+
+  @Test
+  void theEndIsLoggedOnceWithItsFirstReasonAndClosingIsNotLoggedAsAnEnd() {
+    // Kills ended, `first` and `!CLOSED_REASON.equals(reason)` negated (618).
+    legacyBackend();
+    String exited = Stderr.capture(() -> {
+      mux.backendExited("exited 137");
+      mux.backendExited("a later reason");
+    });
+    List<String> lines = exited.lines().filter(l -> l.contains("the shared backend of 'memory' ended")).toList();
+    assertEquals(1, lines.size(), exited);
+    assertTrue(lines.get(0).contains("ended (exited 137); 0 call(s) interrupted, none replayed"), exited);
+
+    Multiplexer other = new Multiplexer("other", hazards, MuxSettings.defaults());
+    other.bind(new MemorySession(HandshakeEra.INITIALIZE), INITIALIZE_RESULT, HandshakeEra.INITIALIZE);
+    String closed = Stderr.capture(other::close);
+    assertFalse(closed.contains("ended"), closed);
   }
 }

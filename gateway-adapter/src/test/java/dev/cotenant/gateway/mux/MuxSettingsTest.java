@@ -39,4 +39,13 @@ class MuxSettingsTest {
     assertThrows(IllegalArgumentException.class, () -> new MuxSettings(0, 1));
     assertThrows(IllegalArgumentException.class, () -> new MuxSettings(1, 0));
   }
+
+  @Test
+  void boundsOfExactlyOneAreAccepted() {
+    // Kills the constructor's two checks and positive's, each `< 1` or `>= 1` moved by one
+    // (ConditionalsBoundaryMutator): a bound of 1 is the smallest that works.
+    assertEquals(1, new MuxSettings(1, 1).maxSessions());
+    assertEquals(new MuxSettings(1, 1), MuxSettings.fromConfig(ProviderConfig.of(Map.of(
+        "cotenant.mux.max-sessions", "1", "cotenant.mux.max-in-flight-per-session", "1"))));
+  }
 }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.cotenant.gateway.Stderr;
 import dev.cotenant.gateway.providers.ProviderSelection.Origin;
 import dev.cotenant.gateway.providers.ProviderSelection.Selected;
 import dev.cotenant.gateway.providers.fixtures.FakePreflightTransportProvider;
@@ -19,13 +20,9 @@ import dev.cotenant.spi.ProviderConfig;
 import dev.cotenant.spi.ProviderContext;
 import dev.cotenant.spi.RecordStoreProvider;
 import dev.cotenant.spi.RecordStores;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -252,23 +249,7 @@ class ProviderLoadingTest {
     return t;
   }
 
-  static String capturingStderr(Supplier<?> action) {
-    PrintStream original = System.err;
-    ByteArrayOutputStream buf = new ByteArrayOutputStream();
-    System.setErr(new PrintStream(buf, true, StandardCharsets.UTF_8));
-    try {
-      action.get();
-    } finally {
-      System.setErr(original);
-    }
-    return buf.toString(StandardCharsets.UTF_8);
-  }
-
   private static String capturingStderr(Runnable action) {
-    return capturingStderr(
-        () -> {
-          action.run();
-          return null;
-        });
+    return Stderr.capture(action);
   }
 }

@@ -75,4 +75,13 @@ class RecordsDirectoryTest {
     assertEquals(Path.of("/var/run/ct"), RecordsDirectory.resolve(config, Map.of(), HOME));
     assertEquals(Path.of("/home/op/.cotenant/records"), RecordsDirectory.resolve(ProviderConfig.empty(), Map.of(), HOME));
   }
+
+  @Test
+  void thisProcessResolvesWithItsOwnEnvironmentAndHome() {
+    // Kills resolveForThisProcess returning null (NullReturnValsMutator).
+    ProviderConfig config = ProviderConfig.of(Map.of(RecordsDirectory.SOCKET_PATH_KEY, "/var/run/ct/gw.sock"));
+    assertEquals(Path.of("/var/run/ct"), RecordsDirectory.resolveForThisProcess(config));
+    assertEquals(RecordsDirectory.resolve(ProviderConfig.empty(), System.getenv(), Path.of(System.getProperty("user.home"))),
+        RecordsDirectory.resolveForThisProcess(ProviderConfig.empty()));
+  }
 }
