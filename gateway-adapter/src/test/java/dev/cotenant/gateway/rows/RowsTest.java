@@ -190,6 +190,42 @@ class RowsTest {
     assertTrue(spy.preflightCache().load().rows().isEmpty(), "the row of replaced code is dropped");
   }
 
+  @Test
+  void whileALedgerOrTheConcurrencyRecordsWereNotReadCompletelyNoRowRecommendsSharingAndEachSaysWhy() {
+    // Kills LoadedState.recordsComplete returning true (BooleanTrueReturnValsMutator), and
+    // recordsNotes without either ifPresent or returning an empty list: a row read through an
+    // unreadable record recommended sharing, or said nothing of why it did not (fail closed,
+    // DESIGN §7).
+    ConfiguredServer s = new ConfiguredServer(ServerDescription.stdio("declares", "/nonexistent/declares"), tmp.resolve("mcp.json"));
+    Map<String, ExecutionIdentity> ids = Map.of("declares", identities.identify(s.description()));
+    HandshakeFacts declares = HandshakeFacts.fromJson(
+        "2025-06-18", Map.of("experimental", Map.of("cotenant.caller-identity", Map.of()), "tools", Map.of()), Map.of("name", "d"), List.of());
+    Map<String, HandshakeFacts> host = Map.of("declares", declares);
+    HazardLedger.Snapshot readLedger = new HazardLedger.Snapshot(Map.of(), Optional.empty());
+    HazardLedger.Snapshot unreadLedger = HazardLedger.Snapshot.incomplete(Map.of(), "ledger.json is not valid JSON");
+    dev.cotenant.spi.ConcurrencyRecords.Snapshot readRecords = dev.cotenant.spi.ConcurrencyRecords.Snapshot.empty();
+    dev.cotenant.spi.ConcurrencyRecords.Snapshot unreadRecords =
+        dev.cotenant.spi.ConcurrencyRecords.Snapshot.incomplete(Map.of(), Map.of(), "concurrency.json is locked");
+    RowBuilder builder = new RowBuilder(cotenant);
+
+    Row complete = builder.build(new LoadedState(List.of(s), ids, PreflightCache.Snapshot.empty(), readLedger, host, readRecords)).get(0);
+    assertEquals(Strength.DECLARED, complete.strength());
+    assertTrue(complete.recommendShare(), "the control: read completely, a declaration shares");
+
+    Row ledger = builder.build(new LoadedState(List.of(s), ids, PreflightCache.Snapshot.empty(), unreadLedger, host, readRecords)).get(0);
+    Row records = builder.build(new LoadedState(List.of(s), ids, PreflightCache.Snapshot.empty(), readLedger, host, unreadRecords)).get(0);
+    Row both = builder.build(new LoadedState(List.of(s), ids, PreflightCache.Snapshot.empty(), unreadLedger, host, unreadRecords)).get(0);
+    for (Row r : List.of(ledger, records, both)) {
+      assertFalse(r.recommendShare(), r.toString());
+    }
+    assertTrue(ledger.reasons().contains(new dev.cotenant.api.Reason(ReasonCode.LEDGER_UNREADABLE, "ledger.json is not valid JSON")),
+        ledger.reasons().toString());
+    assertTrue(records.reasons().contains(
+        new dev.cotenant.api.Reason(ReasonCode.CONCURRENCY_RECORDS_UNREADABLE, "concurrency.json is locked")), records.reasons().toString());
+    assertTrue(both.verdict().has(ReasonCode.LEDGER_UNREADABLE) && both.verdict().has(ReasonCode.CONCURRENCY_RECORDS_UNREADABLE),
+        both.reasons().toString());
+  }
+
   private static void deleteRecursively(Path dir) throws IOException {
     try (Stream<Path> walk = Files.walk(dir)) {
       for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
