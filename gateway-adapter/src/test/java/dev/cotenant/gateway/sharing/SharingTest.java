@@ -257,8 +257,21 @@ class SharingTest {
     ca.fromClient(Map.of("jsonrpc", "2.0", "method", "notifications/cancelled", "params", Map.of("requestId", 1)));
     cb.fromClient(call(2, "now", 0));
     assertTrue(String.valueOf(b.answer(2)).contains("now"));
-    ca.close();
+    // The answer to "now" freed the slot it held (kills Connection.toClient with the permit's
+    // release removed or its null check negated).
+    ca.fromClient(call(3, "after-an-answer", 0));
+    assertTrue(String.valueOf(a.answer(3)).contains("after-an-answer"));
+    // A session that leaves frees the slot of its call in flight (kills Connection.close without
+    // the release of its permits).
+    cb.fromClient(call(4, "left-running", 60_000));
     cb.close();
+    ca.fromClient(call(5, "after-a-close", 0));
+    assertTrue(String.valueOf(a.answer(5)).contains("after-a-close"));
+    // The busy call never reached the backend (kills Connection.admit returning true after the
+    // busy answer: the refused call still ran).
+    assertFalse(String.valueOf(b.skipped).contains("waits") || b.got.toString().contains("waits"),
+        "the busy call reached the backend: " + b.skipped + b.got);
+    ca.close();
   }
 
   /** A limiter that cannot be asked, as a fleet's limiter is while its store is unreachable. */
