@@ -134,6 +134,11 @@ class McpConfigReaderTest {
         "server \"a\" is a stdio server without a \"command\"");
     assertProblem("{\"other\":{}}", "no \"mcpServers\" or \"servers\" map: this is not an MCP configuration file");
     assertProblem("[1,2]", "expected a JSON object at the top level, found an array");
+    // Kills McpConfigReader.kind, each of its remaining tests negated and each return replaced with "".
+    assertProblem("{\"mcpServers\":true}", "\"mcpServers\" must be an object mapping names to servers, found a boolean");
+    assertProblem("{\"mcpServers\":null}", "\"mcpServers\" must be an object mapping names to servers, found null");
+    assertProblem("{\"mcpServers\":2.5}", "\"mcpServers\" must be an object mapping names to servers, found a number");
+    assertProblem("{\"mcpServers\":\"x\"}", "\"mcpServers\" must be an object mapping names to servers, found a string");
   }
 
   private void assertProblem(String json, String problem) throws IOException {
@@ -180,6 +185,17 @@ class McpConfigReaderTest {
     }
     ConfigException e = assertThrows(ConfigException.class, () -> reader.read(List.of(big)));
     assertTrue(e.problem().startsWith("the file is too large (" + (McpConfigReader.MAX_BYTES + 1) + " bytes"), e.problem());
+  }
+
+  @Test
+  void aFileOfExactlyTheSizeBoundIsRead() throws Exception {
+    // Kills parse, both size checks `> MAX_BYTES` changed to `>=` (ConditionalsBoundaryMutator).
+    String json = "{\"mcpServers\":{\"s\":{\"command\":\"x\"}}}";
+    Path f = dir.resolve("full.json");
+    Files.writeString(f, json + " ".repeat((int) McpConfigReader.MAX_BYTES - json.length()));
+    assertEquals(McpConfigReader.MAX_BYTES, Files.size(f));
+    // readFile on its own (it was reached only through read): kills it returning an empty list.
+    assertEquals(List.of("s"), reader.readFile(f).stream().map(ConfiguredServer::name).toList());
   }
 
   @Test
