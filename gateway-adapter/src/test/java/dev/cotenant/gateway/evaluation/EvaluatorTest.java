@@ -105,6 +105,23 @@ class EvaluatorTest {
   }
 
   @Test
+  void aBudgetedPassLeavesThePassLockFreeForAPassOnAnotherThread() throws Exception {
+    // Kills budgetedPass without its passLock.unlock() (VoidMethodCallMutator): the lock is
+    // reentrant, so only a pass on another thread (the next request's) finds it still held, and
+    // every later request would serve stored rows for good.
+    Evaluator e = evaluator();
+    e.budgetedPass(servers("a")).orElseThrow();
+    java.util.concurrent.ExecutorService other = java.util.concurrent.Executors.newSingleThreadExecutor();
+    try {
+      Optional<PassResult> next = other.submit(() -> e.budgetedPass(servers("b"))).get(60, java.util.concurrent.TimeUnit.SECONDS);
+      assertTrue(next.isPresent(), "the pass lock was left held");
+      assertEquals(Set.of("a", "b"), cache.flushed().keySet());
+    } finally {
+      other.shutdownNow();
+    }
+  }
+
+  @Test
   void theRemainderIsMeasuredByLaterPassesAndTheSteadyStateSpawnsNothing() throws Exception {
     Evaluator e = evaluator();
     List<ServerDescription> all = servers("a", "b", "c", "d", "e");
