@@ -83,6 +83,35 @@ class SeederTest {
   }
 
   @Test
+  void aPolicyIsHandedTheSectionAsLoadedWithTheOperatorsEntries() throws Exception {
+    // Kills Seeder.apply without the copy of the loaded stubOverrides into the section handed to
+    // the policy (VoidMethodCallMutator on the forEach): the SPI gives a policy "a loaded config
+    // section", and one that leaves the operator's own entries alone must be able to see them.
+    Path f = dir.resolve("mcp.json");
+    Files.writeString(f, "{\"mcpServers\":{\"echo\":{\"command\":\"e\"}},"
+        + "\"cotenant\":{\"stubOverrides\":{\"manual\":false}}}");
+    Map<String, Object> seen = new java.util.LinkedHashMap<>();
+    DefaultSeedingPolicy defaults = new DefaultSeedingPolicy();
+    dev.cotenant.spi.SeedingPolicy recording = new dev.cotenant.spi.SeedingPolicy() {
+      @Override
+      public SeedPlan plan(Map<String, Verdict> verdicts, Set<String> applied) {
+        return defaults.plan(verdicts, applied);
+      }
+
+      @Override
+      public void apply(SeedPlan plan, Map<String, Object> stubOverrides, Set<String> applied) {
+        stubOverrides.forEach((k, v) -> seen.put(k, String.valueOf(v)));
+        defaults.apply(plan, stubOverrides, applied);
+      }
+    };
+    new Seeder(recording, new MarkerCache()).apply(new LockedJsonFile(f), Map.of("echo", MEASURED));
+    assertEquals(Map.of("manual", "false"), seen);
+    JsonNode overrides = JsonMapper.builder().build().readTree(Files.readString(f)).get("cotenant").get("stubOverrides");
+    assertFalse(overrides.get("manual").booleanValue(), "the operator's entry is kept");
+    assertTrue(overrides.get("echo").booleanValue());
+  }
+
+  @Test
   void planWritesNothing() throws Exception {
     MarkerCache cache = new MarkerCache();
     Seeder seeder = new Seeder(new DefaultSeedingPolicy(), cache);
