@@ -196,6 +196,21 @@ class ProviderLoadingTest {
   }
 
   @Test
+  void withoutAContextClassLoaderTheLibrarysOwnLoaderDiscovers() {
+    // Kills ProviderLoader.ofContextClassLoader with `tccl != null` negated: a thread without a
+    // context class loader (some containers' worker threads) got a loader of null.
+    Thread t = Thread.currentThread();
+    ClassLoader before = t.getContextClassLoader();
+    t.setContextClassLoader(null);
+    try {
+      Discovered<PreflightTransportProvider> d = ProviderLoader.ofContextClassLoader().discover(PreflightTransportProvider.class);
+      assertTrue(d.providers().stream().anyMatch(p -> p instanceof FakePreflightTransportProvider), d.toString());
+    } finally {
+      t.setContextClassLoader(before);
+    }
+  }
+
+  @Test
   void theModulesOwnTestRegistrationsAreHarmlessUntilNamed() throws InterruptedException {
     // src/test/resources/META-INF/services registers "fake" and "broken-create" transports for
     // every test of this module, through the real class path.
