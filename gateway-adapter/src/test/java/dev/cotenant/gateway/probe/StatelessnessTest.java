@@ -9,6 +9,7 @@ import dev.cotenant.api.ConcurrencyModel;
 import dev.cotenant.api.ConcurrencyRecord;
 import dev.cotenant.api.HazardCode;
 import dev.cotenant.api.PreflightOutcome;
+import dev.cotenant.api.ProbePass;
 import dev.cotenant.api.Reason;
 import dev.cotenant.api.ReasonCode;
 import dev.cotenant.api.ServerDescription;
@@ -138,9 +139,14 @@ class StatelessnessTest {
         + "sharing is decided per process; run the whole-surface probe `cotenant probe-stateless echo` (without --tool) "
         + "first", oneTool.getMessage());
 
+    double before = System.currentTimeMillis() / 1000.0;
     SurfaceReport surface = statelessness.probeSurface(echo, ProbePlan.empty(), 3);
+    double after = System.currentTimeMillis() / 1000.0;
     assertEquals(SurfaceReport.Outcome.PASSED, surface.outcome(), surface.toString());
     assertEquals(List.of("remember"), surface.exercised());
+    // Kills probeSurface with `clockMillis / 1000.0` made a product: passedAt is in seconds.
+    double passedAt = statelessness.record("echo").orElseThrow().probe().orElseThrow().passedAt();
+    assertTrue(passedAt >= before && passedAt <= after, before + " <= " + passedAt + " <= " + after);
     RegistrationRefusedException noMax = assertThrows(RegistrationRefusedException.class,
         () -> statelessness.register(echo, ConcurrencyModel.SHARED, ShareScope.TENANT, OptionalInt.empty()));
     assertTrue(noMax.getMessage().contains("without maxConcurrent"), noMax.getMessage());
@@ -171,6 +177,65 @@ class StatelessnessTest {
     RegistrationRefusedException elsewhere = assertThrows(RegistrationRefusedException.class,
         () -> statelessness.register(rebuilt, ConcurrencyModel.SHARED, ShareScope.GLOBAL, OptionalInt.of(2)));
     assertTrue(elsewhere.getMessage().contains("passed under another launch identity"), elsewhere.getMessage());
+  }
+
+  @Test
+  void aSingleToolPassReplacesAPassOfAnotherIdentityAndARegistrationAndCarriesTheClocksTime() throws Exception {
+    // Kills Statelessness.passed with its filter `wholeSurface && same identity` returning true
+    // (a single-tool pass left a shared registration resting on another launch's whole-surface
+    // pass), and probe with `clockMillis / 1000.0` made a product (passedAt in seconds).
+    ServerDescription echo = ProbeHarness.server("echo", "echo");
+    Statelessness s = new Statelessness(cotenant.recordStores().hazardLedger(), FileConcurrencyRecords.open(records),
+        cotenant::identityOf, ProbeHarness.probe(), ProbeHarness.surface(), () -> 1_700_000_000_000L);
+    FileConcurrencyRecords.open(records).update("echo", current -> Optional.of(new ConcurrencyRecord("echo",
+        ConcurrencyModel.SHARED, ShareScope.TENANT, OptionalInt.of(2), Optional.of(ProbePass.wholeSurface(
+            "an-older-launch", 3, 1.0, ProbePass.Surface.of(List.of("remember"), Map.of()))))));
+
+    assertEquals(Outcome.PASSED, s.probe(echo, remember()).outcome());
+    ConcurrencyRecord after = s.record("echo").orElseThrow();
+    assertEquals(ConcurrencyModel.SIDECAR, after.model(), "the lapsed registration falls back to sidecar");
+    ProbePass pass = after.probe().orElseThrow();
+    assertEquals("remember", pass.tool());
+    assertEquals(s.identityOf(echo), pass.identity());
+    assertEquals(1_700_000_000.0, pass.passedAt());
+  }
+
+  @Test
+  void aRegistrationKeepsOnlyAPassOfTheCurrentIdentity() throws Exception {
+    // Kills register with its filter `p.identity().equals(key)` returning true: a sidecar
+    // registration kept a pass another launch had earned.
+    ServerDescription echo = ProbeHarness.server("echo", "echo");
+    FileConcurrencyRecords.open(records).update("echo", current -> Optional.of(new ConcurrencyRecord("echo",
+        ConcurrencyModel.SIDECAR, ShareScope.TENANT, OptionalInt.empty(),
+        Optional.of(new ProbePass("an-older-launch", "remember", 5, 1.0)))));
+    ConcurrencyRecord sidecar = statelessness.register(echo, ConcurrencyModel.SIDECAR, ShareScope.TENANT, OptionalInt.empty());
+    assertEquals(Optional.empty(), sidecar.probe());
+
+    ProbePass current = new ProbePass(statelessness.identityOf(echo), "remember", 5, 2.0);
+    FileConcurrencyRecords.open(records).update("echo", c -> Optional.of(new ConcurrencyRecord("echo",
+        ConcurrencyModel.SIDECAR, ShareScope.TENANT, OptionalInt.empty(), Optional.of(current))));
+    assertEquals(Optional.of(current),
+        statelessness.register(echo, ConcurrencyModel.WARM_POOL, ShareScope.TENANT, OptionalInt.of(2)).probe());
+  }
+
+  @Test
+  void aSharedRegistrationSeesAHazardAnotherWriterRecordedSinceTheLedgerWasRead() throws Exception {
+    // Kills register without ledger.reload(): a hazard another process had recorded since this
+    // runtime read the ledger would not stop the registration.
+    ServerDescription echo = ProbeHarness.server("echo", "echo");
+    String key = statelessness.identityOf(echo);
+    FileConcurrencyRecords.open(records).update("echo", current -> Optional.of(new ConcurrencyRecord("echo",
+        ConcurrencyModel.SIDECAR, ShareScope.TENANT, OptionalInt.empty(), Optional.of(
+            ProbePass.wholeSurface(key, 3, 1.0, ProbePass.Surface.of(List.of("remember"), Map.of()))))));
+    assertEquals(Set.of(), cotenant.recordStores().hazardLedger().codesFor("echo", key), "read before the other writer");
+    FileHazardLedger other = FileHazardLedger.open(records);
+    other.record("echo", key, HazardCode.UNROUTABLE_SERVER_REQUEST, 2);
+    other.flush();
+
+    RegistrationRefusedException e = assertThrows(RegistrationRefusedException.class,
+        () -> statelessness.register(echo, ConcurrencyModel.SHARED, ShareScope.TENANT, OptionalInt.of(2)));
+    assertTrue(e.getMessage().contains("[unroutable_server_request]"), e.getMessage());
+    assertEquals(ConcurrencyModel.SIDECAR, statelessness.record("echo").orElseThrow().model());
   }
 
   @Test
