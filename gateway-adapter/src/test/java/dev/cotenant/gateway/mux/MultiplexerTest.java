@@ -1009,8 +1009,10 @@ class MultiplexerTest {
   }
 
   @Test
-  void aClientsErrorAnswerWithoutACodeOrAMessageIsPassedOnWithDefaults() throws Exception {
-    // Kills Channel.answered, `err.get("code") instanceof Number` negated (1265).
+  void aClientsAnswerToAServerRequestIsPassedOnWithDefaultsAndANonObjectResultIsAnError() throws Exception {
+    // Kills Channel.answered, either condition of `result == null || result == Json.NULL`
+    // negated (1265, uncovered before); also pins its defaults for an error without a code or a
+    // message.
     legacyBackend();
     RecordingClient a = client("a");
     a.request(1, "tools/call", call("a"));
@@ -1019,6 +1021,19 @@ class MultiplexerTest {
         mux.onRequestAsync("elicitation/create", Map.of()).toCompletableFuture().get());
     a.onServerRequest = r -> Map.of("error", Map.of("code", 7));
     assertEquals(new ServerMessageHandler.Error(7, ""),
+        mux.onRequestAsync("elicitation/create", Map.of()).toCompletableFuture().get());
+
+    a.onServerRequest = r -> Map.of("result", Json.NULL);
+    assertEquals(new ServerMessageHandler.Result(Map.of()), mux.onRequestAsync("roots/list", Map.of()).toCompletableFuture().get());
+    a.onServerRequest = r -> {
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("result", null);
+      return m;
+    };
+    assertEquals(new ServerMessageHandler.Result(Map.of()), mux.onRequestAsync("roots/list", Map.of()).toCompletableFuture().get());
+    a.onServerRequest = r -> Map.of("result", "yes");
+    assertEquals(new ServerMessageHandler.Error(Multiplexer.INTERNAL_ERROR,
+            "the client answered elicitation/create with a result that is not an object"),
         mux.onRequestAsync("elicitation/create", Map.of()).toCompletableFuture().get());
   }
 
