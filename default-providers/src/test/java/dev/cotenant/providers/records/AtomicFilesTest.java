@@ -44,6 +44,19 @@ class AtomicFilesTest {
   }
 
   @Test
+  void aFileWhereTheDirectoryShouldBeIsAnErrorNotADirectory() throws IOException {
+    // Kills createDirectories with `!Files.isDirectory(dir)` negated in its catch
+    // (NegateConditionalsMutator): a regular file in the directory's place was taken for the
+    // directory another writer had just created.
+    Path file = Files.writeString(dir.resolve("records"), "not a directory");
+    assertThrows(java.nio.file.FileAlreadyExistsException.class, () -> AtomicFiles.createDirectories(file));
+    Path nested = dir.resolve("fresh").resolve("records");
+    AtomicFiles.createDirectories(nested);
+    AtomicFiles.createDirectories(nested);
+    assertTrue(Files.isDirectory(nested));
+  }
+
+  @Test
   void aWriteThatCannotReplaceItsTargetLeavesNoTempFileBehind() throws IOException {
     // Kills AtomicFiles.write, `!moved` negated (NegateConditionalsMutator): the temp file of a
     // failed write would then stay beside the target.

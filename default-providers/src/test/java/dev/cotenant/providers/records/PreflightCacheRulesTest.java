@@ -359,6 +359,25 @@ class PreflightCacheRulesTest {
   }
 
   @Test
+  void listsCountTowardsTheDepthBoundAsObjectsDo() throws IOException {
+    // Kills CacheCodec.depth, `d + 1` changed to `d - 1` in its loop over a list's items
+    // (MathMutator): lists nested beyond the bound were counted as shallow and written.
+    FilePreflightCache c = FilePreflightCache.open(dir);
+    for (int k : new int[] {CacheCodec.MAX_HANDSHAKE_DEPTH - 1, CacheCodec.MAX_HANDSHAKE_DEPTH}) {
+      Object v = "leaf";
+      for (int i = 0; i < k; i++) {
+        v = List.of(v);
+      }
+      HandshakeFacts info = HandshakeFacts.fromJson("2025-06-18", Map.of(), Map.of("name", "x", "nested", v), List.of());
+      c.put(new PreflightRecord("list-" + k, Fixtures.cacheKey("list-" + k, SCHEMA), true, false, List.of(), 1.0, Optional.empty(), Optional.of(info)));
+    }
+    c.flush();
+    Map<String, PreflightRecord> rows = FilePreflightCache.open(dir).snapshot().rows();
+    assertTrue(rows.get("list-" + (CacheCodec.MAX_HANDSHAKE_DEPTH - 1)).handshake().isPresent(), "lists at the bound");
+    assertEquals(Optional.empty(), rows.get("list-" + CacheCodec.MAX_HANDSHAKE_DEPTH).handshake(), "lists one level deeper");
+  }
+
+  @Test
   void rowsDroppedOnReadAreNamedInTheLogEachKindOnItsOwnLine() {
     // Kills FilePreflightCache.load, the call to logDropped removed (VoidMethodCallMutator);
     // logDropped, either emptiness check negated (NegateConditionalsMutator); and names,
