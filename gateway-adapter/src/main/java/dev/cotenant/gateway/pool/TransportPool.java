@@ -1007,6 +1007,16 @@ public final class TransportPool<B extends PooledBackend> implements AutoCloseab
     this.waitingHook = Objects.requireNonNull(hook, "hook");
   }
 
+  /** How many sessions the reverse index of {@link #releaseSession} holds. */
+  int indexedSessions() {
+    lock.lock();
+    try {
+      return sessionIndex.size();
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Whether the calling thread holds the pool's lock. */
   boolean lockHeldByCurrentThread() {
     return lock.isHeldByCurrentThread();

@@ -19,6 +19,16 @@ final class ManualTimers extends AbstractExecutorService implements ScheduledExe
   private long now;
   private long seq;
 
+  /** A clock that reads 0. */
+  ManualTimers() {
+    this(0);
+  }
+
+  /** A clock that reads {@code start}, which may be negative as {@code System.nanoTime}'s can be. */
+  ManualTimers(long start) {
+    this.now = start;
+  }
+
   /** The fake clock, in milliseconds. */
   synchronized long now() {
     return now;

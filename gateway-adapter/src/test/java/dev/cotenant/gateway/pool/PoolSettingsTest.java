@@ -54,4 +54,36 @@ class PoolSettingsTest {
     assertThrows(IllegalArgumentException.class, () -> new PoolSettings(Duration.ZERO, Duration.ofMinutes(5), 0, 32, Duration.ZERO));
     assertThrows(IllegalArgumentException.class, () -> new PoolSettings(Duration.ZERO, Duration.ofMinutes(5), 3, 0, Duration.ZERO));
   }
+
+  /**
+   * Kills {@code number} with {@code n < min} changed to {@code <=} and either of its
+   * conditions on the key's unit negated, and the constructor's {@code restartAttempts < 1}
+   * changed to {@code <= 1}: each bound is taken at its edge, durations in milliseconds reach
+   * {@code Long.MAX_VALUE}, counts stop at {@code Integer.MAX_VALUE} and say so.
+   */
+  @Test
+  void eachBoundIsTakenAtItsEdge() {
+    PoolSettings low = PoolSettings.fromConfig(ProviderConfig.of(Map.of(
+        PoolSettings.DRAIN_GRACE_MS, "0",
+        PoolSettings.IDLE_CAP_MS, "1",
+        PoolSettings.RESTART_ATTEMPTS, "1",
+        PoolSettings.SPAWN_BUDGET, "1",
+        PoolSettings.CLOSE_TIMEOUT_MS, "0")));
+    assertEquals(new PoolSettings(Duration.ZERO, Duration.ofMillis(1), 1, 1, Duration.ZERO), low);
+    PoolSettings high = PoolSettings.fromConfig(ProviderConfig.of(Map.of(
+        PoolSettings.DRAIN_GRACE_MS, Long.toString(Long.MAX_VALUE),
+        PoolSettings.IDLE_CAP_MS, Long.toString(Long.MAX_VALUE),
+        PoolSettings.SPAWN_BUDGET, Integer.toString(Integer.MAX_VALUE))));
+    assertEquals(Duration.ofMillis(Long.MAX_VALUE), high.drainGrace());
+    assertEquals(Duration.ofMillis(Long.MAX_VALUE), high.idleCap());
+    assertEquals(Integer.MAX_VALUE, high.spawnBudget());
+
+    IllegalArgumentException count = assertThrows(IllegalArgumentException.class, () -> PoolSettings.fromConfig(
+        ProviderConfig.of(Map.of(PoolSettings.RESTART_ATTEMPTS, "2147483648"))));
+    assertEquals("configuration key " + PoolSettings.RESTART_ATTEMPTS + " must be positive and at most 2147483647, got '2147483648'",
+        count.getMessage());
+    IllegalArgumentException grace = assertThrows(IllegalArgumentException.class, () -> PoolSettings.fromConfig(
+        ProviderConfig.of(Map.of(PoolSettings.DRAIN_GRACE_MS, "-1"))));
+    assertEquals("configuration key " + PoolSettings.DRAIN_GRACE_MS + " must be 0 or more, got '-1'", grace.getMessage());
+  }
 }
