@@ -3,6 +3,7 @@ package dev.cotenant.gateway.pool;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cotenant.gateway.Stderr;
@@ -113,17 +114,8 @@ class TransportPoolCornersTest extends PoolTestSupport {
     assertEquals(EntryState.DRAINING, only().state());
     timers.advance(Duration.ofMillis(1));
     assertEmpty();
-    PoolException x = assertInstanceOf(PoolException.class, kindAndMessage(l));
+    PoolException x = assertThrows(PoolException.class, l::backend);
     assertTrue(x.getMessage().contains("the drain grace of PT30S ended"), x.getMessage());
-  }
-
-  private static Throwable kindAndMessage(Lease<Backend> l) {
-    try {
-      l.backend();
-      return null;
-    } catch (PoolException x) {
-      return x;
-    }
   }
 
   // ---- timers that refuse work
@@ -145,7 +137,7 @@ class TransportPoolCornersTest extends PoolTestSupport {
 
     echo.release();
     assertTrue(echoBackend.isClosed());
-    PoolException x = assertInstanceOf(PoolException.class, kindAndMessage(echo));
+    PoolException x = assertThrows(PoolException.class, echo::backend);
     assertTrue(x.getMessage().contains("no idle timer can be set"), x.getMessage());
 
     pool.releaseSession("b");
@@ -215,7 +207,7 @@ class TransportPoolCornersTest extends PoolTestSupport {
     assertEmpty();
     assertTrue(factory.backend(0).isClosed());
     assertTrue(files.isClosed());
-    PoolException x = assertInstanceOf(PoolException.class, kindAndMessage(echo));
+    PoolException x = assertThrows(PoolException.class, echo::backend);
     assertTrue(x.getMessage().contains("the drain was interrupted"), x.getMessage());
   }
 
