@@ -16,7 +16,9 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Timeout;
@@ -54,7 +56,12 @@ abstract class PoolTestSupport {
 
   /** Replaces the test's pool by one with {@code settings} whose work runs on {@code workers}. */
   TransportPool<Backend> pool(PoolSettings settings, Executor workers) {
-    pool = new TransportPool<>(factory, settings, timers, workers, timers::now);
+    return pool(settings, timers, workers, timers::now);
+  }
+
+  /** Replaces the test's pool by one on other timers and another clock. */
+  TransportPool<Backend> pool(PoolSettings settings, ScheduledExecutorService timers, Executor workers, LongSupplier clock) {
+    pool = new TransportPool<>(factory, settings, timers, workers, clock);
     factory.pool = pool;
     return pool;
   }

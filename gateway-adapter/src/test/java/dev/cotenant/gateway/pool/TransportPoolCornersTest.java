@@ -86,8 +86,7 @@ class TransportPoolCornersTest extends PoolTestSupport {
   @Test
   void theGraceEndsOnAClockWhoseReadingsAreNegative() throws Exception {
     ManualTimers negative = new ManualTimers(-10_000);
-    pool = new TransportPool<>(factory, SETTINGS, negative, Runnable::run, negative::now);
-    factory.pool = pool;
+    pool(SETTINGS, negative, Runnable::run, negative::now);
     Backend b = acquire(ECHO, "a").backend();
     pool.releaseSession("a");
     negative.advance(GRACE.minusMillis(1));
@@ -129,8 +128,7 @@ class TransportPoolCornersTest extends PoolTestSupport {
   void whenNoIdleTimerCanBeSetTheLastReleaseClosesTheEntryAndItsBackend() throws Exception {
     ScheduledExecutorService refusing = Executors.newSingleThreadScheduledExecutor();
     refusing.shutdown();
-    pool = new TransportPool<>(factory, SETTINGS, refusing, Runnable::run, timers::now);
-    factory.pool = pool;
+    pool(SETTINGS, refusing, Runnable::run, timers::now);
     Lease<Backend> echo = acquire(ECHO, "a");
     Backend echoBackend = echo.backend();
     Backend filesBackend = acquire(FILES, "b").backend();
