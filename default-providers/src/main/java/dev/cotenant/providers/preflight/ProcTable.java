@@ -69,9 +69,17 @@ final class ProcTable {
     } catch (IOException | RuntimeException e) {
       // No process table to read: nothing found.
     }
-    long last = lastPid().orElse(Long.MAX_VALUE);
-    out.sort(Comparator.<Long, Boolean>comparing(pid -> pid > last).thenComparing(Comparator.reverseOrder()));
+    newestFirst(out, lastPid().orElse(Long.MAX_VALUE));
     return out;
+  }
+
+  /**
+   * Sorts {@code pids} newest first for a kernel whose last handed-out pid is {@code last}: those
+   * up to {@code last} downwards, then those above it (handed out before the counter wrapped)
+   * downwards.
+   */
+  static void newestFirst(List<Long> pids, long last) {
+    pids.sort(Comparator.<Long, Boolean>comparing(pid -> pid > last).thenComparing(Comparator.reverseOrder()));
   }
 
   /** The last pid the kernel handed out: the last field of {@code /proc/loadavg}. */
@@ -93,7 +101,8 @@ final class ProcTable {
     }
   }
 
-  private static boolean isPid(String name) {
+  /** Whether a {@code /proc} entry names a process: 1 to 18 decimal digits. */
+  static boolean isPid(String name) {
     if (name.isEmpty() || name.length() > 18) {
       return false;
     }
