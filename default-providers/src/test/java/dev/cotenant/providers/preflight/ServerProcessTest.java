@@ -12,6 +12,7 @@ import dev.cotenant.providers.preflight.ServerProcess.Exit;
 import dev.cotenant.providers.preflight.ServerProcess.Fatal;
 import dev.cotenant.providers.preflight.ServerProcess.Message;
 import dev.cotenant.spi.SessionException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -260,6 +261,17 @@ class ServerProcessTest {
   }
 
   /**
+   * Starts {@code script}, tears it down once its shell runs, and says whether the script got as
+   * far as writing {@code $COTENANT_TEST_PIDS.done}.
+   */
+  private boolean finishedBeforeTeardownEnded(String script, String... settings) throws Exception {
+    ServerProcess p = start(script, settings);
+    awaitRecorded(1);
+    p.teardown();
+    return Files.exists(done());
+  }
+
+  /**
    * Kills {@code next} with {@code deadlineNanos - System.nanoTime()} changed to an addition
    * (it would wait for ever), {@code pid} returning 0, {@code teardown} without {@code kill}, and
    * teardown's last {@code if (interrupted)} negated (an uninterrupted caller would come back
@@ -292,9 +304,8 @@ class ServerProcessTest {
   }
 
   /**
-   * Kills {@code start} without {@code SpawnCookie.addTo} and {@code signalCarriers} returning
-   * nothing: a grandchild in a session of its own, reparented at once, is found only by the
-   * cookie it inherited.
+   * Kills {@code start} without {@code SpawnCookie.addTo}: a grandchild in a session of its own,
+   * reparented at once, is found only by the cookie it inherited.
    */
   @Test
   void aGrandchildThatLeftTheTreeIsFoundByItsCookie() throws Exception {
@@ -304,8 +315,9 @@ class ServerProcessTest {
   }
 
   /**
-   * Kills the second {@code remember}-and-sweep of {@code teardown} being skipped for a child
-   * started once stdin closed (after the first look at the tree): the cookie finds it.
+   * Kills {@code start} without {@code SpawnCookie.addTo} for a child that no look at the tree
+   * can see: the server starts it once its stdin closed and exits 0.2 s later, during the
+   * stdin-close wait, so the child is reparented before the second look. Only the cookie finds it.
    */
   @Test
   void aChildStartedWhenStdinClosesIsFoundByItsCookie() throws Exception {
@@ -323,25 +335,23 @@ class ServerProcessTest {
    */
   @Test
   void aServerIsGivenTheStdinCloseWaitToExitOnItsOwn() throws Exception {
-    ServerProcess p = start("cat; sleep 0.3; echo clean > \"$COTENANT_TEST_PIDS.done\"",
-        PreflightSettings.STDIN_CLOSE_WAIT_MS, "20000", PreflightSettings.TERM_WAIT_MS, "0");
-    awaitRecorded(1);
-    p.teardown();
-    assertTrue(java.nio.file.Files.exists(done()), "the server was signalled before it could exit on its own");
+    assertTrue(finishedBeforeTeardownEnded("cat; sleep 0.3; echo clean > \"$COTENANT_TEST_PIDS.done\"",
+        PreflightSettings.STDIN_CLOSE_WAIT_MS, "20000", PreflightSettings.TERM_WAIT_MS, "0"),
+        "the server was signalled before it could exit on its own");
     assertTrue(!Thread.interrupted());
   }
 
   /**
    * Kills {@code teardown} with {@code !alive.isEmpty()} or its second {@code if (!interrupted)}
-   * negated: a server that cleans up for 0.3 s on SIGTERM gets the time to, before SIGKILL.
+   * negated, and {@code signalCarriers} with {@code force} negated (SIGKILL where SIGTERM is
+   * due): a server that cleans up for 0.3 s on SIGTERM gets the time to, before SIGKILL.
    */
   @Test
   void aServerIsGivenTheTermWaitToCleanUp() throws Exception {
-    ServerProcess p = start("trap 'sleep 0.3; echo term > \"$COTENANT_TEST_PIDS.done\"; exit 0' TERM; sleep 1000 & wait",
-        PreflightSettings.STDIN_CLOSE_WAIT_MS, "0", PreflightSettings.TERM_WAIT_MS, "20000");
-    awaitRecorded(1);
-    p.teardown();
-    assertTrue(java.nio.file.Files.exists(done()), "the server was killed before it could clean up on SIGTERM");
+    assertTrue(finishedBeforeTeardownEnded(
+        "trap 'sleep 0.3; echo term > \"$COTENANT_TEST_PIDS.done\"; exit 0' TERM; sleep 1000 & wait",
+        PreflightSettings.STDIN_CLOSE_WAIT_MS, "0", PreflightSettings.TERM_WAIT_MS, "20000"),
+        "the server was killed before it could clean up on SIGTERM");
   }
 
   /**
@@ -358,7 +368,7 @@ class ServerProcessTest {
     p.teardown();
     assertTrue(Thread.interrupted(), "the interrupt was lost");
     assertEquals(List.of(), p.liveProcesses());
-    assertTrue(!java.nio.file.Files.exists(done()), "the waits ran although the caller was interrupted");
+    assertTrue(!Files.exists(done()), "the waits ran although the caller was interrupted");
   }
 
   /**
@@ -437,9 +447,12 @@ class ServerProcessTest {
   }
 
   /**
-   * Kills {@code kill} without its closing {@code interrupt()}, with {@code |=} changed to
-   * {@code &=}, and {@code pollGone} returning true when uninterruptible: an interrupted caller of
-   * {@code kill} still waits for the killed process to vanish, and stays interrupted.
+   * An interrupted caller of {@code kill} still waits for the killed process to vanish, and stays
+   * interrupted. Kills {@code kill} without its closing {@code interrupt()}, with {@code |=}
+   * changed to {@code &=}, and {@code pollGone} returning true when uninterruptible, whenever the
+   * killed process is still there at the wait's first look, so that the wait sleeps and takes the
+   * interrupt: under a mutation run's load it is; on an idle machine the process is often reaped
+   * first, the interrupt is never taken, and these mutants pass.
    */
   @Test
   void anInterruptedKillStillKillsAndKeepsTheInterrupt() throws Exception {
@@ -469,14 +482,16 @@ class ServerProcessTest {
   }
 
   /**
-   * Kills {@code teardown} without its second {@code remember}: a child without the cookie that
-   * the server starts once its stdin closed, before SIGTERM ends the server, is seen by the look
-   * at the tree taken after the stdin-close wait, and by nothing else.
+   * Kills {@code teardown} without its second {@code remember}: once its stdin closed, the server
+   * starts a child without the cookie and then drops the cookie itself (so the sweep, which also
+   * finds the descendants of every carrier, finds neither). Only the look at the tree taken after
+   * the stdin-close wait, while the server still runs, sees the child; SIGTERM then ends the
+   * server and the child is reparented.
    */
   @Test
   void aChildWithoutTheCookieStartedWhenStdinClosesIsSeenByTheSecondLook() throws Exception {
-    ServerProcess p = start("cat; " + stubborn("env -i COTENANT_TEST_PIDS=\"$COTENANT_TEST_PIDS\"") + " & sleep 1000",
-        PreflightSettings.STDIN_CLOSE_WAIT_MS, "2000");
+    ServerProcess p = start("cat; " + stubborn("env -i COTENANT_TEST_PIDS=\"$COTENANT_TEST_PIDS\"")
+        + " & exec env -i sleep 1000", PreflightSettings.STDIN_CLOSE_WAIT_MS, "2000");
     awaitRecorded(1);
     p.teardown();
     h.assertRecordedAtLeast(2);
