@@ -179,4 +179,22 @@ class WellBehavedServersTest {
     PreflightResult r = transport(PreflightSettings.MAX_PROCESSES, "1").preflight(h.javaServer("legacy", "legacy"));
     assertNoDivergence(r);
   }
+
+  /**
+   * Kills {@code CallerRun.run} without its {@code ceiling.release()} on the paths a failed start
+   * and a failed conversation take (the finally block is copied once per path, and the mutation
+   * run left three of the copies alive): with a ceiling of one, a permit kept by any of them
+   * leaves the next pass waiting for ever, so the last, healthy pass would not end.
+   */
+  @Test
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void aCeilingOfOneIsGivenBackWhateverWayAPassEnds() throws Exception {
+    StdioPreflightTransport transport = transport(PreflightSettings.MAX_PROCESSES, "1");
+    PreflightResult missing = transport.preflight(ServerDescription.stdio("missing", dir.resolve("no-such-binary").toString()));
+    assertFalse(missing.ran(), "a binary that is not there");
+    PreflightResult exits = transport.preflight(h.shServer("exits", "echo gone >&2; exit 3"));
+    assertFalse(exits.ran(), "a server that exits before answering");
+    assertTrue(exits.notRunReason().contains("exited 3"), exits.notRunReason());
+    assertNoDivergence(transport.preflight(h.javaServer("legacy", "legacy")));
+  }
 }
