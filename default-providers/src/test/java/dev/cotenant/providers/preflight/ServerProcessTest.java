@@ -262,7 +262,9 @@ class ServerProcessTest {
 
   /**
    * Starts {@code script}, tears it down once its shell runs, and says whether the script got as
-   * far as writing {@code $COTENANT_TEST_PIDS.done}.
+   * far as writing {@code $COTENANT_TEST_PIDS.done}. (The scripts write it as
+   * {@code ${COTENANT_TEST_PIDS:?}.done}: under a mutant that loses the description's environment
+   * they fail instead of writing {@code .done} into the working directory.)
    */
   private boolean finishedBeforeTeardownEnded(String script, String... settings) throws Exception {
     ServerProcess p = start(script, settings);
@@ -335,7 +337,7 @@ class ServerProcessTest {
    */
   @Test
   void aServerIsGivenTheStdinCloseWaitToExitOnItsOwn() throws Exception {
-    assertTrue(finishedBeforeTeardownEnded("cat; sleep 0.3; echo clean > \"$COTENANT_TEST_PIDS.done\"",
+    assertTrue(finishedBeforeTeardownEnded("cat; sleep 0.3; echo clean > \"${COTENANT_TEST_PIDS:?}.done\"",
         PreflightSettings.STDIN_CLOSE_WAIT_MS, "20000", PreflightSettings.TERM_WAIT_MS, "0"),
         "the server was signalled before it could exit on its own");
     assertTrue(!Thread.interrupted());
@@ -349,7 +351,7 @@ class ServerProcessTest {
   @Test
   void aServerIsGivenTheTermWaitToCleanUp() throws Exception {
     assertTrue(finishedBeforeTeardownEnded(
-        "trap 'sleep 0.3; echo term > \"$COTENANT_TEST_PIDS.done\"; exit 0' TERM; sleep 1000 & wait",
+        "trap 'sleep 0.3; echo term > \"${COTENANT_TEST_PIDS:?}.done\"; exit 0' TERM; sleep 1000 & wait",
         PreflightSettings.STDIN_CLOSE_WAIT_MS, "0", PreflightSettings.TERM_WAIT_MS, "20000"),
         "the server was killed before it could clean up on SIGTERM");
   }
@@ -361,7 +363,7 @@ class ServerProcessTest {
    */
   @Test
   void anInterruptedTeardownSkipsTheWaitsAndKeepsTheInterrupt() throws Exception {
-    ServerProcess p = start("cat; sleep 2; echo clean > \"$COTENANT_TEST_PIDS.done\"",
+    ServerProcess p = start("cat; sleep 2; echo clean > \"${COTENANT_TEST_PIDS:?}.done\"",
         PreflightSettings.STDIN_CLOSE_WAIT_MS, "20000", PreflightSettings.TERM_WAIT_MS, "20000");
     awaitRecorded(1);
     Thread.currentThread().interrupt();
