@@ -440,7 +440,13 @@ class ServerProcessTest {
       interruptedAfter[0] = Thread.interrupted();
     }, "teardown");
     t.start();
-    Thread.sleep(500); // teardown is waiting by now; an earlier interrupt skips the waits as well
+    // Interrupt only once teardown sleeps in the stdin-close wait (the first wait it makes): an
+    // interrupt before it would skip the waits without the wait ever taking it.
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (t.getState() != Thread.State.TIMED_WAITING && System.nanoTime() < until) {
+      Thread.onSpinWait();
+    }
+    assertEquals(Thread.State.TIMED_WAITING, t.getState(), "teardown never waited");
     t.interrupt();
     t.join(TimeUnit.SECONDS.toMillis(30));
     assertTrue(!t.isAlive(), "teardown kept waiting after the interrupt");
