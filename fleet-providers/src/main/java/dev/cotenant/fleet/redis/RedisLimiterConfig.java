@@ -64,8 +64,9 @@ final class RedisLimiterConfig {
    * Reads the configuration.
    *
    * @param env the process environment ({@code System::getenv}), read for {@value #PASSWORD_ENV}
-   * @throws IllegalArgumentException naming the key, when the URL is missing or malformed, the
-   *     lease is not a whole number of ms in range, or the password file cannot be read
+   * @throws IllegalArgumentException naming the key, when the URL is missing or malformed (a port
+   *     outside 1 to 65535 included), the lease is not a whole number of ms in range, or the
+   *     password file cannot be read
    */
   static RedisLimiterConfig from(ProviderConfig config, Function<String, @Nullable String> env) {
     String raw = config.get(URL).map(String::strip).orElse("");
@@ -92,6 +93,9 @@ final class RedisLimiterConfig {
     String host = uri.getHost();
     if (host.startsWith("[") && host.endsWith("]")) {
       host = host.substring(1, host.length() - 1);
+    }
+    if (uri.getPort() == 0 || uri.getPort() > 65535) {
+      throw malformed(raw, "the port must be between 1 and 65535");
     }
     int port = uri.getPort() < 0 ? DEFAULT_PORT : uri.getPort();
     int database = 0;
