@@ -76,7 +76,39 @@ public final class RedisServer extends LocalServer {
    * the limiter under test.
    */
   public String command(String... words) throws IOException {
-    try (Socket s = new Socket()) {
+    try (Socket s = send(words)) {
+      InputStream in = s.getInputStream();
+      String first = line(in);
+      if (first.startsWith("$") && !first.equals("$-1")) {
+        return first + "\n" + line(in);
+      }
+      return first;
+    }
+  }
+
+  /**
+   * Sends one command and returns its whole reply as text: a bulk string's value, all its lines
+   * (such as {@code CLIENT LIST}'s), an array's bulk strings one per line, or any other reply's
+   * line.
+   */
+  public String bulk(String... words) throws IOException {
+    try (Socket s = send(words)) {
+      InputStream in = s.getInputStream();
+      String first = line(in);
+      if (!first.startsWith("*")) {
+        return value(in, first);
+      }
+      StringBuilder b = new StringBuilder();
+      for (int i = Integer.parseInt(first.substring(1)); i > 0; i--) {
+        b.append(value(in, line(in))).append('\n');
+      }
+      return b.toString();
+    }
+  }
+
+  private Socket send(String... words) throws IOException {
+    Socket s = new Socket();
+    try {
       s.connect(new InetSocketAddress("127.0.0.1", port), 2000);
       s.setSoTimeout(5000);
       OutputStream out = s.getOutputStream();
@@ -87,13 +119,24 @@ public final class RedisServer extends LocalServer {
       }
       out.write(req.toString().getBytes(StandardCharsets.UTF_8));
       out.flush();
-      InputStream in = s.getInputStream();
-      String first = line(in);
-      if (first.startsWith("$") && !first.equals("$-1")) {
-        return first + "\n" + line(in);
-      }
-      return first;
+      return s;
+    } catch (IOException | RuntimeException e) {
+      s.close();
+      throw e;
     }
+  }
+
+  /** A bulk string's value after its {@code $N} header; any other reply's line as it is. */
+  private static String value(InputStream in, String header) throws IOException {
+    if (!header.startsWith("$") || header.equals("$-1")) {
+      return header;
+    }
+    int n = Integer.parseInt(header.substring(1));
+    byte[] b = in.readNBytes(n + 2);
+    if (b.length != n + 2) {
+      throw new IOException("the reply ended inside a bulk string of " + n + " bytes");
+    }
+    return new String(b, 0, n, StandardCharsets.UTF_8);
   }
 
   /** The integer reply of a command such as {@code ZCARD key}. */
