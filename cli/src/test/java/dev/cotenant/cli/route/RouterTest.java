@@ -1,0 +1,113 @@
+package dev.cotenant.cli.route;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.cotenant.cli.route.RoutePlan.Kind;
+import dev.cotenant.cli.route.RoutePlan.Outcome;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
+
+/** {@link Router}'s plans for entries the command's own tests do not meet. */
+class RouterTest {
+  private static final JsonMapper JSON = JsonMapper.builder().build();
+  private static final Path FILE = Path.of("/home/ana/mcp.json");
+  private static final Path SIDECAR = Path.of("/home/ana/.cotenant/routes/mcp-0123456789ab.json");
+  private static final Launch LAUNCH = Launch.launcher("/some/cotenant");
+
+  private static RoutePlan route(String config, String sidecar) throws Exception {
+    Optional<ObjectNode> stored = sidecar == null ? Optional.empty() : Optional.of((ObjectNode) JSON.readTree(sidecar));
+    return Router.route(ConfigText.of(FILE, config), LAUNCH, SIDECAR, stored, Optional.empty());
+  }
+
+  private static Map<String, String> outcomes(RoutePlan plan) {
+    return plan.outcomes().stream().collect(Collectors.toMap(Outcome::name,
+        o -> o.kind() + (o.reason().isEmpty() ? "" : ": " + o.reason()), (a, b) -> a + " | " + b, java.util.LinkedHashMap::new));
+  }
+
+  /**
+   * Kills {@code route} with {@code !first} negated: a name in both the {@code mcpServers} and
+   * {@code servers} maps is routed once, and its second entry is left, since the sidecar holds one
+   * original per name.
+   */
+  @Test
+  void aNameInBothMapsIsRoutedOnce() throws Exception {
+    RoutePlan plan = route("""
+        {"mcpServers": {"git": {"command": "/usr/bin/git-mcp"}},
+         "servers": {"git": {"command": "/opt/other-git-mcp"}}}
+        """, null);
+
+    assertEquals(List.of(new Outcome("git", Kind.ROUTED, ""),
+        new Outcome("git", Kind.NOT_ROUTED, "also defined earlier in the file; the sidecar holds one entry per name")), plan.outcomes());
+    assertEquals(JSON.readTree("{\"command\": \"/usr/bin/git-mcp\"}"), plan.originals().get("git"));
+  }
+
+  /**
+   * Kills {@code route} with its test for a different original negated: an entry whose name the
+   * sidecar keeps with another original is left with the reason (routing it would need to replace
+   * that original, which is the only copy), and one whose kept original is the same is routed.
+   */
+  @Test
+  void anEntryWhoseNameTheSidecarKeepsWithAnotherOriginalIsLeft() throws Exception {
+    RoutePlan plan = route("""
+        {"mcpServers": {"git": {"command": "/usr/bin/git-mcp"}, "files": {"command": "/usr/bin/files"}}}
+        """, """
+        {"routedFrom": "/home/ana/mcp.json", "mcpServers": {"git": {"command": "/usr/bin/old-git-mcp"}, "files": {"command": "/usr/bin/files"}}}
+        """);
+
+    assertEquals(Map.of(
+        "git", "NOT_ROUTED: the sidecar already holds a different original for this name; remove it from the sidecar to route this entry",
+        "files", "ROUTED"), outcomes(plan));
+    assertEquals(List.of("files"), List.copyOf(plan.originals().keySet()));
+  }
+
+  /**
+   * Kills {@code notRoutable} with each condition of the relative-{@code cwd} test negated, and
+   * with the reason's choice between command and cwd negated: a relative {@code cwd} is named as
+   * such; an absolute, blank or non-text one does not stop routing.
+   */
+  @Test
+  void aRelativeWorkingDirectoryIsNamedAndOthersAreRouted() throws Exception {
+    RoutePlan plan = route("""
+        {"mcpServers": {
+          "rel": {"command": "/usr/bin/server", "cwd": "notes"},
+          "abs": {"command": "/usr/bin/server", "cwd": "/home/ana"},
+          "blank": {"command": "/usr/bin/server", "cwd": " "},
+          "odd": {"command": "/usr/bin/server", "cwd": 7},
+          "relcmd": {"command": "bin/server", "cwd": "notes"}
+        }}
+        """, null);
+
+    assertEquals(Map.of(
+        "rel", "NOT_ROUTED: its cwd is a relative path, which would resolve against the sidecar's directory; make it absolute",
+        "abs", "ROUTED", "blank", "ROUTED", "odd", "ROUTED",
+        "relcmd", "NOT_ROUTED: its command is a relative path, which would resolve against the sidecar's directory; make it absolute"),
+        outcomes(plan));
+  }
+
+  /**
+   * Kills {@code connectAt}'s bound made {@code <=} and {@code routesThrough}'s bound made
+   * {@code <=} or its {@code + 2} a subtraction (each read past the end of the arguments): a
+   * server whose last argument is {@code connect} is routed like any other, and undoing leaves an
+   * entry that says {@code connect NAME} with no sidecar after it.
+   */
+  @Test
+  void argumentsEndingInConnectOrItsNameAreReadWithinTheirBounds() throws Exception {
+    RoutePlan routed = route("""
+        {"mcpServers": {"vpn": {"command": "/usr/bin/vpn-mcp", "args": ["--then", "connect"]}}}
+        """, null);
+    assertEquals(Map.of("vpn", "ROUTED"), outcomes(routed));
+
+    RoutePlan undone = Router.undo(ConfigText.of(FILE, """
+        {"mcpServers": {"files": {"command": "/some/cotenant", "args": ["connect", "files"]}}}
+        """), SIDECAR, Optional.of((ObjectNode) JSON.readTree("""
+        {"routedFrom": "/home/ana/mcp.json", "mcpServers": {"files": {"command": "/usr/bin/files"}}}
+        """)));
+    assertEquals(Map.of("files", "LEFT: changed since it was routed; its original stays in the sidecar"), outcomes(undone));
+  }
+}
