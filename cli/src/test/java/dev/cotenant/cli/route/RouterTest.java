@@ -110,4 +110,42 @@ class RouterTest {
         """)));
     assertEquals(Map.of("files", "LEFT: changed since it was routed; its original stays in the sidecar"), outcomes(undone));
   }
+
+  /**
+   * The reasons no other test meets (they were uncovered by the mutation run): an entry that is
+   * not an object, a name holding a control character or starting with {@code -}, an {@code
+   * envFile}, and a command that is no valid path.
+   */
+  @Test
+  void eachOtherReasonAnEntryIsLeft() throws Exception {
+    RoutePlan plan = route("""
+        {"mcpServers": {
+          "text": "npx server",
+          "bell\\u0007": {"command": "/usr/bin/server"},
+          "-v": {"command": "/usr/bin/server"},
+          "dotenv": {"command": "/usr/bin/server", "envFile": "/home/ana/.env"},
+          "nul": {"command": "bin/ser\\u0000ver"}
+        }}
+        """, null);
+
+    assertEquals(Map.of(
+        "text", "NOT_ROUTED: not an object",
+        "bell\u0007", "NOT_ROUTED: its name holds a control character; rename it",
+        "-v", "NOT_ROUTED: its name starts with \"-\", which connect would read as an option; rename it",
+        "dotenv", "NOT_ROUTED: it has an \"envFile\", which the client reads and the daemon would not",
+        "nul", "NOT_ROUTED: its command is a relative path, which would resolve against the sidecar's directory; make it absolute"),
+        outcomes(plan));
+  }
+
+  /**
+   * Kills {@code ConfigText.render} with its search for the file's indentation negated: a routed
+   * entry is indented with the file's own unit (a tab here), not with two spaces.
+   */
+  @Test
+  void aRoutedEntryIsIndentedLikeTheFile() throws Exception {
+    RoutePlan plan = route("{\n\t\"mcpServers\": {\n\t\t\"git\": {\n\t\t\t\"command\": \"/usr/bin/git-mcp\"\n\t\t}\n\t}\n}\n", null);
+
+    assertEquals("{\n\t\"mcpServers\": {\n\t\t\"git\": {\n\t\t\t\"command\": \"/some/cotenant\",\n\t\t\t\"args\": [\n"
+        + "\t\t\t\t\"connect\",\n\t\t\t\t\"git\",\n\t\t\t\t\"" + SIDECAR + "\"\n\t\t\t]\n\t\t}\n\t}\n}\n", plan.text());
+  }
 }
