@@ -185,6 +185,12 @@ public abstract class HazardLedgerContract extends RecordStoreContract<HazardLed
     l.flush();
     l.record(B, Samples.ledgerKey(B), CROSS_SESSION_LEAK, 2);
     assertTrue(l.hasUnflushed(), "hasUnflushed() is false after a record that followed a flush");
+    l.flush();
+    // Two changes after a flush: a counter of changes that one of them moved backwards would be
+    // back at its flushed value.
+    l.record(A, Samples.ledgerKey(A), CROSS_SESSION_LEAK, 2);
+    l.clear(B);
+    assertTrue(l.hasUnflushed(), "hasUnflushed() is false after a record and a clear that followed a flush");
   }
 
   @Test
