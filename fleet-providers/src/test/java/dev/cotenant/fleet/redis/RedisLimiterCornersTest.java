@@ -1,5 +1,7 @@
 package dev.cotenant.fleet.redis;
 
+import static dev.cotenant.fleet.redis.Limiters.freePort;
+import static dev.cotenant.fleet.redis.Limiters.limiter;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -7,12 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cotenant.fleet.servers.RedisServer;
 import dev.cotenant.spi.ConcurrencyLimiter.Permit;
-import dev.cotenant.spi.ProviderConfig;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
@@ -25,20 +22,6 @@ import org.junit.jupiter.api.Test;
  */
 class RedisLimiterCornersTest {
   private static final String RENEWAL_THREAD = "cotenant-redis-limiter-renewal";
-
-  private static RedisLimiter limiter(String url, String... keyValues) {
-    Map<String, String> m = new HashMap<>(Map.of(RedisLimiterConfig.URL, url));
-    for (int i = 0; i < keyValues.length; i += 2) {
-      m.put(keyValues[i], keyValues[i + 1]);
-    }
-    return new RedisLimiter(RedisLimiterConfig.from(ProviderConfig.of(m), k -> null));
-  }
-
-  private static int freePort() throws Exception {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
-      return s.getLocalPort();
-    }
-  }
 
   /** Polls {@code condition} for up to 20 s; true as soon as it holds. No assertion on time. */
   private static boolean eventually(BooleanSupplier condition) throws InterruptedException {

@@ -1,5 +1,7 @@
 package dev.cotenant.fleet.redis;
 
+import static dev.cotenant.fleet.redis.Limiters.freePort;
+import static dev.cotenant.fleet.redis.Limiters.limiter;
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -8,15 +10,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cotenant.fleet.servers.RedisServer;
 import dev.cotenant.spi.ConcurrencyLimiter.Permit;
-import dev.cotenant.spi.ProviderConfig;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -32,20 +29,6 @@ class RedisLimiterFaultTest {
   private static final String PASSWORD = "pw-never-shown-42";
 
   @TempDir Path dir;
-
-  private static RedisLimiter limiter(String url, String... keyValues) {
-    Map<String, String> m = new HashMap<>(Map.of(RedisLimiterConfig.URL, url));
-    for (int i = 0; i < keyValues.length; i += 2) {
-      m.put(keyValues[i], keyValues[i + 1]);
-    }
-    return new RedisLimiter(RedisLimiterConfig.from(ProviderConfig.of(m), k -> null));
-  }
-
-  private static int freePort() throws Exception {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
-      return s.getLocalPort();
-    }
-  }
 
   private static String everything(Throwable e) {
     StringWriter w = new StringWriter();
