@@ -544,4 +544,233 @@ class AnswerDiffTest {
     assertFalse(AnswerDiff.sameValue(Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY));
     assertTrue(AnswerDiff.sameValue(Double.NaN, Double.NaN));
   }
+
+  // ---- display edges. Each test names the mutants of AnswerDiff it kills (method, line at the time, mutator). ----
+
+  private static String keyPath(String key) {
+    return only(AnswerDiff.compare(object(key, 1), object(key, 1), object(key, 2))).path();
+  }
+
+  /**
+   * Kills {@code member} (965, {@code <=} to {@code <}; 968, the bounds of each range, the {@code
+   * i > 0} of the digits, and their negations): a key of ASCII letters, digits and underscores that
+   * does not start with a digit and has at most 40 characters is shown plain, any other quoted.
+   */
+  @Test
+  void aKeyIsPlainOnlyWhenItIsAShortIdentifier() {
+    for (String plain : List.of("a", "z", "A", "Z", "_", "a0", "a9", "_0", "x".repeat(40))) {
+      assertEquals("$." + plain, keyPath(plain));
+    }
+    for (String quoted : List.of("`", "{", "@", "[", "0a", "9", "a/", "a:", "", "é", "a\"b")) {
+      assertEquals("$[\"" + quoted.replace("\"", "\\\"") + "\"]", keyPath(quoted));
+    }
+    assertEquals("$[\"" + "x".repeat(40) + "…\"]", keyPath("x".repeat(41)));
+  }
+
+  /** A text over the bound for comparing token by token, with {@code middle} at its centre. */
+  private static String huge(String middle) {
+    String half = "a".repeat(AnswerDiff.MAX_TEXT_CHARS / 2);
+    return half + middle + half;
+  }
+
+  /**
+   * Kills {@code charExcerpt} (984, the end computed with a subtraction; 994, {@code
+   * from > 0} to {@code >= 0}): a text compared whole shows 16 characters on each side of the first
+   * that differs, with {@code …} only where it cuts.
+   */
+  @Test
+  void aTextComparedWholeShowsSixteenCharactersOnEachSide() {
+    Difference middle = only(texts(huge("0123456789abcdefXghijklmnopqrstuv"), huge("0123456789abcdefXghijklmnopqrstuv"),
+        huge("0123456789abcdefYghijklmnopqrstuv")));
+    assertEquals("…0123456789abcdefXghijklmnopqrstuv…", middle.expected());
+    assertEquals("…0123456789abcdefYghijklmnopqrstuv…", middle.actual());
+    assertEquals("char 500017 of 1000033, over 1000000 characters", middle.position());
+    String start = "0123456789abcdefX" + "a".repeat(AnswerDiff.MAX_TEXT_CHARS);
+    Difference first = only(texts(start, start, start.replace('X', 'Y')));
+    assertEquals("0123456789abcdefXaaaaaaaaaaaaaaaa…", first.expected());
+    String near = "12X" + "a".repeat(AnswerDiff.MAX_TEXT_CHARS);
+    assertEquals("12Yaaaaaaaaaaaaaaaa…", only(texts(near, near, near.replace('X', 'Y'))).actual());
+  }
+
+  /**
+   * Kills {@code charExcerpt} (985, negated, and {@code from > 0} to {@code >= 0}; 988 and 989): a
+   * cut never splits a surrogate pair, and a lone surrogate at the very start is shown escaped.
+   */
+  @Test
+  void aTextComparedWholeIsNeverCutInsideASurrogatePair() {
+    String face = "\uD83D\uDE00";
+    // The 16th character before X is the second half of a pair, and so is the 17th after it.
+    Difference d = only(texts(huge(face + "123456789abcdefX123456789abcdef" + face),
+        huge(face + "123456789abcdefX123456789abcdef" + face), huge(face + "123456789abcdefY123456789abcdef" + face)));
+    assertEquals("…" + face + "123456789abcdefX123456789abcdef" + face + "…", d.expected());
+    String lone = "\uDC00" + "123456789abcdefX" + "a".repeat(AnswerDiff.MAX_TEXT_CHARS);
+    assertEquals("\\udc00123456789abcdefYaaaaaaaaaaaaaaaa…", only(texts(lone, lone, lone.replace('X', 'Y'))).actual());
+  }
+
+  /**
+   * Kills {@code Pattern.Run.position} (819 to 831: each condition negated or at its boundary, each
+   * text returned empty, the token numbers computed with the other sign): every form of a volatile
+   * run's position.
+   */
+  @Test
+  void aVolatileRunIsPlacedInTheWordsItsPositionPromises() {
+    assertEquals(List.of(TEXT + " (tokens 3-4 of 9): \"ab12\" → \"ef56\"", TEXT + " (tokens 6-7 of 9): \"cd34\" → \"gh78\""),
+        same(texts("id=ab12-cd34 end", "id=ef56-gh78 end", "id=zz99-yy88 end")).volatileParts());
+    assertEquals(List.of(TEXT + " (empty text): \"\" → \"x\""), same(texts("", "x", "y")).volatileParts());
+    assertEquals(List.of(TEXT + " (before token 1 of 1): \"\" → \"y \""), same(texts("x", "y x", "x")).volatileParts());
+    assertEquals(List.of(TEXT + " (after token 1 of 1): \"\" → \" y\""), same(texts("x", "x y", "x")).volatileParts());
+    assertEquals(List.of(TEXT + " (between tokens 2 and 3 of 3): \"\" → \";\""), same(texts("a,b", "a,;b", "a,b")).volatileParts());
+  }
+
+  /** {@code c}, checked to be the same. */
+  private static Comparison same(Comparison c) {
+    assertSame(c);
+    return c;
+  }
+
+  /**
+   * Kills {@code Walk.string} (295, the first equality negated: a shared text equal to {@code
+   * before} skipped before its volatile runs were listed) and {@code Walk.object} (238 negated, 239
+   * without its call): what varies is listed even where the shared answer agrees with {@code before}.
+   */
+  @Test
+  void volatilePartsAreListedWhenTheSharedEqualsBefore() {
+    assertEquals(List.of(TEXT + " (token 5 of 10): \"07\" → \"09\""),
+        same(texts("12:01:07 echo: x", "12:01:09 echo: x", "12:01:07 echo: x")).volatileParts());
+    assertEquals(List.of("$.pid: {\"n\":4242,\"m\":[1,\"x\"]} → (absent)"),
+        same(AnswerDiff.compare(object("a", 1, "pid", object("n", 4242, "m", List.of(1, "x"))), object("a", 1),
+            object("a", 1))).volatileParts());
+  }
+
+  /**
+   * Kills {@code Text.excerpt} (728, {@code <=} to {@code <} and {@code +} to {@code -}; 736, the
+   * cut at {@code EXCERPT + 1} moved to {@code EXCERPT - 1}; 738, the empty text shown as nothing).
+   */
+  @Test
+  void aDifferenceWithinATextShowsSixteenCharactersOfWholeTokensAroundIt() {
+    Difference d = only(texts("a" + ",".repeat(16) + "1", "a" + ",".repeat(16) + "1", "a" + ",".repeat(16) + "2"));
+    assertEquals("…" + ",".repeat(16) + "1", d.expected());
+    assertEquals("…" + ",".repeat(16) + "2", d.actual());
+    Difference longToken = only(texts("calls " + "q".repeat(200), "calls " + "q".repeat(200), "calls " + "r".repeat(200)));
+    assertEquals("calls " + "q".repeat(114) + "…", longToken.expected());
+    assertEquals("calls " + "r".repeat(114) + "…", longToken.actual());
+    Difference empty = only(texts("x", "x", ""));
+    assertEquals("(empty text)", empty.actual());
+    assertEquals("token 1 of 1", empty.position());
+  }
+
+  /** A difference at {@code $.v} between {@code expected} and a number. */
+  private static Difference againstANumber(Object expected) {
+    return only(AnswerDiff.compare(object("v", expected), object("v", expected), object("v", 5)));
+  }
+
+  /**
+   * Kills {@code render} (1001, the cut's bound computed with a subtraction; 1018 and 1033, the
+   * checks before each member and element negated or at their boundary; 1022 and 1036, the commas
+   * negated; 1024 and 1038, without the call for a member's value or an element): a value is shown
+   * as compact JSON, cut after 120 characters with {@code …}.
+   */
+  @Test
+  void aValueIsShownAsCompactJsonCutAfter120Characters() {
+    assertEquals("{\"a\":1,\"b\":[true,null,\"x\"],\"c\":{}}",
+        againstANumber(object("a", 1, "b", Arrays.asList(true, null, "x"), "c", Map.of())).expected());
+    assertEquals("5", againstANumber("x").actual());
+    String exactly = "x".repeat(118);
+    assertEquals("\"" + exactly + "\"", againstANumber(exactly).expected());
+    assertEquals("\"" + "x".repeat(119) + "…", againstANumber("x".repeat(200)).expected());
+    // The first member or element fills the 120 characters exactly; the next one is cut.
+    assertEquals("{\"k\":\"" + "x".repeat(113) + "\"…", againstANumber(object("k", "x".repeat(113), "b", 1)).expected());
+    assertEquals("[\"" + "x".repeat(117) + "\"…", againstANumber(List.of("x".repeat(117), 1)).expected());
+  }
+
+  /**
+   * Kills {@code Walk.value} (217, {@code >=} to {@code >}): the container at depth 64 is the one
+   * compared whole, so the path of the difference has 64 steps.
+   */
+  @Test
+  void theContainerAtDepth64IsComparedWhole() {
+    Difference d = only(AnswerDiff.compare(nested(100, 1), nested(100, 1), nested(100, 2)));
+    assertEquals("nested 64 levels deep, compared whole", d.position());
+    assertEquals(64, d.path().chars().filter(ch -> ch == '[' || ch == '.').count(), d.path());
+  }
+
+  /**
+   * Kills {@code Walk.string} (291, each {@code >} to {@code >=}): a text of exactly the bound is
+   * still compared token by token, whichever of the three answers it is.
+   */
+  @Test
+  void aTextOfExactlyTheBoundIsComparedTokenByToken() {
+    String pad = "x".repeat(AnswerDiff.MAX_TEXT_CHARS - " calls=1".length());
+    String exact = pad + " calls=1";
+    assertEquals(AnswerDiff.MAX_TEXT_CHARS, exact.length());
+    assertEquals("token 5 of 5", only(texts(exact, exact, pad + " calls=2")).position());
+    assertEquals("token 5 of 5", only(texts(pad + " calls=1", pad + " calls=1", pad + " calls=9")).position());
+    // The shared text at the bound; before and after one shorter.
+    String shorter = pad.substring(1) + " calls=1";
+    assertEquals("token 5 of 5", only(texts(shorter, shorter, pad.substring(1) + " calls=22")).position());
+    // Before and after at the bound in turn, the other one shorter: volatile token by token.
+    assertEquals(List.of(TEXT + " (token 1 of 5): \"" + "x".repeat(40) + "…\" → \"" + "x".repeat(40) + "…\""),
+        same(texts(exact, shorter, exact)).volatileParts());
+    assertEquals(List.of(TEXT + " (token 1 of 5): \"" + "x".repeat(40) + "…\" → \"" + "x".repeat(40) + "…\""),
+        same(texts(shorter, exact, shorter)).volatileParts());
+  }
+
+  /**
+   * Kills {@code Walk.wholeText} (342, {@code <} to {@code <=}): a shared text compared whole that
+   * is a prefix of the expected one differs where it ends.
+   */
+  @Test
+  void aSharedTextCutShortIsADifferenceWhereItEnds() {
+    String big = "x".repeat(AnswerDiff.MAX_TEXT_CHARS) + "yz";
+    Difference d = only(texts(big, big, big.substring(0, big.length() - 1)));
+    assertEquals("char 1000002 of 1000002, over 1000000 characters", d.position());
+    assertEquals("…" + "x".repeat(15) + "yz", d.expected());
+    assertEquals("…" + "x".repeat(15) + "y", d.actual());
+  }
+
+  /**
+   * Kills {@code lcs} (482, {@code <=} to {@code <}: the last column of the table left out): the
+   * alignment finds a token that {@code after} holds at its end. Here {@code (} is in both
+   * dedicated answers, so it must be in the shared one.
+   */
+  @Test
+  void aTokenThatEndsAfterIsAlignedToo() {
+    assertSame(texts("(*", "#(", "%("));
+    Difference d = only(texts("(*", "#(", "%%"));
+    assertEquals("token 1 of 2", d.position());
+  }
+
+  /**
+   * Kills {@code decimal} (948, each {@code instanceof} negated): a number of another class is
+   * compared by its exact decimal form, never through a {@code double}.
+   */
+  @Test
+  void aNumberOfAnotherClassIsComparedExactly() {
+    long wide = (1L << 60) + 1;
+    assertTrue(AnswerDiff.sameValue(new java.util.concurrent.atomic.AtomicLong(wide), wide));
+    assertFalse(AnswerDiff.sameValue(new java.util.concurrent.atomic.AtomicLong(wide), wide - 1));
+  }
+
+  /**
+   * Kills {@code Walk.spend} (384, both {@code >} to {@code >=}): a table of exactly 16,000,000
+   * cells is allowed, and so is one that takes exactly the cells left to the comparison. Each text
+   * below has no token in common with its {@code after}, so aligning it takes {@code n × m} cells,
+   * and matching the empty shared text against its one volatile run takes one more.
+   */
+  @Test
+  void tablesOfExactlyTheBoundsAreAllowed() {
+    Comparison one = same(texts(",".repeat(4_000), ";".repeat(4_000), ""));
+    assertEquals(List.of(TEXT + " (tokens 1-4000 of 4000): \"" + ",".repeat(40) + "…\" → \"" + ";".repeat(40) + "…\""),
+        one.volatileParts());
+    // 3 x (16,000,000 + 1) + (15,996,000 + 1) + (3,995 + 1) = 64,000,000 cells, the whole bound.
+    List<Object> before = new ArrayList<>();
+    List<Object> after = new ArrayList<>();
+    int[][] sizes = {{4_000, 4_000}, {4_000, 4_000}, {4_000, 4_000}, {3_999, 4_000}, {5, 799}};
+    for (int[] size : sizes) {
+      before.add(",".repeat(size[0]));
+      after.add(";".repeat(size[1]));
+    }
+    Comparison all = same(AnswerDiff.compare(before, after, new ArrayList<>(java.util.Collections.nCopies(5, ""))));
+    assertEquals("$[4] (tokens 1-5 of 5): \",,,,,\" → \"" + ";".repeat(40) + "…\"", all.volatileParts().get(4));
+  }
 }

@@ -556,6 +556,215 @@ class SchemaArgumentsTest {
     assertEquals(before, StatelessnessProbe.toJson(s));
   }
 
+  // --- Edges. Each test names the mutants of SchemaArguments it kills (method, line at the time, mutator). ---
+
+  /** Kills {@code Walk.step} (261, {@code >} to {@code >=}): the step bound itself is allowed. */
+  @Test
+  void exactlyTheStepBoundIsAllowed() {
+    // The top level takes no step; each of its properties takes one.
+    assertEquals(SchemaArguments.MAX_STEPS, synthesized(flat(SchemaArguments.MAX_STEPS)).render("m", "w").size());
+    assertTrue(unsupported(flat(SchemaArguments.MAX_STEPS + 1)).contains("more than 10000 steps"));
+  }
+
+  /** {@code n} optional string properties, each of which is synthesised. */
+  private static String flat(int n) {
+    StringBuilder sb = new StringBuilder("{\"type\":\"object\",\"properties\":{");
+    for (int i = 0; i < n; i++) {
+      sb.append(i == 0 ? "" : ",").append("\"p").append(i).append("\":{\"type\":\"string\"}");
+    }
+    return sb.append("}}").toString();
+  }
+
+  /**
+   * Kills {@code Walk.object} (305, {@code >} to {@code >=}: as many properties as {@code
+   * minProperties} refused; 307, the singular negated).
+   */
+  @Test
+  void minPropertiesIsAMinimumAndItsMessageCounts() {
+    assertArguments("{\"p\":\"{marker}\"}", "{\"type\":\"object\",\"properties\":{\"p\":{\"type\":\"string\"}},\"minProperties\":1}");
+    assertUnsupported("{\"type\":\"object\",\"properties\":{\"p\":{\"type\":\"string\"}},\"minProperties\":2}",
+        "\"minProperties\" is 2 but only 1 property is synthesised");
+    assertUnsupported("{\"type\":\"object\",\"properties\":{\"p\":{\"type\":\"string\"},\"q\":{\"type\":\"string\"}},"
+        + "\"minProperties\":3}", "\"minProperties\" is 3 but only 2 properties are synthesised");
+  }
+
+  /**
+   * Kills the {@code allMatch} lambdas of {@code Walk.object} (273) and {@code Walk.value} (388)
+   * returning true: a name or a type that is not a string is refused, not cast.
+   */
+  @Test
+  void requiredNamesAndTypeNamesMustBeStrings() {
+    assertUnsupported("{\"type\":\"object\",\"properties\":{},\"required\":[\"a\",1]}",
+        "\"required\" is not an array of names but an array");
+    assertUnsupported(one("{\"type\":[\"string\",1]}", true),
+        "\"type\" is neither a type name nor an array of them but an array");
+  }
+
+  /**
+   * Kills {@code show} (833, both conditions negated; 836, 839 negated; 840 returning ""): a schema
+   * value in a message is named by its kind.
+   */
+  @Test
+  void aMessageNamesTheKindOfAValueThatIsNotAString() {
+    assertUnsupported("{\"type\":\"object\",\"properties\":null}", "\"properties\" is not an object but null");
+    assertUnsupported("{\"type\":\"object\",\"properties\":[]}", "\"properties\" is not an object but an array");
+    assertUnsupported("{\"type\":\"object\",\"properties\":3}", "\"properties\" is not an object but 3");
+    assertUnsupported(one("{\"$ref\":{}}", true), "\"$ref\" is not a string but an object");
+    assertUnsupported(one("{\"$ref\":true}", true), "\"$ref\" is not a string but true");
+  }
+
+  /**
+   * Kills {@code Walk.beside} (422, negated): {@code true} as an alternative takes free text, and a
+   * string is refused.
+   */
+  @Test
+  void anAlternativeIsTrueOrASchemaObject() {
+    assertArguments("{\"p\":\"{marker}\"}", one("{\"anyOf\":[true]}", true));
+    assertUnsupported(one("{\"anyOf\":[\"x\"]}", true), "the schema in \"anyOf\" is not an object but `x`");
+  }
+
+  /**
+   * Kills {@code Walk.resolve} (456, negated: a digit token into an object read as an index; 457,
+   * {@code <} to {@code <=}): a reference may index an array, within its length only.
+   */
+  @Test
+  void aReferenceIndexesAnArrayWithinItsLength() {
+    String defs = "{\"type\":\"object\",\"$defs\":{\"L\":[{\"type\":\"integer\",\"minimum\":4}],\"M\":{\"x\":{}}},"
+        + "\"properties\":{\"p\":{\"$ref\":\"REF\"}},\"required\":[\"p\"]}";
+    assertArguments("{\"p\":4}", defs.replace("REF", "#/$defs/L/0"));
+    assertUnsupported(defs.replace("REF", "#/$defs/L/1"), "`#/$defs/L/1` is not a local reference");
+    assertUnsupported(defs.replace("REF", "#/$defs/L/00"), "`#/$defs/L/00` is not a local reference");
+    assertUnsupported(defs.replace("REF", "#/$defs/M/0"), "`#/$defs/M/0` is not a local reference");
+  }
+
+  /**
+   * Kills {@code Walk.array} (470, negated: {@code minItems} or {@code maxItems} that is not a
+   * number; 474, {@code <} to {@code <=}: {@code maxItems} equal to {@code minItems} refused).
+   */
+  @Test
+  void itemCountsMustBeNumbersAndMayBeEqual() {
+    assertArguments("{\"p\":[1,1]}", one("{\"type\":\"array\",\"items\":{\"type\":\"integer\"},\"minItems\":2,\"maxItems\":2}", true));
+    assertUnsupported(one("{\"type\":\"array\",\"minItems\":\"2\"}", true), "\"minItems\" or \"maxItems\" is not a number");
+    assertUnsupported(one("{\"type\":\"array\",\"maxItems\":\"2\"}", true), "\"minItems\" or \"maxItems\" is not a number");
+  }
+
+  /**
+   * Kills {@code Walk.array} (497) and {@code Walk.object} (298) with {@code depth + 1} changed to
+   * {@code depth - 1}: array items and properties taken from {@code additionalProperties} are a level
+   * deeper, so nesting through them ends at the depth bound (with the mutants the arrays are
+   * synthesised, and the recursion runs out of steps instead).
+   */
+  @Test
+  void itemsAndAdditionalPropertiesCountTowardsTheDepthBound() {
+    assertArguments("{\"n\":" + "[".repeat(15) + "\"{marker}\"" + "]".repeat(15) + "}",
+        "{\"type\":\"object\",\"properties\":{\"n\":" + nestedArrays(16) + "},\"required\":[\"n\"]}");
+    assertUnsupported("{\"type\":\"object\",\"properties\":{\"n\":" + nestedArrays(17) + "},\"required\":[\"n\"]}",
+        "deeper than 16 levels");
+    assertUnsupported("{\"type\":\"object\",\"required\":[\"a\"],\"additionalProperties\":{\"$ref\":\"#\"}}",
+        "deeper than 16 levels");
+  }
+
+  /** Arrays of one item nested so that the innermost string, at level {@code depth}, is a property's item. */
+  private static String nestedArrays(int depth) {
+    String s = "{\"type\":\"string\"}";
+    for (int i = 1; i < depth; i++) {
+      s = "{\"type\":\"array\",\"minItems\":1,\"items\":" + s + "}";
+    }
+    return s;
+  }
+
+  /**
+   * Kills {@code string} (541, {@code <=} to {@code <}): a fallback of exactly the longest length
+   * considered is taken.
+   */
+  @Test
+  void aFallbackOfTheLongestLengthConsideredIsTaken() {
+    String longest = "x".repeat(1_000);
+    assertArguments("{\"p\":\"" + longest + "\"}", one("{\"type\":\"string\",\"pattern\":\"^x+$\",\"default\":\"" + longest + "\"}", true));
+    assertUnsupported(one("{\"type\":\"string\",\"pattern\":\"^x+$\",\"default\":\"" + longest + "x\"}", true),
+        "does not match the pattern");
+  }
+
+  /**
+   * Kills {@code Bounds.of} (696, {@code >=} to {@code >}), {@code Bounds.smallest} (748, both
+   * boundaries) and {@code Bounds.valid} (761, the exclusive boundary; 767 returning true), and covers
+   * {@code Bounds.of} (708).
+   */
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', value = {
+      "{\"type\":\"integer\",\"minimum\":5,\"exclusiveMinimum\":5}                | 6",
+      "{\"type\":\"integer\",\"minimum\":2,\"multipleOf\":2}                      | 2",
+      "{\"type\":\"number\",\"exclusiveMinimum\":2,\"multipleOf\":2}              | 4",
+      "{\"type\":\"integer\",\"maximum\":3,\"exclusiveMaximum\":2}                | 1",
+      "{\"type\":\"integer\",\"maximum\":1,\"exclusiveMaximum\":1}                | ",
+      "{\"type\":\"integer\",\"exclusiveMinimum\":5,\"maximum\":5,\"default\":5} | ",
+      "{\"type\":\"number\",\"maximum\":0.5,\"multipleOf\":0.2,\"default\":0.3} | ",
+      "{\"type\":\"number\",\"maximum\":0.5,\"multipleOf\":0.2,\"default\":0.4} | 0.4",
+  })
+  void equalBoundsAndFallbacksAtTheEdges(String property, String value) {
+    if (value == null) {
+      assertUnsupported(one(property, true), "required property `p`: no ");
+    } else {
+      assertArguments("{\"p\":" + value + "}", one(property, true));
+    }
+  }
+
+  /**
+   * Kills {@code Bounds.smallest} (746, {@code <} to {@code <=}, and {@code tries++} to {@code
+   * tries--}): the search for a multiple stops after 1,000 of them. Here the first whole multiple of
+   * 1.001 above the exclusive minimum 1001 is the 1,001st tried, 2002.
+   */
+  @Test
+  void theSearchForAMultipleIsBounded() {
+    assertUnsupported(one("{\"type\":\"integer\",\"exclusiveMinimum\":1001,\"multipleOf\":1.001}", true),
+        "no integer of at least 1 satisfies > 1001, a multiple of 1.001");
+    assertArguments("{\"p\":2002}", one("{\"type\":\"integer\",\"exclusiveMinimum\":1001,\"multipleOf\":1.001,\"default\":2002}", true));
+  }
+
+  /**
+   * Kills {@code decimal} (808: both boundaries, and {@code precision - scale} changed to {@code
+   * +}) and covers its refusal of NaN (803): a bound of up to 400 digits on either side of the point
+   * is used, one beyond is refused.
+   */
+  @Test
+  void boundsOfUpTo400DigitsAreUsed() {
+    Synthesis huge = SchemaArguments.synthesize(numberSchema("minimum", new java.math.BigDecimal("1E+399")));
+    assertEquals(MAPPER.readTree("{\"p\":1" + "0".repeat(399) + "}"),
+        MAPPER.readTree(assertInstanceOf(Synthesized.class, huge, huge::toString).template().toString()));
+    Synthesis fine = SchemaArguments.synthesize(numberSchema("multipleOf", new java.math.BigDecimal("1E-400")));
+    assertEquals("{\"p\":1}", assertInstanceOf(Synthesized.class, fine, fine::toString).template().toString());
+    for (Object refused : new Object[] {new java.math.BigDecimal("1E+400"), new java.math.BigDecimal("1E-401"), Double.NaN}) {
+      Synthesis s = SchemaArguments.synthesize(numberSchema("multipleOf", refused));
+      String why = assertInstanceOf(Unsupported.class, s, s::toString).why();
+      assertTrue(why.contains("\"multipleOf\" is not a usable number"), why);
+    }
+  }
+
+  /** A required number {@code p} with one keyword. */
+  private static Map<String, Object> numberSchema(String keyword, Object value) {
+    return Map.of("type", "object", "properties", Map.of("p", Map.of("type", "number", keyword, value)),
+        "required", java.util.List.of("p"));
+  }
+
+  /**
+   * Kills {@code plain} (818, {@code <} to {@code <=} and negated): a whole number of 64 bits is not
+   * squeezed into a {@code long}.
+   */
+  @Test
+  void aWholeNumberBeyondALongKeepsItsValue() {
+    assertArguments("{\"p\":9223372036854775808}", one("{\"type\":\"integer\",\"minimum\":9223372036854775808}", true));
+    assertArguments("{\"p\":9223372036854775807}", one("{\"type\":\"integer\",\"minimum\":9223372036854775807}", true));
+  }
+
+  /** Covers {@code inferred} for a property: its keywords give its type. */
+  @Test
+  void aPropertyWithoutATypeTakesTheTypeItsKeywordsGive() {
+    assertArguments("{\"p\":{\"a\":\"{marker}\"}}", one("{\"required\":[\"a\"]}", true));
+    assertArguments("{\"p\":[1]}", one("{\"items\":{\"type\":\"integer\"},\"minItems\":1}", true));
+    assertArguments("{\"p\":\"{marker}\"}", one("{\"maxLength\":40}", true));
+    assertUnsupported(one("{\"maxLength\":4}", true), "is longer than \"maxLength\" 4");
+  }
+
   /** Required objects nested so that the innermost string is at {@code depth}. */
   private static String nestedSchema(int depth) {
     String s = "{\"type\":\"string\"}";
