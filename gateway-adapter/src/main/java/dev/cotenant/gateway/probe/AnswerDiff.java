@@ -720,7 +720,8 @@ final class AnswerDiff {
 
     /**
      * Token {@code t} (or the end, at {@code count}) with up to {@value #CONTEXT} characters of
-     * whole tokens on each side, {@code …} marking a cut.
+     * whole tokens on each side, {@code …} marking a cut: the end of a text whose last token is
+     * longer than that is {@code …} alone, and only a text without tokens is {@code (empty text)}.
      */
     String excerpt(int t) {
       int from = t;
@@ -734,7 +735,7 @@ final class AnswerDiff {
         chars += length(to++);
       }
       String raw = text.substring(start[from], Math.min(start[to], start[from] + EXCERPT + 1));
-      if (raw.isEmpty()) {
+      if (count == 0) {
         return "(empty text)";
       }
       String shown = LogSafe.escape(raw, EXCERPT);
