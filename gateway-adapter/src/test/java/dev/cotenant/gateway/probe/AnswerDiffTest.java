@@ -773,4 +773,126 @@ class AnswerDiffTest {
     Comparison all = same(AnswerDiff.compare(before, after, new ArrayList<>(java.util.Collections.nCopies(5, ""))));
     assertEquals("$[4] (tokens 1-5 of 5): \",,,,,\" → \"" + ";".repeat(40) + "…\"", all.volatileParts().get(4));
   }
+
+  /**
+   * Kills {@code Walk.align} (365, a bound of the common end computed with an addition, which lets
+   * it overlap the common start): a token both texts hold once at their start is aligned there.
+   */
+  @Test
+  void theCommonEndNeverOverlapsTheCommonStart() {
+    assertEquals(List.of(TEXT + " (after token 1 of 1): \"\" → \" 7\""), same(texts("7", "7 7", "7")).volatileParts());
+    assertEquals(List.of(TEXT + " (tokens 2-3 of 3): \" 7\" → \"\""), same(texts("7 7", "7", "7 7")).volatileParts());
+  }
+
+  /**
+   * Kills {@code table} (583, without the {@code Arrays.fill} that clears each row): a row of the
+   * match table starts empty, so {@code ;} cannot be taken as matched where only {@code ,} was.
+   */
+  @Test
+  void fixedTokensMustComeInTheirOrder() {
+    assertSame(texts("1,2;3", "4,5;6", "7,8;9"));
+    assertEquals("token 4 of 5", only(texts("1,2;3", "4,5;6", ";,")).position());
+  }
+
+  /**
+   * Kills {@code Walk.match} (418, {@code token >= 0} to {@code > 0}; 423, negated): the fixed
+   * tokens at the end, token 0 among them, are set aside before the rest is tabled, so a match of
+   * 4,000 fixed tokens after one volatile run takes one row, not a table over the bound.
+   */
+  @Test
+  void fixedTokensAtTheEndAreSetAsideBeforeTheTable() {
+    String before = ",".repeat(4_000);
+    String after = ";" + before;
+    assertSame(texts(before, after, before));
+    assertSame(texts(before, after, "%" + before));
+  }
+
+  /**
+   * Kills {@code Walk.match} (423, {@code < 0} to {@code <= 0}; 433, {@code u > t} to {@code >=}):
+   * when the fixed tokens at the end do not match and the table over everything is over the bound,
+   * the difference is reported at the first of them that does not match, with the shared token
+   * there.
+   */
+  @Test
+  void aMismatchAtTheEndOverTheBoundIsReportedWhereTheEndStopsMatching() {
+    String before = ",".repeat(4_000);
+    String after = ";" + before;
+    Difference other = only(texts(before, after, "@" + ",".repeat(3_999)));
+    assertEquals("token 1 of 4000", other.position());
+    assertEquals(",".repeat(17) + "…", other.expected());
+    assertEquals("@" + ",".repeat(16) + "…", other.actual());
+    Difference shorter = only(texts(before, after, ",".repeat(3_999)));
+    assertEquals("token 1 of 4000", shorter.position());
+    assertEquals(",".repeat(17) + "…", shorter.actual());
+  }
+
+  /**
+   * Compares a list of texts whose alignments and matches leave exactly {@code left} of the
+   * comparison's cells, followed by {@code before}, {@code after} and {@code shared}; the last
+   * text's comparison is returned as the comparison's last volatile part or difference.
+   */
+  private static Comparison withCellsLeft(long left, String before, String after, String shared) {
+    // Each filler has no token in common with its after: aligning takes n x m cells, matching the
+    // empty shared text one more. 3 x (16,000,000 + 1) + (15,996,000 + 1) leaves 3,996 cells.
+    List<int[]> sizes = new ArrayList<>(List.of(new int[] {4_000, 4_000}, new int[] {4_000, 4_000},
+        new int[] {4_000, 4_000}, new int[] {3_999, 4_000}));
+    long last = 3_996 - 1 - left;
+    int n = 2;
+    while (last % n != 0 || last / n > 4_000) {
+      n++;
+    }
+    sizes.add(new int[] {n, (int) (last / n)});
+    List<Object> b = new ArrayList<>();
+    List<Object> a = new ArrayList<>();
+    List<Object> s = new ArrayList<>();
+    for (int[] size : sizes) {
+      b.add(",".repeat(size[0]));
+      a.add(";".repeat(size[1]));
+      s.add("");
+    }
+    b.add(before);
+    a.add(after);
+    s.add(shared);
+    return AnswerDiff.compare(b, a, s);
+  }
+
+  /**
+   * Kills {@code Walk.match} (424, each operand of the cells a trimmed table takes changed): here
+   * aligning the last text takes 1 cell and matching it 2 ({@code (q - p) × (u - t + 1)} = 1 × 2),
+   * which fit in 3 cells and not in 2.
+   */
+  @Test
+  void aTrimmedTableTakesExactlyItsCells() {
+    assertTrue(same(withCellsLeft(3, "<1>", "<2>", "<9>")).volatileParts().stream().noneMatch(p -> p.contains("too long")));
+    Comparison over = same(withCellsLeft(2, "<1>", "<2>", "<9>"));
+    assertEquals("$[5] (whole text, too long to match): \"<1>\" → \"<2>\"", over.volatileParts().get(over.volatileParts().size() - 1));
+  }
+
+  /**
+   * Kills {@code Walk.match} (436, each operand of the cells of the table over the whole rest
+   * changed, and the product made a quotient): the fixed {@code >} at the end does not match, so the
+   * rest is tabled, at {@code (size - p) × (count - t + 1)} = 2 × 23 = 46 cells. With them the
+   * difference is placed by the table, past the shared text's end; without them where the end
+   * stopped matching, at its last token.
+   */
+  @Test
+  void theTableOverTheRestTakesExactlyItsCells() {
+    String shared = "<9)" + ",".repeat(20);
+    Comparison fits = withCellsLeft(1 + 46, "<1>", "<2>", shared);
+    assertEquals(1, fits.differences().size(), () -> "" + fits.differences());
+    assertEquals("…" + ",".repeat(16), fits.differences().get(0).actual());
+    Comparison over = withCellsLeft(1 + 45, "<1>", "<2>", shared);
+    assertEquals(1, over.differences().size(), () -> "" + over.differences());
+    assertEquals("…" + ",".repeat(17), over.differences().get(0).actual());
+  }
+
+  /** The end of a text whose last token is longer than the context is shown as a cut, not as an empty text. */
+  @Test
+  void theEndOfATextWithALongLastTokenIsShownAsACut() {
+    String text = "calls " + "q".repeat(20);
+    Difference d = only(texts(text, text, text + "!"));
+    assertEquals("after token 3 of 3", d.position());
+    assertEquals("…", d.expected());
+    assertEquals("…!", d.actual());
+  }
 }
