@@ -603,6 +603,8 @@ class AnswerDiffTest {
     Difference d = only(texts(huge(face + "123456789abcdefX123456789abcdef" + face),
         huge(face + "123456789abcdefX123456789abcdef" + face), huge(face + "123456789abcdefY123456789abcdef" + face)));
     assertEquals("…" + face + "123456789abcdefX123456789abcdef" + face + "…", d.expected());
+    // Covers charExcerpt (992): an empty text beside a huge one is shown as such.
+    assertEquals("(empty text)", only(texts("", "", huge("x"))).expected());
     String lone = "\uDC00" + "123456789abcdefX" + "a".repeat(AnswerDiff.MAX_TEXT_CHARS);
     assertEquals("\\udc00123456789abcdefYaaaaaaaaaaaaaaaa…", only(texts(lone, lone, lone.replace('X', 'Y'))).actual());
   }

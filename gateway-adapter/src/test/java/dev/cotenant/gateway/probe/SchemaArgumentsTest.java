@@ -611,6 +611,10 @@ class SchemaArgumentsTest {
     assertUnsupported("{\"type\":\"object\",\"properties\":3}", "\"properties\" is not an object but 3");
     assertUnsupported(one("{\"$ref\":{}}", true), "\"$ref\" is not a string but an object");
     assertUnsupported(one("{\"$ref\":true}", true), "\"$ref\" is not a string but true");
+    // A value of no JSON kind, which a host's own schema map might hold, is named by its class.
+    Synthesis s = SchemaArguments.synthesize(Map.of("type", "object", "properties", new StringBuilder("p")));
+    String why = assertInstanceOf(Unsupported.class, s, s::toString).why();
+    assertEquals("\"properties\" is not an object but a StringBuilder", why);
   }
 
   /**
@@ -738,6 +742,17 @@ class SchemaArgumentsTest {
       String why = assertInstanceOf(Unsupported.class, s, s::toString).why();
       assertTrue(why.contains("\"multipleOf\" is not a usable number"), why);
     }
+  }
+
+  /** Covers {@code decimal} (803) for the other integral classes, and a number class it does not know. */
+  @Test
+  void boundsOfEveryIntegralClassAreUsedAndOtherNumbersRefused() {
+    for (Number n : new Number[] {(short) 3, (byte) 3, 3, 3L}) {
+      Synthesis s = SchemaArguments.synthesize(numberSchema("minimum", n));
+      assertEquals("{\"p\":3}", assertInstanceOf(Synthesized.class, s, s::toString).template().toString(), n.getClass()::getName);
+    }
+    Synthesis s = SchemaArguments.synthesize(numberSchema("minimum", new java.util.concurrent.atomic.AtomicLong(3)));
+    assertTrue(assertInstanceOf(Unsupported.class, s, s::toString).why().contains("\"minimum\" is not a usable number"));
   }
 
   /** A required number {@code p} with one keyword. */
