@@ -79,7 +79,8 @@ import org.jspecify.annotations.Nullable;
  *   <li><b>Integers and numbers</b> take the smallest valid value of at least 1 within {@code
  *       minimum}, {@code maximum}, {@code exclusiveMinimum} and {@code exclusiveMaximum} (as
  *       numbers, or in the draft-04 form as booleans qualifying {@code minimum} and {@code
- *       maximum}) that is a multiple of {@code multipleOf}; for a number whose lower bound is an
+ *       maximum}) that is a multiple of {@code multipleOf} (of the first 1,000 multiples from the
+ *       lower bound up); for a number whose lower bound is an
  *       exclusive one above 1, the next whole number above it. When no value of at least 1 is
  *       valid, a required one takes its {@code default}, or else the first of its {@code
  *       examples}, when that is valid; otherwise the schema is unsupported.
