@@ -144,7 +144,8 @@ class SpawnCookieTest {
       assertFalse(pids(cookie.carriers()).contains(e), "env -i cleared the cookie");
 
       List<Long> signalled = new ArrayList<>();
-      cookie.sweep(h -> signalled.add(h.pid()));
+      // Kills sweep returning an empty list (line 174 at the time): it returns what it signalled, in order.
+      assertEquals(signalled, pids(cookie.sweep(h -> signalled.add(h.pid()))));
       assertTrue(signalled.containsAll(List.of(p.pid(), c, o, e)), signalled.toString());
       assertTrue(signalled.indexOf(p.pid()) < signalled.indexOf(c), "the parent first: " + signalled);
       assertTrue(signalled.indexOf(o) < signalled.indexOf(e), "the carrier before what hangs below it: " + signalled);
@@ -155,6 +156,16 @@ class SpawnCookieTest {
       p.destroyForcibly();
     }
     waitFor(() -> cookie.carriers().isEmpty());
+  }
+
+  /** Kills {@code entry}, {@code value} and {@code toString} returning "": the entry is the variable's name and the value. */
+  @Test
+  void theEntryIsTheVariableAndItsRandomValue() {
+    SpawnCookie cookie = SpawnCookie.create();
+    assertTrue(cookie.value().matches("[0-9a-f]{32}"), cookie.value());
+    assertEquals(SpawnCookie.NAME + "=" + cookie.value(), cookie.entry());
+    assertEquals(cookie.entry(), cookie.toString());
+    assertFalse(cookie.value().equals(SpawnCookie.create().value()));
   }
 
   private static List<Long> pids(List<ProcessHandle> handles) {
