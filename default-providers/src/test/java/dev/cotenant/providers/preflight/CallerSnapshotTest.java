@@ -55,7 +55,7 @@ class CallerSnapshotTest {
 
     @Override
     public Optional<HandshakeEra> completedHandshake() {
-      return Optional.of(era);
+      return Optional.ofNullable(era);
     }
 
     @Override
@@ -212,5 +212,13 @@ class CallerSnapshotTest {
     SessionException e = assertThrows(SessionException.class, () -> CallerSnapshot.take(silent, Caller.FIRST, quick));
     assertEquals(SessionException.Kind.TIMEOUT, e.kind());
     assertTrue(e.getMessage().startsWith("no answer to tools/list in 200 ms"), e.getMessage());
+  }
+
+  /** Covers {@code take}'s refusal (53) of a session that answered the handshake yet reports none completed. */
+  @Test
+  void aSessionWithoutACompletedHandshakeIsRefused() {
+    SessionException e = assertThrows(SessionException.class, () -> take(new Scripted(null, map())));
+    assertEquals(SessionException.Kind.ANSWER, e.kind());
+    assertEquals("the session reported no completed handshake", e.getMessage());
   }
 }

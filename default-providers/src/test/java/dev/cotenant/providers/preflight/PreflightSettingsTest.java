@@ -4,7 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.cotenant.spi.ProviderConfig;
+import dev.cotenant.spi.SessionTransport;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -46,5 +50,31 @@ class PreflightSettingsTest {
       assertEquals("configuration key " + PreflightSettings.MAX_DEPTH + " must be at most 1000, got " + depth,
           assertThrows(IllegalArgumentException.class, () -> with(PreflightSettings.MAX_DEPTH, String.valueOf(depth))).getMessage());
     }
+  }
+
+  /**
+   * The constructor checks the handshake timeout itself (the check at line 102 at the time was
+   * covered only through {@code from}, whose reading of the key refuses 0 first).
+   */
+  @Test
+  void theConstructorRefusesAZeroTimeout() {
+    PreflightSettings d = PreflightSettings.defaults();
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new PreflightSettings(d.era(),
+        d.maxProcesses(), Duration.ZERO, d.discoverTimeout(), d.stdinCloseWait(), d.termWait(), d.killWait(),
+        d.maxLineBytes(), d.maxTotalBytes(), d.maxDepth(), d.maxMessages(), d.maxNonJsonLines(), d.maxListPages(),
+        d.maxListItems()));
+    assertEquals("configuration key " + PreflightSettings.TIMEOUT_MS + " must be positive, got 0", e.getMessage());
+  }
+
+  /** Covers the session transport's provider: its name, and settings read from the context's configuration. */
+  @Test
+  void theSessionTransportProviderReadsItsSettingsFromTheConfiguration() {
+    StdioSessionTransportProvider provider = new StdioSessionTransportProvider();
+    assertEquals("stdio", provider.name());
+    SessionTransport t = provider.create(new dev.cotenant.spi.ProviderContext(
+        ProviderConfig.of(Map.of(PreflightSettings.MAX_PROCESSES, "3")), Path.of("records")));
+    StdioSessionTransport stdio = (StdioSessionTransport) t;
+    assertEquals(3, stdio.settings().maxProcesses());
+    assertEquals("StdioSessionTransport[" + stdio.settings() + "]", stdio.toString());
   }
 }

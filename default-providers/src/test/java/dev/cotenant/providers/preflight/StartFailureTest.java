@@ -54,6 +54,10 @@ class StartFailureTest {
         StartFailure.reason(server(p.toString(), Optional.empty()), error(p.toString(), 2, "No such file or directory")));
     // CRLF line endings: the \r is part of the interpreter's name, and shown.
     Path crlf = script("crlf.sh", "#!/bin/sh\r\necho\r\n");
+    // A name no path can hold is not found either (exists, line 96 at the time, uncovered before).
+    Path nul = script("nul.sh", "#!/bin/s\u0000h\n");
+    assertEquals("interpreter not found: /bin/s\\u0000h (named by " + nul + ")",
+        StartFailure.reason(server(nul.toString(), Optional.empty()), error(nul.toString(), 2, "No such file or directory")));
     assertEquals("interpreter not found: /bin/sh\\r (named by " + crlf + ")",
         StartFailure.reason(server("./crlf.sh", Optional.of(dir)), error("./crlf.sh", 2, "No such file or directory")));
   }
