@@ -32,6 +32,11 @@ class StartFailureTest {
     return new IOException("Cannot run program \"" + command + "\": error=" + code + ", " + text);
   }
 
+  /** The reason for {@code command} failing as the kernel's ENOENT ({@code error=2}). */
+  private static String noSuchFile(String command, Optional<Path> cwd) {
+    return StartFailure.reason(server(command, cwd), error(command, 2, "No such file or directory"));
+  }
+
   private Path script(String name, String text) throws IOException {
     Path p = dir.resolve(name);
     Files.write(p, text.getBytes(StandardCharsets.ISO_8859_1));
@@ -41,38 +46,30 @@ class StartFailureTest {
   @Test
   void aCommandThatIsNowhereIsNotFound() {
     String cmd = "cotenant-no-such-command-" + ProcessHandle.current().pid();
-    assertEquals("command not found: " + cmd,
-        StartFailure.reason(server(cmd, Optional.empty()), error(cmd, 2, "No such file or directory")));
-    assertEquals("command not found: ./missing",
-        StartFailure.reason(server("./missing", Optional.of(dir)), error("./missing", 2, "No such file or directory")));
+    assertEquals("command not found: " + cmd, noSuchFile(cmd, Optional.empty()));
+    assertEquals("command not found: ./missing", noSuchFile("./missing", Optional.of(dir)));
   }
 
   @Test
   void aScriptWhoseInterpreterIsMissingNamesIt() throws IOException {
     Path p = script("run.sh", "#!/nonexistent/interpreter -x\necho\n");
-    assertEquals("interpreter not found: /nonexistent/interpreter (named by " + p + ")",
-        StartFailure.reason(server(p.toString(), Optional.empty()), error(p.toString(), 2, "No such file or directory")));
+    assertEquals("interpreter not found: /nonexistent/interpreter (named by " + p + ")", noSuchFile(p.toString(), Optional.empty()));
     // CRLF line endings: the \r is part of the interpreter's name, and shown.
     Path crlf = script("crlf.sh", "#!/bin/sh\r\necho\r\n");
+    assertEquals("interpreter not found: /bin/sh\\r (named by " + crlf + ")", noSuchFile("./crlf.sh", Optional.of(dir)));
     // A name no path can hold is not found either (exists, line 96 at the time, uncovered before).
     Path nul = script("nul.sh", "#!/bin/s\u0000h\n");
-    assertEquals("interpreter not found: /bin/s\\u0000h (named by " + nul + ")",
-        StartFailure.reason(server(nul.toString(), Optional.empty()), error(nul.toString(), 2, "No such file or directory")));
-    assertEquals("interpreter not found: /bin/sh\\r (named by " + crlf + ")",
-        StartFailure.reason(server("./crlf.sh", Optional.of(dir)), error("./crlf.sh", 2, "No such file or directory")));
+    assertEquals("interpreter not found: /bin/s\\u0000h (named by " + nul + ")", noSuchFile(nul.toString(), Optional.empty()));
   }
 
   @Test
   void aFileWhoseInterpreterExistsCannotRunForALoader() throws IOException {
     Path sh = script("ok.sh", "#!/bin/sh\necho\n");
-    assertEquals("cannot run " + sh + ": its interpreter or loader is missing",
-        StartFailure.reason(server(sh.toString(), Optional.empty()), error(sh.toString(), 2, "No such file or directory")));
+    assertEquals("cannot run " + sh + ": its interpreter or loader is missing", noSuchFile(sh.toString(), Optional.empty()));
     Path binary = script("a.out", "\u007fELF....");
-    assertEquals("cannot run " + binary + ": its interpreter or loader is missing",
-        StartFailure.reason(server(binary.toString(), Optional.empty()), error(binary.toString(), 2, "No such file or directory")));
+    assertEquals("cannot run " + binary + ": its interpreter or loader is missing", noSuchFile(binary.toString(), Optional.empty()));
     // A directory is not a regular file: not found.
-    assertEquals("command not found: " + dir,
-        StartFailure.reason(server(dir.toString(), Optional.empty()), error(dir.toString(), 2, "No such file or directory")));
+    assertEquals("command not found: " + dir, noSuchFile(dir.toString(), Optional.empty()));
   }
 
   @Test
