@@ -64,7 +64,7 @@ final class JsonRpc {
   }
 
   /** A mutable JSON object with these keys and values, in this order. */
-  private static Map<String, Object> object(Object... keysAndValues) {
+  static Map<String, Object> object(Object... keysAndValues) {
     Map<String, Object> o = new LinkedHashMap<>();
     for (int i = 0; i < keysAndValues.length; i += 2) {
       o.put((String) keysAndValues[i], keysAndValues[i + 1]);

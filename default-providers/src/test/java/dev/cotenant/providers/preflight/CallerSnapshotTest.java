@@ -13,7 +13,6 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -87,11 +86,7 @@ class CallerSnapshotTest {
   }
 
   private static Map<String, Object> map(Object... keysAndValues) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    for (int i = 0; i < keysAndValues.length; i += 2) {
-      m.put((String) keysAndValues[i], keysAndValues[i + 1]);
-    }
-    return m;
+    return JsonRpc.object(keysAndValues);
   }
 
   private static Map<String, Object> result(Object... keysAndValues) {

@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.cotenant.spi.Mcp;
 import dev.cotenant.spi.SessionException;
 import java.math.BigInteger;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -21,11 +20,7 @@ import org.junit.jupiter.api.Test;
  */
 class JsonRpcTest {
   private static Map<String, Object> map(Object... keysAndValues) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    for (int i = 0; i < keysAndValues.length; i += 2) {
-      m.put((String) keysAndValues[i], keysAndValues[i + 1]);
-    }
-    return m;
+    return JsonRpc.object(keysAndValues);
   }
 
   /** Kills {@code duration} (112: each operator and the zero test): whole seconds in seconds, the rest in milliseconds. */

@@ -13,6 +13,7 @@ import java.math.BigInteger;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -772,7 +773,7 @@ class AnswerDiffTest {
       before.add(",".repeat(size[0]));
       after.add(";".repeat(size[1]));
     }
-    Comparison all = same(AnswerDiff.compare(before, after, new ArrayList<>(java.util.Collections.nCopies(5, ""))));
+    Comparison all = same(AnswerDiff.compare(before, after, new ArrayList<>(Collections.nCopies(5, ""))));
     assertEquals("$[4] (tokens 1-5 of 5): \",,,,,\" → \"" + ";".repeat(40) + "…\"", all.volatileParts().get(4));
   }
 

@@ -10,8 +10,11 @@ import dev.cotenant.api.Json;
 import dev.cotenant.gateway.probe.SchemaArguments.Synthesis;
 import dev.cotenant.gateway.probe.SchemaArguments.Synthesized;
 import dev.cotenant.gateway.probe.SchemaArguments.Unsupported;
+import java.math.BigDecimal;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -732,12 +735,12 @@ class SchemaArgumentsTest {
    */
   @Test
   void boundsOfUpTo400DigitsAreUsed() {
-    Synthesis huge = SchemaArguments.synthesize(numberSchema("minimum", new java.math.BigDecimal("1E+399")));
+    Synthesis huge = SchemaArguments.synthesize(numberSchema("minimum", new BigDecimal("1E+399")));
     assertEquals(MAPPER.readTree("{\"p\":1" + "0".repeat(399) + "}"),
         MAPPER.readTree(assertInstanceOf(Synthesized.class, huge, huge::toString).template().toString()));
-    Synthesis fine = SchemaArguments.synthesize(numberSchema("multipleOf", new java.math.BigDecimal("1E-400")));
+    Synthesis fine = SchemaArguments.synthesize(numberSchema("multipleOf", new BigDecimal("1E-400")));
     assertEquals("{\"p\":1}", assertInstanceOf(Synthesized.class, fine, fine::toString).template().toString());
-    for (Object refused : new Object[] {new java.math.BigDecimal("1E+400"), new java.math.BigDecimal("1E-401"), Double.NaN}) {
+    for (Object refused : new Object[] {new BigDecimal("1E+400"), new BigDecimal("1E-401"), Double.NaN}) {
       Synthesis s = SchemaArguments.synthesize(numberSchema("multipleOf", refused));
       String why = assertInstanceOf(Unsupported.class, s, s::toString).why();
       assertTrue(why.contains("\"multipleOf\" is not a usable number"), why);
@@ -751,14 +754,14 @@ class SchemaArgumentsTest {
       Synthesis s = SchemaArguments.synthesize(numberSchema("minimum", n));
       assertEquals("{\"p\":3}", assertInstanceOf(Synthesized.class, s, s::toString).template().toString(), n.getClass()::getName);
     }
-    Synthesis s = SchemaArguments.synthesize(numberSchema("minimum", new java.util.concurrent.atomic.AtomicLong(3)));
+    Synthesis s = SchemaArguments.synthesize(numberSchema("minimum", new AtomicLong(3)));
     assertTrue(assertInstanceOf(Unsupported.class, s, s::toString).why().contains("\"minimum\" is not a usable number"));
   }
 
   /** A required number {@code p} with one keyword. */
   private static Map<String, Object> numberSchema(String keyword, Object value) {
     return Map.of("type", "object", "properties", Map.of("p", Map.of("type", "number", keyword, value)),
-        "required", java.util.List.of("p"));
+        "required", List.of("p"));
   }
 
   /**
