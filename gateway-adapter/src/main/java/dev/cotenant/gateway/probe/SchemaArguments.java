@@ -80,10 +80,10 @@ import org.jspecify.annotations.Nullable;
  *       minimum}, {@code maximum}, {@code exclusiveMinimum} and {@code exclusiveMaximum} (as
  *       numbers, or in the draft-04 form as booleans qualifying {@code minimum} and {@code
  *       maximum}) that is a multiple of {@code multipleOf} (of the first 1,000 multiples from the
- *       lower bound up); for a number whose lower bound is an
- *       exclusive one above 1, the next whole number above it. When no value of at least 1 is
- *       valid, a required one takes its {@code default}, or else the first of its {@code
- *       examples}, when that is valid; otherwise the schema is unsupported.
+ *       lower bound up); for a number whose lower bound is an exclusive one above 1, the next
+ *       whole number above it. When no value of at least 1 is valid, a required one takes its
+ *       {@code default}, or else the first of its {@code examples}, when that is valid; otherwise
+ *       the schema is unsupported.
  *   <li><b>Booleans</b> are {@code false}; <b>nulls</b> JSON {@code null}.
  *   <li><b>Arrays</b> (required) hold {@code minItems} (by default 0) items synthesised from
  *       {@code items}, or item by item from {@code prefixItems} (or a draft-07 {@code items}
