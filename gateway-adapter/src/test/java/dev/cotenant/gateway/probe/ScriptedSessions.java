@@ -32,6 +32,8 @@ final class ScriptedSessions implements SessionTransport {
 
   /** Every session opened, in order. */
   final List<Scripted> opened = new CopyOnWriteArrayList<>();
+  /** For each session opened, how many earlier ones were still open then. */
+  final List<Long> stillOpen = new CopyOnWriteArrayList<>();
   private final Map<String, Object> handshake;
   private final Script script;
 
@@ -64,6 +66,7 @@ final class ScriptedSessions implements SessionTransport {
 
   @Override
   public ServerSession open(ServerDescription server, String label, ServerMessageHandler handler) {
+    stillOpen.add(opened.stream().filter(o -> !o.closed).count());
     Scripted s = new Scripted(opened.size(), label, server, handler);
     opened.add(s);
     return s;

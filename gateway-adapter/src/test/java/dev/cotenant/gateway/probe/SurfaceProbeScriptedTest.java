@@ -83,7 +83,8 @@ class SurfaceProbeScriptedTest {
 
   /**
    * Five backends (two dedicated, one shared, two dedicated), each closed once the probe ends, and
-   * each in a scratch directory of its own that is gone afterwards.
+   * each in a scratch directory of its own that is gone afterwards. Kills {@code phase} without
+   * its close: the backends of one phase would still run when the next phase starts.
    */
   @Test
   void aStatelessScriptedServerPassesOnFiveBackendsEachClosedInItsOwnScratchDirectory() throws Exception {
@@ -100,6 +101,7 @@ class SurfaceProbeScriptedTest {
       assertEquals(s.label.equals("probe-shared") ? 6 : 3, sent(s, "tools/call"), "one call per caller and round");
     }
     assertEquals(5, sessions.opened.stream().map(s -> s.server.cwd().orElseThrow()).distinct().count());
+    assertEquals(List.of(0L, 1L, 0L, 0L, 1L), sessions.stillOpen, "each phase's backends are closed before the next opens");
     assertEquals(List.of("tools/list"), r.listings().stream().map(ListingResult::method).toList(),
         "only the listings the server advertises");
   }
@@ -319,6 +321,24 @@ class SurfaceProbeScriptedTest {
   }
 
   /**
+   * Kills {@code secretValues} without its sort, longest first: with two secrets, one inside the
+   * other, the shorter replaced first would leave the rest of the longer in the report.
+   */
+  @Test
+  void aSecretHoldingAShorterOneIsRedactedWhole() throws Exception {
+    ScriptedSessions sessions = new ScriptedSessions(handshake(TOOLS), (s, method, params) -> switch (method) {
+      case "tools/list" -> result(Map.of("tools", List.of(tool("whoami"))));
+      case "tools/call" -> result(Map.of("isError", true,
+          "content", List.of(Map.of("type", "text", "text", "key=" + s.server.env().get("DB_PASSWORD") + ";"))));
+      default -> result(Map.of());
+    });
+    SurfaceReport r = probe(sessions).run(SERVER.withEnv(Map.of("API_TOKEN", "Qz7w", "DB_PASSWORD", "Qz7w-rest")), "id",
+        ProbePlan.empty(), 3);
+    assertTrue(tool(r, "whoami").why().contains("key=<redacted>;"), r.toString());
+    assertFalse(r.toString().contains("-rest"), r.toString());
+  }
+
+  /**
    * Kills the caller block left out of {@code params}: a server that declares the caller-identity
    * extension is sent each caller's own session and the probe's tenant in every request's
    * {@code _meta}, under the key it declared.
@@ -346,12 +366,16 @@ class SurfaceProbeScriptedTest {
     assertEquals(1, tenants.size(), tenants.toString());
   }
 
-  /** Kills the sort of the plan's notes: tools the plan names and the server does not list, in name order. */
+  /**
+   * Kills the sort of the plan's notes, and their filter returning true: tools the plan names and
+   * the server does not list, in name order, and no note for a listed one.
+   */
   @Test
   void thePlansUnlistedToolsAreNotedInNameOrder() throws Exception {
     ScriptedSessions sessions = new ScriptedSessions(handshake(TOOLS), echo(List.of(ECHO)));
     SurfaceReport r = probe(sessions).run(SERVER, "id",
-        ProbePlan.parse("plan", "{\"tools\": {\"zeta\": {\"skip\": \"x\"}, \"alpha\": {\"include\": true}}}"), 3);
+        ProbePlan.parse("plan", "{\"tools\": {\"zeta\": {\"skip\": \"x\"}, \"echo\": {\"include\": true}, "
+            + "\"alpha\": {\"include\": true}}}"), 3);
     assertEquals(List.of("the plan names alpha, which the server does not list",
         "the plan names zeta, which the server does not list"), r.planNotes());
   }
