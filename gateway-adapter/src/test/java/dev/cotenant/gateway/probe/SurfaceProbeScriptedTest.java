@@ -409,6 +409,69 @@ class SurfaceProbeScriptedTest {
     assertEquals(f.detail().substring(f.detail().lastIndexOf(" at ") + 4), f.path());
   }
 
+  /**
+   * Kills {@code listings} without recording the resource templates' listing, and the hazard's
+   * detail taken from the tools' findings only ({@code report}): a server whose only difference
+   * is in its templates (one per call made on its backend, so the shared backend lists both
+   * callers') is a hazard, named by that listing.
+   */
+  @Test
+  void aDifferenceOnlyInTheTemplatesListingIsAHazard() throws Exception {
+    ScriptedSessions sessions = new ScriptedSessions(handshake(Map.of("tools", Map.of(), "resources", Map.of())),
+        (s, method, params) -> switch (method) {
+          case "tools/list" -> result(Map.of("tools", List.of(ECHO)));
+          case "tools/call" -> {
+            s.next("calls");
+            yield text(String.valueOf(arguments(params).get("text")));
+          }
+          case "resources/templates/list" -> {
+            List<Map<String, Object>> templates = new java.util.ArrayList<>();
+            for (int i = 0; i < (Integer) s.state.getOrDefault("calls", 0); i++) {
+              templates.add(Map.of("uriTemplate", "made://" + i + "/{part}", "name", "made"));
+            }
+            yield result(Map.of("resourceTemplates", templates));
+          }
+          default -> result(Map.of());
+        });
+    SurfaceReport r = run(sessions);
+    assertEquals(Outcome.HAZARD, r.outcome(), r.toString());
+    assertEquals(ToolStatus.PASSED, tool(r, "echo").status());
+    assertTrue(listing(r, "resources/templates/list").leaked(), r.toString());
+    assertTrue(r.hazards().get(HazardCode.CROSS_SESSION_LEAK).matches("[AB]'s answer to resources/templates/list on the "
+        + "shared backend differs .*"), r.hazards().toString());
+  }
+
+  /**
+   * Kills {@code listings}' read loop at {@code >=} (line 546): when one caller has more new
+   * resources than the other, the one with fewer reads each of its own and stops, rather than
+   * failing on a read it does not have.
+   */
+  @Test
+  void callersWithDifferentNumbersOfNewResourcesReadEachTheirOwn() throws Exception {
+    ScriptedSessions sessions = new ScriptedSessions(handshake(Map.of("tools", Map.of(), "resources", Map.of())),
+        (s, method, params) -> switch (method) {
+          case "tools/list" -> result(Map.of("tools", List.of(ECHO)));
+          case "tools/call" -> {
+            String marker = String.valueOf(arguments(params).get("text"));
+            s.state.put("made", marker.startsWith("alpha") ? 2 : 1);
+            yield text(marker);
+          }
+          case "resources/list" -> {
+            List<Map<String, Object>> listed = new java.util.ArrayList<>();
+            for (int i = 0; i < (Integer) s.state.getOrDefault("made", 0); i++) {
+              listed.add(Map.of("uri", "made://" + i));
+            }
+            yield result(Map.of("resources", listed));
+          }
+          case "resources/read" -> result(Map.of("contents", List.of(Map.of("uri", params.get("uri"), "text", "same"))));
+          default -> result(Map.of());
+        });
+    SurfaceReport r = run(sessions);
+    assertEquals(Optional.empty(), r.notRunReason(), r.toString());
+    assertEquals(3 * 2, sent(sessions.opened.get(0), "resources/read"), "A made two resources in each round");
+    assertEquals(3, sent(sessions.opened.get(1), "resources/read"), "B made one");
+  }
+
   /** A tool that takes no arguments. */
   private static Map<String, Object> tool(String name) {
     return Map.of("name", name, "inputSchema", Map.of("type", "object"));
