@@ -19,9 +19,12 @@ import org.jspecify.annotations.Nullable;
 /**
  * A session transport whose servers are scripts in this JVM, for probe tests that need no
  * process: each session answers every request at once with what its {@link Script} returns, or
- * never (a hung call) when the script returns null. Each session keeps the state its script
- * wants ({@link Scripted#state}), records what it was sent, and whether it was closed or
- * aborted. Thread-safe enough for the probe, which drives each session from one thread.
+ * never (a hung call) when the script returns null, or with a failed answer ({@link #failing}).
+ * A script may also block, as a write to a server that stopped reading does; once the session is
+ * aborted meanwhile, the request fails with the abort's reason, as the write to a killed process
+ * would. Each session keeps the state its script wants ({@link Scripted#state}), records what it
+ * was sent, and whether it was closed or aborted. Thread-safe enough for the probe, which drives
+ * each session from one thread.
  */
 final class ScriptedSessions implements SessionTransport {
   /** A server: the whole response to one request, or null for none. */
@@ -51,6 +54,14 @@ final class ScriptedSessions implements SessionTransport {
   /** A response carrying a JSON-RPC error. */
   static Map<String, Object> error(int code, String message) {
     return Map.of("jsonrpc", "2.0", "id", 1, "error", Map.of("code", code, "message", message));
+  }
+
+  /** The key under which {@link #failing} carries its cause. */
+  private static final String FAILURE = "scripted failure";
+
+  /** An answer that fails with {@code cause} instead of arriving. */
+  static Map<String, Object> failing(Throwable cause) {
+    return Map.of(FAILURE, cause);
   }
 
   /** A tool call's result holding one text item. */
@@ -120,6 +131,13 @@ final class ScriptedSessions implements SessionTransport {
       }
       requests.add(Map.entry(method, params));
       Map<String, Object> answer = script.answer(this, method, params);
+      String abortedMeanwhile = aborted;
+      if (abortedMeanwhile != null) {
+        throw new SessionException(SessionException.Kind.TIMEOUT, abortedMeanwhile);
+      }
+      if (answer != null && answer.get(FAILURE) instanceof Throwable cause) {
+        return CompletableFuture.failedFuture(cause);
+      }
       if (answer == null) {
         CompletableFuture<Map<String, Object>> f = new CompletableFuture<>();
         hung.add(f);
