@@ -25,6 +25,7 @@ import dev.cotenant.spi.ProviderConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -104,6 +105,36 @@ class SurfaceProbeScriptedTest {
     assertEquals(List.of(0L, 1L, 0L, 0L, 1L), sessions.stillOpen, "each phase's backends are closed before the next opens");
     assertEquals(List.of("tools/list"), r.listings().stream().map(ListingResult::method).toList(),
         "only the listings the server advertises");
+  }
+
+  /**
+   * Every run writes markers and workspace values no earlier run wrote, so what a server kept
+   * from an earlier probe (a file, a store outside the process) cannot hand a caller "its" marker
+   * without this run's call reaching it. Mutant: {@code hex} without {@code SecureRandom.nextBytes}
+   * (every nonce and suffix all zero, the same in every run).
+   */
+  @Test
+  void everyRunWritesMarkersAndWorkspacesNoEarlierRunWrote() throws Exception {
+    ScriptedSessions first = new ScriptedSessions(handshake(TOOLS), echo(List.of(ECHO)));
+    ScriptedSessions second = new ScriptedSessions(handshake(TOOLS), echo(List.of(ECHO)));
+    assertEquals(Outcome.PASSED, run(first).outcome());
+    assertEquals(Outcome.PASSED, run(second).outcome());
+    Set<String> written = texts(first);
+    assertEquals(6, written.size(), "two callers' markers in three rounds, the same on the dedicated and the shared "
+        + "backends: " + written);
+    Set<String> again = texts(second);
+    again.retainAll(written);
+    assertEquals(Set.of(), again);
+  }
+
+  /** The {@code text} arguments of every {@code tools/call} the backends of {@code sessions} were sent. */
+  private static Set<String> texts(ScriptedSessions sessions) {
+    Set<String> texts = new HashSet<>();
+    for (Scripted s : sessions.opened) {
+      s.requests.stream().filter(r -> r.getKey().equals("tools/call"))
+          .forEach(r -> texts.add(String.valueOf(arguments(r.getValue()).get("text"))));
+    }
+    return texts;
   }
 
   /** A server whose configuration names a working directory keeps it. */
@@ -352,8 +383,8 @@ class SurfaceProbeScriptedTest {
     SurfaceReport r = p.run(SERVER, "id", ProbePlan.empty(), 3);
     assertEquals(Outcome.PASSED, r.outcome(), r.toString());
     assertTrue(r.callerBlocks());
-    Set<Object> sessionsSeen = new java.util.HashSet<>();
-    Set<Object> tenants = new java.util.HashSet<>();
+    Set<Object> sessionsSeen = new HashSet<>();
+    Set<Object> tenants = new HashSet<>();
     for (Map.Entry<String, Map<String, Object>> e : sessions.opened.get(2).requests) {
       @SuppressWarnings("unchecked")
       Map<String, Object> block = (Map<String, Object>) ((Map<String, Object>) e.getValue().get("_meta")).get("example.org/caller");
