@@ -183,6 +183,46 @@ class TransportPoolDrainTest extends PoolTestSupport {
     assertEmpty();
   }
 
+  /**
+   * An entry whose first start was in flight when a forced drain ended it, and then failed, has
+   * nothing left to close: the drain counts it drained as soon as the start returns. Mutant:
+   * {@code finish} without its {@code settleClosed} for an ended entry, so the drain waited out its
+   * whole timeout and counted the entry forced.
+   */
+  @Test
+  void aDrainDuringAFirstStartThatFailsCountsTheEntryDrainedWhenTheStartReturns() throws Exception {
+    assertEquals(PoolException.Kind.CLOSED, drainDuringAFailingFirstStart(true));
+  }
+
+  /**
+   * The same without forcing: the drain waits for the entry, whose failed start ends it. Mutant:
+   * {@code end} without its {@code settleClosed}; an entry that failed has no backend and no start
+   * left to close, so nothing else settled it, and the drain waited out its timeout.
+   */
+  @Test
+  void aGracefulDrainDuringAFirstStartThatFailsCountsTheEntryDrainedWhenTheStartReturns() throws Exception {
+    assertEquals(PoolException.Kind.SPAWN_FAILED, drainDuringAFailingFirstStart(false));
+  }
+
+  /** Drains during a first start that then fails; checks the drain's count; returns how the acquire failed. */
+  private PoolException.Kind drainDuringAFailingFirstStart(boolean force) throws Exception {
+    Step start = factory.next(Step.gatedFailing("port 7000 is in use"));
+    Future<Lease<Backend>> a = async(() -> acquire(ECHO, "a"));
+    start.awaitEntered();
+    CountDownLatch draining = new CountDownLatch(1);
+    pool.onWaiting(who -> {
+      if (who.equals(TransportPool.DRAIN)) {
+        draining.countDown();
+      }
+    });
+    Future<DrainResult> drain = async(() -> pool.drainAll(force, LONG));
+    await(draining);
+    start.open();
+    assertEquals(new DrainResult(1, 0, List.of()), await(drain));
+    assertEmpty();
+    return failure(a).kind();
+  }
+
   @Test
   void closeIsAForcedDrain() throws Exception {
     Lease<Backend> l = acquire(ECHO, "a");

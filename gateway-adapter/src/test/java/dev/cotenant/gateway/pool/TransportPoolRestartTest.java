@@ -166,6 +166,36 @@ class TransportPoolRestartTest extends PoolTestSupport {
     assertEquals(EntryState.ACTIVE, only().state());
   }
 
+  /**
+   * A lease asked for its backend while a restart is in flight waits for the restart (the
+   * multiplexing connection holds a client's message until then). Mutant: {@code awaitBackendOf}'s
+   * deadline computed with a subtraction, so the wait ended at once with {@code RESTARTING} and the
+   * message was answered "no backend". The waiting thread is watched until it parks in its timed
+   * wait: with the mutant it ends without parking.
+   */
+  @Test
+  void aLeaseWaitsForTheRestartInFlightUntilItsBackendIsUp() throws Exception {
+    pool(SETTINGS, threads);
+    Lease<Backend> l = acquire(ECHO, "a");
+    Step restart = factory.next(Step.gated());
+    l.backend().exit("crashed");
+    restart.awaitEntered();
+    Future<Backend> awaited = async(() -> {
+      waiter = Thread.currentThread();
+      return l.awaitBackend(Duration.ofSeconds(HANG_GUARD));
+    });
+    while (waiter == null || waiter.getState() != Thread.State.TIMED_WAITING) {
+      if (awaited.isDone()) {
+        throw new AssertionError("the lease stopped waiting before the restart ended: " + failure(awaited).getMessage());
+      }
+      Thread.sleep(1);
+    }
+    restart.open();
+    assertEquals(2, await(awaited).generation);
+  }
+
+  private volatile Thread waiter;
+
   @Test
   void anAcquireDuringARestartWaitsForIt() throws Exception {
     pool(SETTINGS, threads);
