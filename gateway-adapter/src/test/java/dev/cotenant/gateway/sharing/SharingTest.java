@@ -144,6 +144,12 @@ class SharingTest {
     String identity = cotenant.identityOf(server).ledgerKey();
     assertTrue(cotenant.recordStores().hazardLedger().codesFor("asks", identity).contains(HazardCode.UNROUTABLE_SERVER_REQUEST));
     assertEquals(Strength.REFUTED, cotenant.rows(List.of(new ConfiguredServer(server, records))).get(0).strength());
+    // The accounting counts what the shared backend was sent for clients and what it was seen doing
+    // (mutants: MuxBackend.calls and hazards returning 0).
+    EntrySnapshot before = sharedEntry();
+    assertEquals(2, before.sessions(), before.toString());
+    assertEquals(1, before.hazards(), before.toString());
+    assertTrue(before.calls() >= 2, "A's and B's calls at least: " + before);
 
     // The next session goes to a backend of its own.
     Client c = new Client();
@@ -157,6 +163,8 @@ class SharingTest {
     a.answer(7);
     assertEquals(Placement.DEDICATED, ca.placement().placement());
     assertNotEquals(shared, ca.backendPid().orElseThrow());
+    // A moved session has left the shared backend (mutant: current without its leave, which kept A attached there).
+    assertEquals(1, sharedEntry().sessions(), sharing.accounting().toString());
     for (Connection conn : List.of(ca, cb, cc)) {
       conn.close();
     }
@@ -207,8 +215,19 @@ class SharingTest {
     assertEquals(1, entries.size(), entries.toString());
     assertTrue(entries.get(0).forced(), entries.toString());
     assertEquals(2, entries.get(0).sessions(), entries.toString());
+    // Closing a connection releases its place on the backend (mutants: close without its leave, leave
+    // without its release).
     f1.close();
+    assertEquals(1, sharing.accounting().get(0).sessions(), sharing.accounting().toString());
     f2.close();
+    assertEquals(0, sharing.accounting().get(0).sessions(), sharing.accounting().toString());
+  }
+
+  /** The one entry of the pool whose backend is shared. */
+  private EntrySnapshot sharedEntry() {
+    List<EntrySnapshot> shared = sharing.accounting().stream().filter(e -> e.placement() == Placement.SHARED).toList();
+    assertEquals(1, shared.size(), sharing.accounting().toString());
+    return shared.get(0);
   }
 
   @Test
