@@ -70,8 +70,12 @@ class EvaluatorTest {
         ExecutionIdentity.PREFLIGHT_SCHEMA);
   }
 
-  /** The monotonic clock of {@link #clocked}, moved only by the tests. */
-  private final AtomicLong nanos = new AtomicLong();
+  /**
+   * The monotonic clock of {@link #clocked}, moved only by the tests. It starts far from 0, as
+   * {@code System.nanoTime} may: from 0, "now minus the last flush" and "now plus the last flush"
+   * agree (mutant: {@code nanosUntilFlush} with the subtraction made an addition).
+   */
+  private final AtomicLong nanos = new AtomicLong(7_000_000_000_000L);
 
   private Evaluator evaluator() {
     return new Evaluator(transport, cache, this::identify, () -> 1_700_000_000.0, 4);
@@ -208,6 +212,8 @@ class EvaluatorTest {
 
     assertEquals(2, transport.calls("a"), "attempted under the new identity");
     assertEquals(measured, cache.load().rows().get("a"), "the good measurement is kept for when the binary is back");
+    // Nothing was stored, so nothing is written (mutant: store returning true, which made a flush of nothing).
+    assertEquals(1, cache.flushes.get(), "the first pass's flush only");
   }
 
   @Test
@@ -364,10 +370,105 @@ class EvaluatorTest {
     MeasureJob.JobFailedException failed =
         assertThrows(MeasureJob.JobFailedException.class, () -> job.await(30, TimeUnit.SECONDS));
     assertTrue(failed.cancelled());
+    assertEquals("measure job cancelled", failed.getMessage());
     assertTrue(interrupted.await(30, TimeUnit.SECONDS), "the running pre-flight is interrupted");
     assertEquals(Set.of("a"), cache.flushed().keySet(), "the measurement already paid for is flushed");
     assertEquals(0, transport.calls("c"), "nothing after the cancellation is provoked");
     assertFalse(e.passRunning());
+  }
+
+  @Test
+  void aMeasurementsRowCarriesTheVersionTheServerReported() throws Exception {
+    // Mutant: store's row without the reported version (the lambda taking it from the handshake returning empty).
+    HandshakeFacts reported = HandshakeFacts.fromJson("2025-06-18", Map.of(), Map.of("name", "a", "version", "3.1.4"), List.of());
+    transport.behaviours.put("a", () -> PreflightResult.ran(List.of(), reported));
+    evaluator().uncappedPass(servers("a"));
+    PreflightRecord row = cache.flushed().get("a");
+    assertEquals(Optional.of("3.1.4"), row.reportedVersion());
+    assertEquals(Optional.of(reported), row.handshake());
+  }
+
+  @Test
+  void aJobShowsItsProgressAndWhatItMeasuresFromItsStartOnDaemonThreads() throws Exception {
+    // Mutants: the uncapped pass's first progress (running, nothing done, its total) not set, or set for the
+    // budgeted pass instead; MeasureJob.progress, measuring and isDone (uncovered); the job's thread not a daemon
+    // (a job still running would then keep a host's JVM from exiting).
+    CountDownLatch release = new CountDownLatch(1);
+    transport.behaviours.put("a", () -> {
+      release.await();
+      return PreflightResult.ran(List.of(), FACTS);
+    });
+    Evaluator e = evaluator();
+    MeasureJob job = e.startUncapped(servers("a"));
+    try {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (!job.measuring().contains("a") && System.nanoTime() < deadline) {
+        Thread.sleep(1);
+      }
+      assertTrue(job.measuring().contains("a"), job.measuring().toString());
+      assertFalse(job.isDone());
+      assertEquals(new Progress(true, 0, 0, 1), job.progress());
+      assertAllDaemons("cotenant-measure");
+    } finally {
+      release.countDown();
+    }
+    PassResult r = job.await(30, TimeUnit.SECONDS).orElseThrow();
+    assertTrue(job.isDone());
+    assertEquals(new Progress(false, 1, 1, 1), r.progress());
+    assertEquals(List.of(), job.measuring());
+  }
+
+  @Test
+  void aPassRunOnAnOrdinaryThreadMeasuresOnDaemonThreads() throws Exception {
+    // Mutant: the pass's worker threads not made daemons. A thread inherits its creator's daemon status, so this
+    // shows only for a pass run on an ordinary thread (a host's main thread), not on a job's daemon thread.
+    CountDownLatch entered = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    transport.behaviours.put("a", () -> {
+      entered.countDown();
+      release.await();
+      return PreflightResult.ran(List.of(), FACTS);
+    });
+    Evaluator e = evaluator();
+    Thread ordinary = new Thread(() -> {
+      try {
+        e.uncappedPass(servers("a"));
+      } catch (Exception ignored) {
+        // the pass's result is checked through the cache below
+      }
+    }, "ordinary");
+    ordinary.setDaemon(false);
+    ordinary.start();
+    try {
+      assertTrue(entered.await(30, TimeUnit.SECONDS));
+      assertAllDaemons("cotenant-preflight");
+    } finally {
+      release.countDown();
+      ordinary.join(30_000);
+    }
+    assertFalse(ordinary.isAlive());
+    assertEquals(Set.of("a"), cache.flushed().keySet());
+  }
+
+  /** Asserts that at least one live thread is named {@code name} and that each is a daemon. */
+  private static void assertAllDaemons(String name) {
+    List<Thread> named = Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals(name)).toList();
+    assertFalse(named.isEmpty(), "a thread named " + name);
+    named.forEach(t -> assertTrue(t.isDaemon(), name + " is a daemon"));
+  }
+
+  @Test
+  void aFailedJobIsNotACancelledOne() throws Exception {
+    // Mutants: JobFailedException's message choice negated, and cancelled() returning true for a failure.
+    cache.beforeFlush = attempt -> {
+      throw new IOException("disk full");
+    };
+    MeasureJob job = evaluator().startUncapped(servers("a"));
+    MeasureJob.JobFailedException failed =
+        assertThrows(MeasureJob.JobFailedException.class, () -> job.await(30, TimeUnit.SECONDS));
+    assertFalse(failed.cancelled());
+    assertTrue(failed.getMessage().startsWith("measure job failed: "), failed.getMessage());
+    assertTrue(failed.getMessage().contains("disk full"), failed.getMessage());
   }
 
   // ---- batched flushes ----
