@@ -326,6 +326,7 @@ class SharingTest {
     Client a = new Client();
     Connection ca = sharing.connect(server, "s1", init(), a);
     initialized(ca, a);
+    long written = sharing.accounting().get(0).calls();
     ca.fromClient(call(1, "never-forwarded", 0));
     Map<String, Object> answer = a.answer(1);
     assertFalse(answer.containsKey("result"), answer.toString());
@@ -338,6 +339,9 @@ class SharingTest {
     ca.fromClient(Map.of("jsonrpc", "2.0", "id", 2, "method", "tools/list"));
     assertTrue(String.valueOf(a.answer(2)).contains("echo"));
     assertFalse(String.valueOf(a.skipped).contains("never-forwarded"), "the refused call reached the backend: " + a.skipped);
+    // Counted where it is written, so this holds however the backend's answers are ordered (mutant: admit returning
+    // true after the refusal, which forwarded the call too).
+    assertEquals(written + 1, sharing.accounting().get(0).calls(), "tools/list alone was written to the backend");
     ca.close();
   }
 
