@@ -458,6 +458,37 @@ class EvaluatorTest {
   }
 
   @Test
+  void aServerWhoseIdentityCannotBeComputedIsAttemptedNotStoredAndTheOthersAreMeasured() throws Exception {
+    // Mutant: measure returning null when the identity cannot be computed (the pass then failed on it, losing b).
+    Evaluator e = new Evaluator(transport, cache, s -> {
+      if (s.name().equals("a")) {
+        throw new IllegalStateException("HOME is not set");
+      }
+      return identify(s);
+    }, () -> 1_700_000_000.0, 2);
+    PassResult r = e.uncappedPass(servers("a", "b"));
+    assertEquals("identity could not be computed: IllegalStateException: HOME is not set",
+        r.attempted().get("a").notRunReason());
+    assertTrue(r.attempted().get("b").ran(), r.attempted().toString());
+    assertEquals(Set.of("b"), cache.flushed().keySet(), "no row without an identity to file it under");
+    assertEquals(0, transport.calls("a"), "never spawned without an identity");
+  }
+
+  @Test
+  void aStoredRowWhoseIdentityCannotBeParsedIsNotKeptThroughAnUnreadableBinary() {
+    // Mutant: keepsAMeasurementThroughAnUnreadableBinary returning true for a row whose identity does not parse
+    // (uncovered): a pre-flight that could not run would then never replace that row.
+    ExecutionIdentity now = new ExecutionIdentity("a", "args", "env", ExecutionIdentity.UNKNOWN_BINARY,
+        ExecutionIdentity.PREFLIGHT_SCHEMA);
+    PreflightRecord garbled = new PreflightRecord("a", "not an identity", true, false, List.of(), 1.0, Optional.empty(),
+        Optional.of(FACTS));
+    assertFalse(Evaluator.keepsAMeasurementThroughAnUnreadableBinary(garbled, now));
+    PreflightRecord readable = new PreflightRecord("a", new ExecutionIdentity("a", "args", "env", "v1",
+        ExecutionIdentity.PREFLIGHT_SCHEMA).cacheKey(), true, false, List.of(), 1.0, Optional.empty(), Optional.of(FACTS));
+    assertTrue(Evaluator.keepsAMeasurementThroughAnUnreadableBinary(readable, now), "the same launch, its binary unread");
+  }
+
+  @Test
   void aFailedJobIsNotACancelledOne() throws Exception {
     // Mutants: JobFailedException's message choice negated, and cancelled() returning true for a failure.
     cache.beforeFlush = attempt -> {
