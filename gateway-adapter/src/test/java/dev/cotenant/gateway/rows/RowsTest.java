@@ -211,6 +211,13 @@ class RowsTest {
     Row complete = builder.build(new LoadedState(List.of(s), ids, PreflightCache.Snapshot.empty(), readLedger, host, readRecords)).get(0);
     assertEquals(Strength.DECLARED, complete.strength());
     assertTrue(complete.recommendShare(), "the control: read completely, a declaration shares");
+    // Row.recommendStub is the verdict's (mutants: returning true, returning false): a declaration keeps the
+    // stub, and a server nothing is known of does not.
+    assertTrue(complete.recommendStub());
+    Row unknown = builder.build(new LoadedState(List.of(s), ids, PreflightCache.Snapshot.empty(), readLedger, Map.of(),
+        readRecords)).get(0);
+    assertEquals(Strength.UNKNOWN, unknown.strength(), unknown.toString());
+    assertFalse(unknown.recommendStub(), unknown.toString());
 
     Row ledger = builder.build(new LoadedState(List.of(s), ids, PreflightCache.Snapshot.empty(), unreadLedger, host, readRecords)).get(0);
     Row records = builder.build(new LoadedState(List.of(s), ids, PreflightCache.Snapshot.empty(), readLedger, host, unreadRecords)).get(0);
