@@ -6,7 +6,9 @@ import static dev.cotenant.gateway.probe.ScriptedSessions.failing;
 import static dev.cotenant.gateway.probe.ScriptedSessions.result;
 import static dev.cotenant.gateway.probe.ScriptedSessions.text;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cotenant.api.ServerDescription;
@@ -79,7 +81,7 @@ class StatelessnessProbeScriptedTest {
     ProbeReport r = run(errors, Duration.ofSeconds(5));
     assertEquals(Outcome.NO_OWN_MARKER, r.outcome(), r.toString());
     for (Round round : r.rounds()) {
-      assertEquals(false, round.eachGetsOwn().held(), round.toString());
+      assertFalse(round.eachGetsOwn().held(), round.toString());
       String detail = round.eachGetsOwn().detail();
       assertTrue(detail.startsWith("A's echo answered a JSON-RPC error, not " + round.markerA() + ": {"), detail);
       assertTrue(detail.contains("\"code\":-32602") && detail.contains("\"message\":\"unknown target " + round.markerA()),
@@ -105,7 +107,7 @@ class StatelessnessProbeScriptedTest {
     assertEquals(Optional.of("no answer to caller B's echo in 200 ms"), r.notRunReason());
     assertEquals(List.of(), r.rounds());
     assertTrue(only(sessions).closed);
-    assertEquals(null, only(sessions).aborted, "ended by the call's own time limit, not by the watchdog");
+    assertNull(only(sessions).aborted, "ended by the call's own time limit, not by the watchdog");
   }
 
   @Test

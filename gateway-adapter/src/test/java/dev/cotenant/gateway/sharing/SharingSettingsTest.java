@@ -1,7 +1,9 @@
 package dev.cotenant.gateway.sharing;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cotenant.spi.ProviderConfig;
 import java.time.Duration;
@@ -24,9 +26,9 @@ class SharingSettingsTest {
   @Test
   void theSwitchReadsTrueAndFalseAndNothingElse() {
     // Mutants: bool returning true, and the key's reader returning true: an operator's "false" turned sharing on.
-    assertEquals(false, read(Map.of(SharingSettings.ENABLED, "false")).enabled());
-    assertEquals(false, read(Map.of(SharingSettings.ENABLED, " false ")).enabled());
-    assertEquals(true, read(Map.of(SharingSettings.ENABLED, "true")).enabled());
+    assertFalse(read(Map.of(SharingSettings.ENABLED, "false")).enabled());
+    assertFalse(read(Map.of(SharingSettings.ENABLED, " false ")).enabled());
+    assertTrue(read(Map.of(SharingSettings.ENABLED, "true")).enabled());
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> read(Map.of(SharingSettings.ENABLED, "yes")));
     assertEquals("cotenant.sharing.enabled must be true or false, got 'yes'", e.getMessage());
