@@ -101,6 +101,12 @@ class McpHttpGuardTest {
     String local = raw(http.server.port(), "DELETE /mcp/fake HTTP/1.1\r\nHost: localhost:" + http.server.port()
         + "\r\n" + auth + "Mcp-Session-Id: x\r\nConnection: close\r\n\r\n");
     assertTrue(local.startsWith("HTTP/1.1 404"), "past the guard, an unknown session: " + local);
+    // Neither answer names the server software (mutant: DaemonHttpServer without setSendServerVersion(false),
+    // which made Jetty add "Server: Jetty(...)" to every answer).
+    for (String answer : List.of(rebound, local)) {
+      String head = answer.substring(0, Math.max(0, answer.indexOf("\r\n\r\n"))).toLowerCase(java.util.Locale.ROOT);
+      assertFalse(head.contains("\r\nserver:") || head.contains("\r\nx-powered-by:"), answer);
+    }
   }
 
   @Test
