@@ -36,6 +36,9 @@ class ApiSocketTest {
       Answer rows = api.unix("GET", "/api/rows", null);
       assertEquals(200, rows.status(), rows.toString());
       assertEquals("application/json", rows.headers().get("Content-Type"));
+      // No answer names the server software (mutant: ApiSocket without setSendServerVersion(false)).
+      assertFalse(rows.headers().keySet().stream().anyMatch(k -> k.equalsIgnoreCase("Server") || k.equalsIgnoreCase("X-Powered-By")),
+          rows.headers().toString());
       assertEquals(api.get("/api/rows").json(), rows.json(), "the same answer as over TCP");
       Answer recorded = api.unix("POST", "/api/hazards", "{\"server\":\"echo\",\"code\":\"cross_session_leak\",\"attachedSessions\":2}");
       assertEquals(201, recorded.status(), recorded.toString());
