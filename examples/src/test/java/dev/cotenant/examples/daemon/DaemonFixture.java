@@ -24,6 +24,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -51,8 +52,9 @@ public final class DaemonFixture implements AutoCloseable {
 
   final Path home;
   private final Path config;
-  private final List<McpSyncClient> clients = new ArrayList<>();
-  private final List<Process> processes = new ArrayList<>();
+  // Tests start clients from several threads at once (the racing shims).
+  private final List<McpSyncClient> clients = new CopyOnWriteArrayList<>();
+  private final List<Process> processes = new CopyOnWriteArrayList<>();
 
   /** A fresh home; the daemon and the shims use {@code examples/mcp.json}. */
   public DaemonFixture() throws IOException {
