@@ -177,9 +177,7 @@ class TransportPoolRestartTest extends PoolTestSupport {
   void aLeaseWaitsForTheRestartInFlightUntilItsBackendIsUp() throws Exception {
     pool(SETTINGS, threads);
     Lease<Backend> l = acquire(ECHO, "a");
-    Step restart = factory.next(Step.gated());
-    l.backend().exit("crashed");
-    restart.awaitEntered();
+    Step restart = crashWithTheRestartGated(l);
     Future<Backend> awaited = async(() -> {
       waiter = Thread.currentThread();
       return l.awaitBackend(Duration.ofSeconds(HANG_GUARD));
@@ -196,14 +194,20 @@ class TransportPoolRestartTest extends PoolTestSupport {
 
   private volatile Thread waiter;
 
+  /** Crashes {@code l}'s backend with the next start gated; returns that start once the restart is in it. */
+  private Step crashWithTheRestartGated(Lease<Backend> l) throws Exception {
+    Step restart = factory.next(Step.gated());
+    l.backend().exit("crashed");
+    restart.awaitEntered();
+    return restart;
+  }
+
   @Test
   void anAcquireDuringARestartWaitsForIt() throws Exception {
     pool(SETTINGS, threads);
     CountDownLatch waiting = waiters(1);
     Lease<Backend> a = acquire(ECHO, "a");
-    Step restart = factory.next(Step.gated());
-    a.backend().exit("crashed");
-    restart.awaitEntered();
+    Step restart = crashWithTheRestartGated(a);
     Future<Lease<Backend>> b = async(() -> acquire(ECHO, "b"));
     await(waiting);
     assertEquals(2, only().sessions());
@@ -306,9 +310,7 @@ class TransportPoolRestartTest extends PoolTestSupport {
   void theLastReleaseDuringARestartLeavesTheNewBackendDraining() throws Exception {
     pool(SETTINGS, threads);
     Lease<Backend> l = acquire(ECHO, "a");
-    Step restart = factory.next(Step.gated());
-    l.backend().exit("crashed");
-    restart.awaitEntered();
+    Step restart = crashWithTheRestartGated(l);
     l.release(); // idle at 0 s, while the restart is in flight
     CountDownLatch joined = waiters(1);
     Future<List<RestartResult>> byName = async(() -> pool.restartByName("echo"));
@@ -327,9 +329,7 @@ class TransportPoolRestartTest extends PoolTestSupport {
   void aDrainDuringARestartClosesTheNewBackendWhenItArrives() throws Exception {
     pool(SETTINGS, threads);
     Lease<Backend> l = acquire(ECHO, "a");
-    Step restart = factory.next(Step.gated());
-    l.backend().exit("crashed");
-    restart.awaitEntered();
+    Step restart = crashWithTheRestartGated(l);
     CountDownLatch draining = new CountDownLatch(1);
     pool.onWaiting(who -> draining.countDown());
     Future<DrainResult> drain = async(() -> pool.drainAll(true, Duration.ofSeconds(HANG_GUARD)));
