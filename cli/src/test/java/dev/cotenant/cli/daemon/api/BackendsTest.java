@@ -1,0 +1,86 @@
+package dev.cotenant.cli.daemon.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.cotenant.gateway.pool.DrainResult;
+import dev.cotenant.gateway.pool.EntrySnapshot;
+import dev.cotenant.gateway.pool.EntryState;
+import dev.cotenant.gateway.pool.Placement;
+import dev.cotenant.testkit.process.ChecksProcessLeaks;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The API's view of the pool's accounting, without a daemon: the memory of a process tree read
+ * from {@code /proc} (two {@code sleep} processes, whose resident memory does not move), the
+ * uptime and the drain's errors. Mutants of {@link Backends}: {@code rssBytes}' unit conversion
+ * (its condition negated or at another bound, the multiplication as a division),
+ * {@code treeRssBytes} adding nothing for the descendants, {@code json}'s uptime condition
+ * negated or computed with an addition, and {@code drained} without its errors.
+ */
+@ChecksProcessLeaks(waitMillis = 20_000)
+class BackendsTest {
+  /** VmRSS of {@code pid} in bytes, read here independently of {@link Backends}. */
+  private static long vmRss(long pid) throws Exception {
+    for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
+      if (line.startsWith("VmRSS:")) {
+        String[] parts = line.substring(6).trim().split("\\s+");
+        assertEquals("kB", parts[1], line);
+        return Long.parseLong(parts[0]) * 1024;
+      }
+    }
+    throw new AssertionError("no VmRSS for " + pid);
+  }
+
+  @Test
+  void theMemoryOfAProcessTreeIsEachProcessesVmRssInBytes() throws Exception {
+    // The shell execs into the parent sleep after starting the child.
+    Process parent = new ProcessBuilder("sh", "-c", "sleep 301 & exec sleep 302").start();
+    try {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+      while (parent.toHandle().descendants().count() != 1
+          || !Files.readString(Path.of("/proc", Long.toString(parent.pid()), "cmdline")).startsWith("sleep")) {
+        assertTrue(System.nanoTime() < deadline, "the tree did not form");
+        Thread.sleep(20);
+      }
+      long child = parent.toHandle().children().findFirst().orElseThrow().pid();
+      long own = vmRss(parent.pid());
+      assertTrue(own > 64 * 1024, "a process takes more than 64 KiB: " + own);
+      assertEquals(OptionalLong.of(own), Backends.rssBytes(parent.pid()));
+      assertEquals(OptionalLong.of(own + vmRss(child)), Backends.treeRssBytes(parent.pid()));
+    } finally {
+      parent.toHandle().descendants().forEach(ProcessHandle::destroyForcibly);
+      parent.destroyForcibly();
+      parent.waitFor();
+    }
+    assertEquals(OptionalLong.empty(), Backends.treeRssBytes(parent.pid()), "a process that is gone has none");
+  }
+
+  @Test
+  void uptimeIsMeasuredFromTheStartAndAbsentWithoutOne() {
+    EntrySnapshot started = new EntrySnapshot("c0123456789abcdef0123", "echo", EntryState.ACTIVE, 1, 2,
+        OptionalLong.empty(), 3, 0, OptionalLong.of(10_000), Placement.SHARED, false);
+    EntrySnapshot spawning = new EntrySnapshot("d0123456789abcdef0123", "echo", EntryState.SPAWNING, 1, 1,
+        OptionalLong.empty(), 0, 0, OptionalLong.empty(), Placement.DEDICATED, false);
+    JsonNode json = Backends.json(List.of(started, spawning), 12_500);
+    assertEquals(2_500, json.get("backends").get(0).get("uptimeMs").longValue());
+    assertTrue(json.get("backends").get(1).get("uptimeMs").isNull(), json.toString());
+    assertEquals("c0123456789abcde", json.get("backends").get(0).get("key").stringValue());
+    assertEquals(3, json.get("totals").get("unsharedProcesses").intValue(), "a process per session: " + json);
+  }
+
+  @Test
+  void aDrainListsItsErrors() {
+    JsonNode json = Backends.drained(new DrainResult(2, 1, List.of("echo: closing failed")));
+    assertEquals(2, json.get("drained").intValue());
+    assertEquals(1, json.get("forced").intValue());
+    assertEquals(1, json.get("errors").size(), json.toString());
+    assertEquals("echo: closing failed", json.get("errors").get(0).stringValue());
+  }
+}
