@@ -72,6 +72,9 @@ public final class Evaluator {
 
   private static final Logger LOG = LoggerFactory.getLogger(Evaluator.class);
 
+  /** How long a pass waits at its end for its workers' teardown (a cancelled pre-flight's). */
+  static final Duration WORKER_TEARDOWN = Duration.ofSeconds(10);
+
   /** No flush is due while waiting: wait for the next result however long it takes. */
   private static final long NEVER = Long.MAX_VALUE;
 
@@ -236,6 +239,7 @@ public final class Evaluator {
       }
     } finally {
       pool.shutdownNow();
+      awaitWorkers(pool);
       if (uncapped) {
         Progress p = progress.get();
         progress.set(new Progress(false, p.done(), p.measured(), p.total()));
@@ -396,6 +400,34 @@ public final class Evaluator {
         && then.commandArgsHash().equals(now.commandArgsHash())
         && then.envHash().equals(now.envHash())
         && then.schema().equals(now.schema());
+  }
+
+  /**
+   * Waits, up to {@link #WORKER_TEARDOWN}, for the pass's workers to end. A cancelled pre-flight
+   * tears its server's processes down on its worker's thread, so the pass returns only once they
+   * are gone: a host that cancels a pass and then exits leaves no server behind. A second
+   * interrupt does not cut the wait short; the interrupt is kept for the caller.
+   */
+  private static void awaitWorkers(ExecutorService pool) {
+    boolean interrupted = Thread.interrupted();
+    long deadline = System.nanoTime() + WORKER_TEARDOWN.toNanos();
+    try {
+      while (true) {
+        try {
+          if (!pool.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+            LOG.warn("the pass's workers did not end within {} s of its end; the teardown of their servers goes on "
+                + "without it", WORKER_TEARDOWN.toSeconds());
+          }
+          return;
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
   }
 
   private static Measured result(Future<Measured> f) throws InterruptedException {

@@ -377,6 +377,51 @@ class EvaluatorTest {
     assertFalse(e.passRunning());
   }
 
+  /**
+   * A cancelled job ends only after its pre-flights' teardown: a host that cancels and then
+   * exits leaves no server behind. The pre-flight here, interrupted, tears down for a while
+   * (it waits for a latch the test opens only after seeing the job still running).
+   */
+  @Test
+  void aCancelledJobEndsOnlyAfterItsPreflightsHaveTornDown() throws Exception {
+    CountDownLatch inside = new CountDownLatch(1);
+    CountDownLatch tearingDown = new CountDownLatch(1);
+    CountDownLatch mayFinish = new CountDownLatch(1);
+    AtomicInteger tornDown = new AtomicInteger();
+    transport.behaviours.put("stuck", () -> {
+      inside.countDown();
+      try {
+        new CountDownLatch(1).await();
+      } catch (InterruptedException ie) {
+        tearingDown.countDown();
+        // The teardown itself: uninterruptible, as killing a process tree and waiting for it is.
+        boolean done = false;
+        while (!done) {
+          try {
+            done = mayFinish.await(30, TimeUnit.SECONDS);
+          } catch (InterruptedException again) {
+            // keep tearing down
+          }
+        }
+        tornDown.incrementAndGet();
+        throw ie;
+      }
+      return PreflightResult.notRun("unreachable");
+    });
+    Evaluator e = new Evaluator(transport, cache, this::identify, () -> 1.0, 1);
+    MeasureJob job = e.startUncapped(servers("stuck"));
+    assertTrue(inside.await(30, TimeUnit.SECONDS));
+    job.cancel();
+    assertTrue(tearingDown.await(30, TimeUnit.SECONDS));
+    assertEquals(Optional.empty(), job.await(200, TimeUnit.MILLISECONDS), "the job waits for the teardown");
+    assertFalse(job.isDone());
+    mayFinish.countDown();
+    MeasureJob.JobFailedException failed =
+        assertThrows(MeasureJob.JobFailedException.class, () -> job.await(30, TimeUnit.SECONDS));
+    assertTrue(failed.cancelled());
+    assertEquals(1, tornDown.get(), "the teardown had ended when the job did");
+  }
+
   @Test
   void aMeasurementsRowCarriesTheVersionTheServerReported() throws Exception {
     // Mutant: store's row without the reported version (the lambda taking it from the handshake returning empty).

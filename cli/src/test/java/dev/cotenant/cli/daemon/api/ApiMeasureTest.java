@@ -11,9 +11,11 @@ import dev.cotenant.testkit.process.ChecksProcessLeaks;
 import dev.cotenant.testkit.server.FakeServer;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -131,5 +133,42 @@ class ApiMeasureTest {
     assertEquals(0, ended.path("current").size(), ended.toString());
     assertFalse(ended.path("finishedAt").isNull(), ended.toString());
     assertError(404, "not_found", api.delete("/api/measure"));
+  }
+
+  /**
+   * Stopping the daemon while a job runs cancels the job, and the servers it started are gone
+   * when the stop returns. Mutants: {@code ApiHandler.close} without {@code MeasureJobs.close},
+   * and {@code MeasureJobs.close} without the job's {@code cancel}: the job ran on, its server
+   * still waited for an answer, after the daemon had stopped.
+   */
+  @Test
+  void stoppingTheDaemonCancelsARunningJobAndEndsItsServers() throws Exception {
+    Set<Long> before = new HashSet<>();
+    ProcessHandle.current().descendants().forEach(p -> before.add(p.pid()));
+    Map<String, ServerDescription> servers = Map.of("mute", FakeServer.builder().name("mute").silent().build()
+        .description());
+    api = ApiDaemon.start(dir, servers, Map.of(), Map.of("cotenant.preflight.timeout-ms", "600000"));
+    assertEquals(202, api.post("/api/measure", "{}").status());
+    ApiDaemon.await("the mute server to be measured", () -> api.progress().path("current").toString().equals("[\"mute\"]"));
+    List<ProcessHandle> started = new ArrayList<>();
+    ApiDaemon.await("the mute server's process", () -> {
+      started.clear();
+      ProcessHandle.current().descendants().filter(p -> !before.contains(p.pid())).forEach(started::add);
+      return !started.isEmpty();
+    });
+    api.close();
+    api = null;
+    for (ProcessHandle p : started) {
+      assertFalse(p.isAlive() && !zombie(p), "process " + p.pid() + " of the job outlived the daemon's stop");
+    }
+  }
+
+  private static boolean zombie(ProcessHandle p) {
+    try {
+      String stat = java.nio.file.Files.readString(Path.of("/proc/" + p.pid() + "/stat"));
+      return stat.charAt(stat.lastIndexOf(')') + 2) == 'Z';
+    } catch (java.io.IOException e) {
+      return true;
+    }
   }
 }
