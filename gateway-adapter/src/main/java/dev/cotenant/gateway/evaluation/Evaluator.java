@@ -73,7 +73,7 @@ public final class Evaluator {
   private static final Logger LOG = LoggerFactory.getLogger(Evaluator.class);
 
   /** How long a pass waits at its end for its workers' teardown (a cancelled pre-flight's). */
-  static final Duration WORKER_TEARDOWN = Duration.ofSeconds(10);
+  public static final Duration WORKER_TEARDOWN = Duration.ofSeconds(10);
 
   /** No flush is due while waiting: wait for the next result however long it takes. */
   private static final long NEVER = Long.MAX_VALUE;
