@@ -33,8 +33,9 @@ public final class LineChannel implements AutoCloseable {
   }
 
   /**
-   * The next line without its {@code \n} (a trailing {@code \r} is dropped too), or null at the
-   * end of the stream. A last line without a newline is returned. Blank lines are skipped.
+   * The next line without its {@code \n} and its trailing {@code \r}, spaces and tabs, or null at
+   * the end of the stream. A last line without a newline is returned. Blank lines are skipped,
+   * and nothing of them is carried into the next line.
    *
    * @throws IOException when reading fails or a line is longer than {@value #MAX_LINE} bytes
    */
@@ -46,6 +47,7 @@ public final class LineChannel implements AutoCloseable {
         if (b == '\n') {
           byte[] l = trimmed(line.toByteArray());
           if (l.length == 0) {
+            line.reset(); // a blank line: nothing of it is carried into the next
             continue;
           }
           return l;

@@ -1,0 +1,147 @@
+package dev.cotenant.cli.daemon;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ByteChannel;
+import java.nio.channels.Channels;
+import java.nio.channels.ReadableByteChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Parts of the daemon without a daemon: the line framing of its socket, its API token file, the
+ * socket path's length check, and the shim's reading of the daemon's hello. Each test names the
+ * mutants it kills.
+ */
+class DaemonPartsTest {
+  @TempDir Path dir;
+
+  /** A channel reading {@code bytes} in reads of at most {@code chunk} bytes, then end of stream. */
+  private static ByteChannel reading(byte[] bytes, int chunk) {
+    ReadableByteChannel in = Channels.newChannel(new java.io.ByteArrayInputStream(bytes));
+    return new ByteChannel() {
+      @Override
+      public int read(ByteBuffer dst) throws IOException {
+        ByteBuffer limited = dst.slice();
+        limited.limit(Math.min(limited.limit(), chunk));
+        int n = in.read(limited);
+        if (n > 0) {
+          dst.position(dst.position() + n);
+        }
+        return n;
+      }
+
+      @Override
+      public int write(ByteBuffer src) {
+        throw new UnsupportedOperationException();
+      }
+
+      @Override
+      public boolean isOpen() {
+        return true;
+      }
+
+      @Override
+      public void close() {}
+    };
+  }
+
+  private static String text(byte[] line) {
+    return line == null ? null : new String(line, StandardCharsets.UTF_8);
+  }
+
+  /**
+   * Lines are trimmed of trailing CR, spaces and tabs, blank ones skipped, and the last one is
+   * read without a newline. Mutants: {@code trimmed}'s copy condition negated (the untrimmed
+   * line returned), and the last line's return made null.
+   */
+  @Test
+  void linesAreTrimmedBlankOnesSkippedAndTheLastNeedsNoNewline() throws IOException {
+    LineChannel c = new LineChannel(reading("first \t\r\n\r\n  \nsecond\nlast\r".getBytes(StandardCharsets.UTF_8), 3));
+    assertEquals("first", text(c.readLine()));
+    assertEquals("second", text(c.readLine()));
+    assertEquals("last", text(c.readLine()));
+    assertNull(c.readLine());
+    assertNull(c.readLine(), "end of stream stays");
+  }
+
+  /** A line of exactly {@value LineChannel#MAX_LINE} bytes is read; one byte more is refused. Mutant: the bound at {@code >}. */
+  @Test
+  void aLineOfExactlyTheLimitIsReadAndOneByteMoreIsRefused() throws IOException {
+    byte[] at = new byte[LineChannel.MAX_LINE + 1];
+    java.util.Arrays.fill(at, (byte) 'x');
+    at[LineChannel.MAX_LINE] = '\n';
+    byte[] read = new LineChannel(reading(at, 1 << 16)).readLine();
+    assertEquals(LineChannel.MAX_LINE, read.length);
+
+    byte[] over = new byte[LineChannel.MAX_LINE + 2];
+    java.util.Arrays.fill(over, (byte) 'x');
+    over[LineChannel.MAX_LINE + 1] = '\n';
+    IOException e = assertThrows(IOException.class, () -> new LineChannel(reading(over, 1 << 16)).readLine());
+    assertEquals("a message longer than " + LineChannel.MAX_LINE + " bytes", e.getMessage());
+  }
+
+  /**
+   * A token file with 32 characters or more is kept; a shorter one is replaced by 64 hex digits
+   * in a file only its owner reads. Mutants: the length check negated (a short token kept: an
+   * API guarded by a guessable token) or at {@code >}.
+   */
+  @Test
+  void aTokenOfAtLeast32CharactersIsKeptAndAShorterOneReplaced() throws IOException {
+    Path file = dir.resolve("token");
+    String thirtyTwo = "k".repeat(32);
+    Files.writeString(file, thirtyTwo + "\n");
+    assertEquals(thirtyTwo, Daemon.ApiToken.readOrCreate(file));
+
+    Files.writeString(file, "k".repeat(31) + "\n");
+    String made = Daemon.ApiToken.readOrCreate(file);
+    assertTrue(made.matches("[0-9a-f]{64}"), made);
+    assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
+    assertEquals(made, Daemon.ApiToken.readOrCreate(file), "read back the next time");
+
+    Files.delete(file);
+    String fresh = Daemon.ApiToken.readOrCreate(file);
+    assertTrue(fresh.matches("[0-9a-f]{64}"), fresh);
+    assertNotEquals(made, fresh);
+  }
+
+  /** A socket path of exactly the limit passes; one byte more is refused. Mutant: the bound at {@code >=}. */
+  @Test
+  void aSocketPathOfExactlyTheLimitPasses() throws IOException {
+    String name = "cotenant.sock";
+    Path base = Path.of("/");
+    int room = CotenantHome.SOCKET_PATH_MAX - name.length() - 1 - 1; // "/" + dir + "/" + name
+    Path at = base.resolve("d".repeat(room));
+    assertEquals(CotenantHome.SOCKET_PATH_MAX, new CotenantHome(at).socket().toString().length());
+    new CotenantHome(at).checkSocketPathLength();
+    Path over = base.resolve("d".repeat(room + 1));
+    IOException e = assertThrows(IOException.class, () -> new CotenantHome(over).checkSocketPathLength());
+    assertTrue(e.getMessage().contains("is " + (CotenantHome.SOCKET_PATH_MAX + 1) + " bytes long"), e.getMessage());
+  }
+
+  /**
+   * A number the hello does not carry reads as -1, not 0. Mutant: {@code peek} without the
+   * fill, which read a missing {@code daemon_pid} as pid 0.
+   */
+  @Test
+  void aNumberTheLineDoesNotCarryReadsAsMinusOne() {
+    ShimJson.Peek p = ShimJson.peek("{\"cotenant\":\"connected\"}".getBytes(StandardCharsets.UTF_8),
+        List.of("cotenant"), List.of("daemon_pid", "other"));
+    assertArrayEquals(new long[] {-1, -1}, p.numbers());
+    assertEquals("connected", p.strings()[0]);
+    ShimJson.Peek q = ShimJson.peek("{\"daemon_pid\":42}".getBytes(StandardCharsets.UTF_8), List.of(), List.of("daemon_pid"));
+    assertArrayEquals(new long[] {42}, q.numbers());
+  }
+}
