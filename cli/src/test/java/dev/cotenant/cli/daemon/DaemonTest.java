@@ -11,6 +11,7 @@ import dev.cotenant.gateway.Cotenant;
 import dev.cotenant.gateway.pool.EntrySnapshot;
 import dev.cotenant.gateway.sharing.SharingSettings;
 import dev.cotenant.testkit.process.ChecksProcessLeaks;
+import dev.cotenant.testkit.process.Processes;
 import dev.cotenant.testkit.server.FakeServer;
 import java.io.IOException;
 import java.io.PipedInputStream;
@@ -216,11 +217,25 @@ class DaemonTest {
       String row = table.lines().filter(l -> l.startsWith("fake ")).findFirst().orElseThrow(() -> new AssertionError(table));
       assertEquals(List.of("fake", "shared*", "active", Long.toString(backends.get(0).pid().getAsLong()), "2"),
           List.of(row.split("\\s+")).subList(0, 5), table);
+      ProcessHandle backend = ProcessHandle.of(backends.get(0).pid().getAsLong()).orElseThrow();
       a.close();
       assertEquals(Shim.EXIT_CLIENT_CLOSED, a.exit.get(20, TimeUnit.SECONDS), a.err.toString());
       assertEquals("", a.err.toString(), "a client that closes says nothing");
+      // Its socket session's end closes its connection: the backend is left one session
+      // (mutant: SocketSession.end without the connection's close).
+      awaitTrue("the backend to have one session", () -> d.sharingRuntime().accounting().stream()
+          .mapToInt(EntrySnapshot::sessions).sum() == 1);
       b.close();
       assertEquals(Shim.EXIT_CLIENT_CLOSED, b.exit.get(20, TimeUnit.SECONDS));
+      awaitTrue("the backend to drain", () -> d.sharingRuntime().accounting().isEmpty() && !Processes.running(backend));
+    }
+  }
+
+  private static void awaitTrue(String what, java.util.function.BooleanSupplier condition) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (!condition.getAsBoolean()) {
+      assertTrue(System.nanoTime() < deadline, "waited 30 s for " + what);
+      Thread.sleep(20);
     }
   }
 
@@ -235,7 +250,10 @@ class DaemonTest {
           "arguments", Map.of("text", "slow", "delayMillis", 600_000)));
       a.send("id", 42, "method", "ping");
       assertTrue(a.answer(42).has("result"), "the ping went through, so the call is in the daemon");
+      ProcessHandle backend = ProcessHandle.of(d.sharingRuntime().accounting().get(0).pid().getAsLong()).orElseThrow();
       d.stop();
+      // The stop drains the backends before it returns (mutant: stop without Sharing.close).
+      assertFalse(Processes.running(backend), "the backend outlived the daemon's stop");
       JsonNode interrupted = a.answer(41);
       assertEquals(Shim.INTERRUPTED, interrupted.get("error").get("code").asInt(), interrupted.toString());
       assertEquals(Shim.EXIT_DAEMON, a.exit.get(20, TimeUnit.SECONDS));

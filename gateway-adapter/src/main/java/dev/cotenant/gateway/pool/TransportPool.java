@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -152,6 +153,11 @@ public final class TransportPool<B extends PooledBackend> implements AutoCloseab
   private final ReentrantLock lock = new ReentrantLock();
   /** Live entries. Guarded by {@link #lock}. */
   private final Map<PoolKey, PoolEntry<B>> entries = new HashMap<>();
+  /**
+   * Entries that have ended but whose backend is still being closed (or whose start has not
+   * returned): {@link #drainAll} waits for them too. Guarded by {@link #lock}.
+   */
+  private final Set<PoolEntry<B>> unsettled = new HashSet<>();
   /** Session id to the keys it is attached to. Guarded by {@link #lock}. */
   private final Map<String, Set<PoolKey>> sessionIndex = new HashMap<>();
   /** False once a drain began. Guarded by {@link #lock}. */
@@ -437,7 +443,10 @@ public final class TransportPool<B extends PooledBackend> implements AutoCloseab
    * return (closes run in parallel on the worker executor). Entries still open at the
    * timeout are closed anyway and counted as {@code forced}, and so are entries whose close is
    * still running; the drain does not wait for those closes any longer. An entry whose start is
-   * still in flight is closed, and its backend is closed the moment its start returns.
+   * still in flight is closed, and its backend is closed the moment its start returns. The
+   * drain also waits, within the same timeout, for the closes of entries that had ended before
+   * it (an idle timer, a failed restart) and are still closing, without counting them: when it
+   * returns, no backend the pool closed is still on its way down, unless the timeout ended.
    *
    * @return how many entries were drained within the timeout, how many were forced, and the
    *     errors of the closes that threw
@@ -446,10 +455,12 @@ public final class TransportPool<B extends PooledBackend> implements AutoCloseab
   public DrainResult drainAll(boolean force, Duration timeout) throws InterruptedException {
     Objects.requireNonNull(timeout, "timeout");
     List<PoolEntry<B>> all;
+    List<PoolEntry<B>> endedBefore;
     List<Runnable> later = new ArrayList<>();
     lock.lock();
     try {
       accepting = false;
+      endedBefore = new ArrayList<>(unsettled);
       all = new ArrayList<>(entries.values());
       all.sort(Comparator.comparing(PoolEntry::id));
       if (force) {
@@ -463,7 +474,10 @@ public final class TransportPool<B extends PooledBackend> implements AutoCloseab
     runAll(later);
     LOG.debug("draining {} pool entries{}", all.size(), force ? ", forced" : "");
     waitingHook.accept(DRAIN);
-    CompletableFuture<?> every = CompletableFuture.allOf(all.stream().map(e -> e.closed).toArray(CompletableFuture[]::new));
+    List<CompletableFuture<Void>> closes = new ArrayList<>();
+    all.forEach(e -> closes.add(e.closed));
+    endedBefore.forEach(e -> closes.add(e.closed));
+    CompletableFuture<?> every = CompletableFuture.allOf(closes.toArray(CompletableFuture[]::new));
     try {
       every.get(Math.max(0, timeout.toNanos()), TimeUnit.NANOSECONDS);
     } catch (TimeoutException x) {
@@ -929,6 +943,7 @@ public final class TransportPool<B extends PooledBackend> implements AutoCloseab
       closeLater(e, b, later);
     }
     e.inFlight.complete(new Outcome(false, reason));
+    unsettled.add(e);
     settleClosed(e);
     if (state == EntryState.FAILED) {
       LOG.warn("{}", LogSafe.escape(reason, 500));
@@ -966,9 +981,10 @@ public final class TransportPool<B extends PooledBackend> implements AutoCloseab
   }
 
   /** Completes {@code e.closed} once it has ended and nothing of it is left to close. Under the lock. */
-  private static void settleClosed(PoolEntry<?> e) {
+  private void settleClosed(PoolEntry<?> e) {
     if (e.ended() && !e.starting && e.pendingCloses == 0) {
       e.closed.complete(null);
+      unsettled.remove(e);
     }
   }
 

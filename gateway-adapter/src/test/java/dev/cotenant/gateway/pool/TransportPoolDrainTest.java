@@ -2,6 +2,7 @@ package dev.cotenant.gateway.pool;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cotenant.gateway.pool.FakeFactory.Backend;
@@ -157,6 +158,30 @@ class TransportPoolDrainTest extends PoolTestSupport {
     assertEmpty();
     stuck.countDown();
     await(b.closed);
+  }
+
+  /**
+   * A drain waits for the close of an entry that ended before it (its idle timer) and is still
+   * closing: when the pool's close returns, no backend is on its way down. The daemon's stop
+   * returned while the last session's backend was still closing, and the process could outlive
+   * the daemon. The entry is not counted: the drain did not end it.
+   */
+  @Test
+  void aDrainWaitsForTheCloseOfAnEntryThatEndedBeforeIt() throws Exception {
+    pool(SETTINGS, threads);
+    Lease<Backend> l = acquire(ECHO, "a");
+    Backend b = l.backend();
+    CountDownLatch stuck = new CountDownLatch(1);
+    b.closeGate = stuck;
+    l.release();
+    timers.advance(GRACE);
+    assertEmpty();
+    Future<DrainResult> drain = async(() -> pool.drainAll(true, LONG));
+    assertThrows(java.util.concurrent.TimeoutException.class, () -> drain.get(300, java.util.concurrent.TimeUnit.MILLISECONDS),
+        "the drain returned while a backend was still closing");
+    stuck.countDown();
+    assertEquals(new DrainResult(0, 0, List.of()), await(drain));
+    assertTrue(b.isClosed());
   }
 
   @Test
