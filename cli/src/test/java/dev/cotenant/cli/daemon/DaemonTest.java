@@ -60,6 +60,11 @@ class DaemonTest {
 
   /** A configuration naming {@code server} as "fake", and a daemon sharing it. */
   private Daemon daemon(ServerDescription server) throws IOException {
+    return daemon(server, -1, false);
+  }
+
+  /** As {@link #daemon(ServerDescription)}, serving HTTP on {@code port} (-1: none). */
+  private Daemon daemon(ServerDescription server, int port, boolean portChosen) throws IOException {
     Path config = dir.resolve("mcp.json");
     Map<String, Object> entry = new LinkedHashMap<>();
     entry.put("command", server.command());
@@ -69,7 +74,7 @@ class DaemonTest {
     Cotenant cotenant = Cotenant.builder()
         .config(Map.of(SharingSettings.ENABLED, "true", SharingSettings.FORCED, "fake", "cotenant.pool.drain-grace-ms", "0"))
         .recordsDirectory(dir.resolve("records")).build();
-    Daemon d = new Daemon(home(), cotenant, new ServerDirectory(List.of(config)), -1, "");
+    Daemon d = new Daemon(home(), cotenant, new ServerDirectory(List.of(config)), port, "", portChosen);
     daemons.add(d);
     return d;
   }
@@ -91,6 +96,40 @@ class DaemonTest {
     Daemon third = daemon(echo());
     third.start();
     assertTrue(DaemonStarter.tryConnect(home().socket()).isPresent(), "a daemon starts once the first has stopped");
+  }
+
+  /**
+   * A start that fails midway (the HTTP port the operator chose is taken) says so and releases
+   * what it had taken: the next daemon starts in the same home. Mutants: {@code start} without
+   * the {@code stop} of its failure path (the lock stayed held), and the port's fallback
+   * condition negated (a chosen port in use was swapped for a free one).
+   */
+  @Test
+  void aStartThatFailsOnItsChosenPortSaysSoAndLeavesTheHomeFree() throws Exception {
+    try (java.net.ServerSocket busy = new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+      Daemon d = daemon(echo(), busy.getLocalPort(), true);
+      IOException e = assertThrows(IOException.class, d::start);
+      assertTrue(e.getMessage().startsWith("cannot listen on 127.0.0.1:" + busy.getLocalPort() + ": "), e.getMessage());
+    }
+    assertFalse(Files.exists(home().socket()));
+    Daemon next = daemon(echo());
+    next.start();
+    assertTrue(DaemonStarter.tryConnect(home().socket()).isPresent());
+  }
+
+  /**
+   * A home whose socket path is too long for a Unix socket is refused before anything starts,
+   * naming the limit. Mutant: {@code start} without the length check (the bind then failed with
+   * the platform's own words).
+   */
+  @Test
+  void aHomeTooDeepForAUnixSocketIsRefusedNamingTheLimit() throws Exception {
+    CotenantHome deep = new CotenantHome(dir.resolve("d".repeat(CotenantHome.SOCKET_PATH_MAX)));
+    Cotenant cotenant = Cotenant.builder().config(Map.of()).recordsDirectory(dir.resolve("records")).build();
+    Daemon d = new Daemon(deep, cotenant, new ServerDirectory(List.of()), -1, "");
+    daemons.add(d);
+    IOException e = assertThrows(IOException.class, d::start);
+    assertTrue(e.getMessage().contains("a Unix socket's limit is " + CotenantHome.SOCKET_PATH_MAX), e.getMessage());
   }
 
   @Test
