@@ -53,4 +53,34 @@ class ApiSocketTest {
     assertThrows(IOException.class, () -> api.unix("GET", "/api/rows", null));
     assertThrows(IOException.class, () -> api.get("/api/rows"), "HTTP is closed too");
   }
+
+  private static long apiSocketThreads() {
+    return Thread.getAllStackTraces().keySet().stream()
+        .filter(t -> t.isAlive() && t.getName().startsWith(ApiSocket.THREAD_PREFIX)).count();
+  }
+
+  /**
+   * Closing the socket stops its server: its threads end, not only its file. Mutants:
+   * {@code close} without {@code stopQuietly}, and {@code stopQuietly} without {@code stop}.
+   */
+  @Test
+  void closingTheSocketEndsItsServersThreads() throws Exception {
+    long before = apiSocketThreads();
+    Path home = Files.createDirectories(dir.resolve("home"));
+    ApiSocket socket = ApiSocket.open(home.resolve("api.sock"), new org.eclipse.jetty.server.Handler.Abstract() {
+      @Override
+      public boolean handle(org.eclipse.jetty.server.Request request, org.eclipse.jetty.server.Response response,
+          org.eclipse.jetty.util.Callback callback) {
+        return false;
+      }
+    });
+    assertTrue(apiSocketThreads() > before, "the server runs threads of its own");
+    socket.close();
+    assertFalse(Files.exists(home.resolve("api.sock")));
+    long deadline = System.nanoTime() + 30_000_000_000L;
+    while (apiSocketThreads() > before) {
+      assertTrue(System.nanoTime() < deadline, "the socket's threads outlived its close");
+      Thread.sleep(20);
+    }
+  }
 }
