@@ -94,8 +94,8 @@ public final class McpHttpEndpoint extends Handler.Abstract implements AutoClose
   /** The largest POST body accepted, in bytes. */
   static final int MAX_BODY_BYTES = 4 * 1024 * 1024;
 
-  private static final Duration KEEP_ALIVE = Duration.ofSeconds(15);
-  private static final Duration SESSION_IDLE_TIMEOUT = Duration.ofMinutes(30);
+  static final Duration KEEP_ALIVE = Duration.ofSeconds(15);
+  static final Duration SESSION_IDLE_TIMEOUT = Duration.ofMinutes(30);
 
   private final Sharing sharing;
   private final ServerLookup servers;

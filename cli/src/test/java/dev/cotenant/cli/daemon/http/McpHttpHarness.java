@@ -53,13 +53,23 @@ final class McpHttpHarness implements AutoCloseable {
    * @param config runtime configuration, key then value
    */
   McpHttpHarness(Path records, ServerLookup servers, String... config) throws Exception {
+    this(records, servers, McpHttpEndpoint.KEEP_ALIVE, McpHttpEndpoint.SESSION_IDLE_TIMEOUT, config);
+  }
+
+  /**
+   * As above, with the endpoint's keep-alive period and session idle timeout.
+   *
+   * @param config runtime configuration, key then value
+   */
+  McpHttpHarness(Path records, ServerLookup servers, Duration keepAlive, Duration sessionIdle, String... config)
+      throws Exception {
     Map<String, String> c = new LinkedHashMap<>();
     c.put("cotenant.pool.drain-grace-ms", "0");
     for (int i = 0; i < config.length; i += 2) {
       c.put(config[i], config[i + 1]);
     }
     this.sharing = Cotenant.builder().config(c).recordsDirectory(records).build().sharing();
-    this.endpoint = new McpHttpEndpoint(sharing, servers, new HttpGuard(TOKEN));
+    this.endpoint = new McpHttpEndpoint(sharing, servers, new HttpGuard(TOKEN), keepAlive, sessionIdle);
     this.server = new DaemonHttpServer(endpoint, 0);
     try {
       server.start();

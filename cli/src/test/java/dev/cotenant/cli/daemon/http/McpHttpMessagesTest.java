@@ -200,4 +200,42 @@ class McpHttpMessagesTest {
     assertEquals(200, list.statusCode(), list.body());
     assertTrue(list.body().contains("\"echo\""), list.body());
   }
+
+  /**
+   * A session left idle past the timeout is closed, its backend released, and its id is then
+   * unknown (whether a session is idle is {@code McpSessionTest}'s). Mutants: the idle check of
+   * {@code tick} negated or its cutoff computed with an addition, and the discard removed
+   * (uncovered before).
+   */
+  @Test
+  void aSessionLeftIdleIsClosedAndItsBackendReleased() throws Exception {
+    http = new McpHttpHarness(records, ServerLookup.of(List.of(FAKE.description())), java.time.Duration.ofMillis(50),
+        java.time.Duration.ofSeconds(2));
+    String idle = http.initialize("fake");
+    McpHttpHarness.await("the idle session to close", () -> http.endpoint.sessionCount() == 0);
+    McpHttpHarness.await("its backend released", () -> http.sharing.accounting().isEmpty());
+    HttpResponse<String> gone = http.post("fake", idle, request(2, "tools/list", Map.of()));
+    assertEquals(404, gone.statusCode(), gone.body());
+  }
+
+  /**
+   * Ticks every 50 ms close nothing that is not idle for its timeout: a session busy with a call,
+   * then quiet for a few ticks, still answers. Mutants: {@code tick}'s idle check negated (the
+   * busy session was closed at the first tick and its call failed) and its cutoff computed with
+   * an addition (every quiet session was closed at once).
+   */
+  @Test
+  void ticksCloseNoSessionBeforeItsIdleTimeout() throws Exception {
+    http = new McpHttpHarness(records, ServerLookup.of(List.of(FAKE.description())), java.time.Duration.ofMillis(50),
+        McpHttpEndpoint.SESSION_IDLE_TIMEOUT);
+    String session = http.initialize("fake");
+    HttpResponse<String> call = http.post("fake", session, McpHttpHarness.echo(1, Map.of("marker", "busy",
+        "delayMillis", 500)));
+    assertEquals(200, call.statusCode(), call.body());
+    assertTrue(McpHttpHarness.text(McpHttpHarness.answer(call)).contains("busy"), call.body());
+    Thread.sleep(300); // several ticks with nothing in flight
+    HttpResponse<String> list = http.post("fake", session, request(2, "tools/list", Map.of()));
+    assertEquals(200, list.statusCode(), list.body());
+    assertEquals(1, http.endpoint.sessionCount());
+  }
 }
