@@ -54,6 +54,22 @@ class DaemonHttpServerTest {
     awaitThreads(before, "the server's threads outlived its close");
   }
 
+  /** A chosen port is the one bound. Mutant: the connector without {@code setPort} (a free port taken). */
+  @Test
+  void aChosenPortIsTheOneBound() throws Exception {
+    int free;
+    try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+      free = probe.getLocalPort();
+    }
+    DaemonHttpServer server = new DaemonHttpServer(mock(McpHttpEndpoint.class), free);
+    try {
+      server.start();
+      assertEquals(free, server.port());
+    } finally {
+      server.close();
+    }
+  }
+
   @Test
   void aStartThatCannotBindLeavesNoThreadRunning() throws Exception {
     long before = httpThreads();

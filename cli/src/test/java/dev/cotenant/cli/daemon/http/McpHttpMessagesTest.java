@@ -159,6 +159,12 @@ class McpHttpMessagesTest {
     assertEquals(400, objectId.statusCode(), objectId.body());
     assertNull(McpHttpHarness.parse(objectId.body()).get("id"), "an id that is no id is not echoed: " + objectId.body());
 
+    HttpResponse<String> jsonOnly = http.send(http.post("fake", json(request(12, "tools/list", Map.of())),
+        McpHttpEndpoint.SESSION_HEADER, session, "Accept", "application/json"));
+    assertEquals(400, jsonOnly.statusCode(), jsonOnly.body());
+    assertEquals(12, ((Number) McpHttpHarness.parse(jsonOnly.body()).get("id")).intValue(),
+        "a request's refusal names its id: " + jsonOnly.body());
+
     HttpResponse<String> list = http.post("fake", session, request(11, "tools/list", Map.of()));
     assertEquals(200, list.statusCode(), "the session still works: " + list.body());
   }

@@ -290,8 +290,9 @@ class McpSessionTest {
   }
 
   /**
-   * A stream that went (its client left) takes its requests and their tokens with it. Mutants:
-   * {@code streamGone}'s filter answering true for every request, and its token removal.
+   * A stream that went (its client left) takes its requests and their tokens with it, and their
+   * ids are free again. Mutants: {@code streamGone}'s filter negated either way, its token
+   * removal, and {@code forgetProgress} answering false (the request stayed, its id refused).
    */
   @Test
   void aStreamThatWentTakesItsRequestsWithIt() {
@@ -302,8 +303,10 @@ class McpSessionTest {
     assertTrue(b.failure() != null, "the response was failed");
     session.send(progress("tok-c", "for c"));
     assertEquals(List.of("for c"), texts(c));
-    session.send(answer(2, "for b"));
+    FakeExchange again = post(2, null); // the id of a request whose client left is free again
+    session.send(answer(2, "for the second 2"));
     assertEquals("", b.body(), "nothing is written for a request whose client left");
+    assertEquals(List.of("for the second 2"), texts(again));
     session.send(progress("tok-a", "for a"));
     assertEquals(List.of("for a"), texts(a), "the other requests keep their streams");
   }
