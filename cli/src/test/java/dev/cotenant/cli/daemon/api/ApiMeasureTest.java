@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.cotenant.api.ServerDescription;
 import dev.cotenant.cli.daemon.api.ApiDaemon.Answer;
 import dev.cotenant.testkit.process.ChecksProcessLeaks;
+import dev.cotenant.testkit.process.Processes;
 import dev.cotenant.testkit.server.FakeServer;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -159,16 +160,7 @@ class ApiMeasureTest {
     api.close();
     api = null;
     for (ProcessHandle p : started) {
-      assertFalse(p.isAlive() && !zombie(p), "process " + p.pid() + " of the job outlived the daemon's stop");
-    }
-  }
-
-  private static boolean zombie(ProcessHandle p) {
-    try {
-      String stat = java.nio.file.Files.readString(Path.of("/proc/" + p.pid() + "/stat"));
-      return stat.charAt(stat.lastIndexOf(')') + 2) == 'Z';
-    } catch (java.io.IOException e) {
-      return true;
+      assertFalse(Processes.running(p), "process " + p.pid() + " of the job outlived the daemon's stop");
     }
   }
 }
