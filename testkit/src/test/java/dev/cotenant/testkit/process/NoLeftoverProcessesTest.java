@@ -76,11 +76,14 @@ class NoLeftoverProcessesTest {
   }
 
   /**
-   * Mutants: the snapshot's comparison, {@code awaitExit} answering none, the kill removed, and
-   * the failure's text.
+   * Mutants: the snapshot's comparison, {@code key} answering "" (every process one key, so
+   * nothing was new once any process ran before the test), {@code awaitExit} answering none, the
+   * kill removed, and the failure's text.
    */
   @Test
   void aTestThatLeavesAProcessFailsNamingItAndTheProcessIsKilled() throws Exception {
+    // A process that ran before the test: the leftover is told apart from it by its key.
+    mine.add(new ProcessBuilder("sleep", "300").start());
     EngineExecutionResults results = run(LeavesAChild.class);
     Throwable why = failure(results).orElseThrow(() -> new AssertionError("the leaking test passed"));
     long pid = STARTED.get(0);
@@ -240,6 +243,34 @@ class NoLeftoverProcessesTest {
 
   private static byte[] env(String... entries) {
     return String.join("\0", entries).getBytes(StandardCharsets.US_ASCII);
+  }
+
+  private static Process sleepShowing(String... args) throws Exception {
+    List<String> command = new ArrayList<>(List.of("sleep"));
+    command.addAll(List.of(args));
+    Process p = new ProcessBuilder(command).start();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (!p.toHandle().info().commandLine().orElse("").contains(args[0])) {
+      assertTrue(System.nanoTime() < deadline, "the command line never showed");
+      Thread.sleep(20);
+    }
+    return p;
+  }
+
+  /**
+   * A command line of exactly 400 characters is shown whole. Mutant: the cut's bound at
+   * {@code >=}.
+   */
+  @Test
+  void aCommandLineOfExactly400CharactersIsShownWhole() throws Exception {
+    Process probe = sleepShowing("310", "x");
+    mine.add(probe);
+    int prefix = probe.toHandle().info().commandLine().orElseThrow().length() - 1;
+    Process p = sleepShowing("310", "x".repeat(400 - prefix));
+    mine.add(p);
+    String d = Processes.describe(p.toHandle());
+    assertEquals(("pid " + p.pid() + ": ").length() + 400, d.length(), d);
+    assertTrue(d.endsWith("x"), d);
   }
 
   /** A long command line is cut at 400 characters. */
