@@ -3,6 +3,7 @@ package dev.cotenant.cli.daemon;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -370,5 +371,44 @@ class DaemonTest {
     }
     assertNotEquals(0, d.sharingRuntime().accounting().size() + 1);
     assertEquals(List.of(), d.sharingRuntime().accounting(), "no backend was started");
+  }
+
+  /** The daemon's answer to one first line on its socket. */
+  private Map<String, Object> hello(String line) throws IOException {
+    try (SocketChannel ch = DaemonStarter.tryConnect(home().socket()).orElseThrow();
+        LineChannel c = new LineChannel(ch)) {
+      c.writeLine(line.getBytes(StandardCharsets.UTF_8));
+      byte[] answer = c.readLine();
+      assertNotNull(answer, "no answer to " + line);
+      return Wire.object(answer);
+    }
+  }
+
+  /**
+   * What the socket refuses before anything reaches a backend: a first line that is no JSON,
+   * another version of the shim protocol, a hello without a server; and that a hello's relative
+   * config paths are ignored, not read. Mutants: {@code SocketSession.hello}'s version check and
+   * its absolute-path filter negated, and its refusals removed.
+   */
+  @Test
+  void aShimsHelloIsCheckedBeforeAnythingStarts() throws Exception {
+    Daemon d = daemon(echo());
+    d.start();
+    Map<String, Object> notJson = hello("hello there");
+    assertEquals("refused", notJson.get("cotenant"), notJson.toString());
+    assertTrue(String.valueOf(notJson.get("error")).startsWith("the first line is not a Cotenant hello: "), notJson.toString());
+
+    Map<String, Object> version = hello("{\"cotenant\":\"connect\",\"version\":" + (Wire.VERSION + 1) + ",\"server\":\"fake\"}");
+    assertEquals("refused", version.get("cotenant"), version.toString());
+    assertTrue(String.valueOf(version.get("error")).startsWith("this daemon speaks version " + Wire.VERSION
+        + " of the shim protocol; the shim sent " + (Wire.VERSION + 1)), version.toString());
+
+    Map<String, Object> noServer = hello("{\"cotenant\":\"connect\",\"version\":" + Wire.VERSION + "}");
+    assertEquals("refused", noServer.get("cotenant"), noServer.toString());
+
+    Map<String, Object> relative = hello("{\"cotenant\":\"connect\",\"version\":" + Wire.VERSION
+        + ",\"server\":\"fake\",\"configs\":[\"no-such-dir/mcp.json\"]}");
+    assertEquals("connected", relative.get("cotenant"), "a relative config path is ignored: " + relative);
+    assertEquals(List.of(), d.sharingRuntime().accounting(), "no backend was started by a hello alone");
   }
 }
