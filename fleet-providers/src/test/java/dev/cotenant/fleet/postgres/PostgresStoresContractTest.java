@@ -66,6 +66,27 @@ class PostgresStoresContractTest {
     protected HazardLedger open(Path directory) {
       return PostgresStoresContractTest.open(directory).hazardLedger();
     }
+
+    /**
+     * An observation is stamped with the time it was recorded, in seconds, before and after a
+     * flush. Mutant: {@code record}'s clock in milliseconds times 1000 (a hazard seen "in the
+     * future", which no later observation could ever be newer than).
+     */
+    @org.junit.jupiter.api.Test
+    void anObservationIsStampedWithItsTimeInSeconds() throws Exception {
+      HazardLedger l = open(directory);
+      double before = System.currentTimeMillis() / 1000.0;
+      org.junit.jupiter.api.Assertions.assertTrue(
+          l.record("stamped", "id-1", dev.cotenant.api.HazardCode.CROSS_SESSION_LEAK, 2));
+      double after = System.currentTimeMillis() / 1000.0;
+      double seen = l.snapshot().servers().get("stamped").get("id-1").lastSeen();
+      org.junit.jupiter.api.Assertions.assertTrue(seen >= before - 1 && seen <= after + 1,
+          seen + " is not within [" + before + ", " + after + "]");
+      l.flush();
+      double stored = open(directory).snapshot().servers().get("stamped").get("id-1").lastSeen();
+      org.junit.jupiter.api.Assertions.assertTrue(stored >= before - 1 && stored <= after + 1,
+          "read back: " + stored + " is not within [" + before + ", " + after + "]");
+    }
   }
 
   @Nested
