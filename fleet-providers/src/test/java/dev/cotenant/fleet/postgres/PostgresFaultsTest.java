@@ -223,6 +223,9 @@ class PostgresFaultsTest {
     String all = shown(e);
     assertFalse(all.contains(urlSecret), all);
     assertFalse(all.contains(fileSecret), all);
+    // No secret in the driver's message: its own exception is kept as the cause, for diagnosis
+    // (mutant: revealsSecret answering true, which put a bare copy in its place).
+    assertEquals("PSQLException", e.getCause().getCause().getClass().getSimpleName(), all);
   }
 
   @Test
@@ -241,6 +244,10 @@ class PostgresFaultsTest {
         e.getMessage());
     String all = shown(e);
     assertFalse(all.contains(urlSecret), all);
+    // The cause is kept, scrubbed (mutant: scrubbed answering null, which lost it).
+    Throwable cause = e.getCause().getCause();
+    assertEquals(java.sql.SQLException.class, cause.getClass(), all);
+    assertTrue(cause.getMessage().contains("jdbc:postgresql://127.0.0.1:notaport/" + DATABASE), cause.getMessage());
   }
 
   @Test
