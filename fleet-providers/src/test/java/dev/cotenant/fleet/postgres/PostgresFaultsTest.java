@@ -332,6 +332,30 @@ class PostgresFaultsTest {
     assertEquals(up.servers(), open().hazardLedger().snapshot().servers());
   }
 
+  /**
+   * A server restarted while the stores' connection sat idle costs no failure: the first
+   * transaction finds the connection dead and runs once more on a fresh one. Mutants: the
+   * retry's conditions in {@code Database.transaction} negated (the flush failed once after
+   * every restart, and its observations waited for the next).
+   */
+  @Test
+  void aServerRestartedWhileTheConnectionWasIdleCostsNoFailure() throws Exception {
+    PostgresRecordStores stores = open();
+    HazardLedger ledger = stores.hazardLedger();
+    assertTrue(ledger.record("alpha", "id-a", HazardCode.CROSS_SESSION_LEAK, 2));
+    ledger.flush();
+
+    server.kill();
+    server.restart();
+
+    assertTrue(ledger.record("alpha", "id-a", HazardCode.CROSS_SESSION_LEAK, 2));
+    ledger.flush();
+    assertFalse(ledger.hasUnflushed());
+    assertEquals(2, count("SELECT count FROM " + table("hazards") + " WHERE server_name = 'alpha'"));
+    ledger.reload();
+    assertTrue(ledger.snapshot().complete(), ledger.snapshot().toString());
+  }
+
   @Test
   void theConcurrencyRecordsReadAsNoneAndRefuseWritesWhileTheDatabaseIsDown() throws Exception {
     ConcurrencyRecords concurrency = open().concurrencyRecords();
