@@ -95,6 +95,32 @@ class PostgresStoresContractTest {
     protected PreflightCache open(Path directory) {
       return PostgresStoresContractTest.open(directory).preflightCache();
     }
+
+    private dev.cotenant.spi.PreflightRecord row(String name) {
+      return new dev.cotenant.spi.PreflightRecord(name, "key-" + name, true, false, List.of(), 1000.0,
+          java.util.Optional.of("1.0"), java.util.Optional.empty());
+    }
+
+    /**
+     * A dropped row is gone from the database once flushed, for every replica; a drop says
+     * whether there was a row. Mutants: {@code drop}'s answer, and {@code write}'s delete of
+     * the dropped rows skipped or not batched (the row came back on the next load).
+     */
+    @org.junit.jupiter.api.Test
+    void aDroppedRowIsGoneForEveryReplicaOnceFlushed() throws Exception {
+      PreflightCache cache = open(directory);
+      cache.load();
+      cache.put(row("kept"));
+      cache.put(row("dropped"));
+      cache.put(row("also-dropped"));
+      cache.flush();
+      org.junit.jupiter.api.Assertions.assertTrue(cache.drop("dropped"));
+      org.junit.jupiter.api.Assertions.assertTrue(cache.drop("also-dropped"));
+      org.junit.jupiter.api.Assertions.assertFalse(cache.drop("never-stored"));
+      cache.flush();
+      org.junit.jupiter.api.Assertions.assertEquals(java.util.Set.of("kept"), open(directory).load().rows().keySet());
+      org.junit.jupiter.api.Assertions.assertEquals(java.util.Set.of("kept"), cache.load().rows().keySet());
+    }
   }
 
   @Nested
