@@ -245,12 +245,17 @@ class NoLeftoverProcessesTest {
     return String.join("\0", entries).getBytes(StandardCharsets.US_ASCII);
   }
 
-  private static Process sleepShowing(String... args) throws Exception {
-    List<String> command = new ArrayList<>(List.of("sleep"));
-    command.addAll(List.of(args));
-    Process p = new ProcessBuilder(command).start();
+  /**
+   * A shell that waits on a {@code sleep} (the {@code :} after it keeps the shell from becoming
+   * the sleep), with {@code marker} and {@code pad} as its arguments: a long command line that
+   * stays up, since {@code sleep} itself exits at once on an argument it cannot read.
+   */
+  private static Process showing(String marker, String pad) throws Exception {
+    Process p = new ProcessBuilder("sh", "-c", "sleep 310; :", marker, pad).start();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (!p.toHandle().info().commandLine().orElse("").contains(args[0])) {
+    // Its sleep started too: a tree killed before the shell forks could leave the sleep behind.
+    while (!p.toHandle().info().commandLine().orElse("").contains(marker) || p.toHandle().children().count() != 1) {
+      assertTrue(p.isAlive(), "the shell exited");
       assertTrue(System.nanoTime() < deadline, "the command line never showed");
       Thread.sleep(20);
     }
@@ -263,10 +268,10 @@ class NoLeftoverProcessesTest {
    */
   @Test
   void aCommandLineOfExactly400CharactersIsShownWhole() throws Exception {
-    Process probe = sleepShowing("310", "x");
+    Process probe = showing("marker-400", "x");
     mine.add(probe);
     int prefix = probe.toHandle().info().commandLine().orElseThrow().length() - 1;
-    Process p = sleepShowing("310", "x".repeat(400 - prefix));
+    Process p = showing("marker-400", "x".repeat(400 - prefix));
     mine.add(p);
     String d = Processes.describe(p.toHandle());
     assertEquals(("pid " + p.pid() + ": ").length() + 400, d.length(), d);
@@ -276,13 +281,8 @@ class NoLeftoverProcessesTest {
   /** A long command line is cut at 400 characters. */
   @Test
   void aLongCommandLineIsCut() throws Exception {
-    Process p = new ProcessBuilder("sleep", "309", "x".repeat(500)).start();
+    Process p = showing("marker-long", "x".repeat(500));
     mine.add(p);
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (!p.toHandle().info().commandLine().orElse("").contains("309")) {
-      assertTrue(System.nanoTime() < deadline, "the command line never showed");
-      Thread.sleep(20);
-    }
     String d = Processes.describe(p.toHandle());
     assertTrue(d.startsWith("pid " + p.pid() + ": "), d);
     assertEquals(("pid " + p.pid() + ": ").length() + 400 + 3, d.length(), d);
@@ -296,12 +296,23 @@ class NoLeftoverProcessesTest {
   @Test
   void environmentScanWaitsForCarriersToGo() throws Exception {
     String entry = "COTENANT_SCAN_TEST=" + System.nanoTime();
-    ProcessBuilder b = new ProcessBuilder("sleep", "0.5");
+    ProcessBuilder b = new ProcessBuilder("sleep", "311");
     b.environment().put("COTENANT_SCAN_TEST", entry.substring(entry.indexOf('=') + 1));
     Process p = b.start();
     mine.add(p);
     assertEquals(List.of(p.pid()), EnvironmentScan.carriers(entry));
     assertEquals(List.of(p.pid()), EnvironmentScan.carriers(entry, 0), "no wait: the carriers now");
-    assertEquals(List.of(), EnvironmentScan.carriers(entry, 20_000), "the sleep ends within the wait");
+    // Killed while the scan waits: the scan sees it go.
+    Thread killer = new Thread(() -> {
+      try {
+        Thread.sleep(300);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      p.destroyForcibly();
+    });
+    killer.start();
+    assertEquals(List.of(), EnvironmentScan.carriers(entry, 60_000), "the carrier ends within the wait");
+    killer.join();
   }
 }

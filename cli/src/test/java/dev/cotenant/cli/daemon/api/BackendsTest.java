@@ -38,18 +38,47 @@ class BackendsTest {
     throw new AssertionError("no VmRSS for " + pid);
   }
 
+  /** Waits until {@code pid} sleeps and its VmRSS reads the same twice, 50 ms apart. */
+  private static void awaitSettled(long pid, long deadline) throws Exception {
+    long last = -1;
+    while (true) {
+      String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+      char state = stat.charAt(stat.lastIndexOf(')') + 2);
+      long now = vmRss(pid);
+      if (state == 'S' && now == last) {
+        return;
+      }
+      last = now;
+      assertTrue(System.nanoTime() < deadline, "process " + pid + " never settled");
+      Thread.sleep(50);
+    }
+  }
+
+  private static String cmdline(long pid) {
+    try {
+      return Files.readString(Path.of("/proc", Long.toString(pid), "cmdline"));
+    } catch (java.io.IOException e) {
+      return "";
+    }
+  }
+
   @Test
   void theMemoryOfAProcessTreeIsEachProcessesVmRssInBytes() throws Exception {
     // The shell execs into the parent sleep after starting the child.
     Process parent = new ProcessBuilder("sh", "-c", "sleep 301 & exec sleep 302").start();
     try {
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-      while (parent.toHandle().descendants().count() != 1
-          || !Files.readString(Path.of("/proc", Long.toString(parent.pid()), "cmdline")).startsWith("sleep")) {
+      // Both have become sleep (before its exec, the child is still a copy of the shell).
+      while (parent.toHandle().children().count() != 1
+          || !Files.readString(Path.of("/proc", Long.toString(parent.pid()), "cmdline")).startsWith("sleep")
+          || !parent.toHandle().children().allMatch(c -> cmdline(c.pid()).startsWith("sleep"))) {
         assertTrue(System.nanoTime() < deadline, "the tree did not form");
         Thread.sleep(20);
       }
       long child = parent.toHandle().children().findFirst().orElseThrow().pid();
+      // Each has loaded what it needs and sleeps: its memory no longer moves.
+      awaitSettled(parent.pid(), deadline);
+      awaitSettled(child, deadline);
       long own = vmRss(parent.pid());
       assertTrue(own > 64 * 1024, "a process takes more than 64 KiB: " + own);
       assertEquals(OptionalLong.of(own), Backends.rssBytes(parent.pid()));
