@@ -7,13 +7,6 @@ import dev.cotenant.testkit.records.InMemoryRecordStoreProvider;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.BrokenBarrierException;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
@@ -104,39 +97,19 @@ class ConcurrencyRecordsContractBiteTest extends ContractBiteTest {
     }
   }
 
-  /**
-   * Reads and, once updates come from more than one thread, waits (up to 2 s) for a second
-   * update to have read as well, then writes, for its first three pairs: two updates of one
-   * server at once lose one of them, in every run. Updates from one thread write at once. Yielding between the read and the
-   * write lost an update only when the threads happened to interleave, and one run in a few lost
-   * none: on a busy machine each thread could finish its updates within one time slice.
-   */
+  /** Reads, lets another update read too ({@link RacingWriters}), then writes: two updates at once lose one. */
   @FailsExactly("updatesFromSeveralThreadsAreAllKept")
   static class NotAtomic extends Broken {
-    private final CyclicBarrier pair = new CyclicBarrier(2);
-    private final AtomicInteger paired = new AtomicInteger();
-    private volatile boolean enough;
-    private final Set<Long> threads = ConcurrentHashMap.newKeySet();
+    private final RacingWriters racing = new RacingWriters();
 
     @Override
     Optional<ConcurrencyRecord> update(ConcurrencyRecords d, String name,
         Function<Optional<ConcurrencyRecord>, Optional<ConcurrencyRecord>> change) throws IOException {
-      threads.add(Thread.currentThread().getId());
       Optional<ConcurrencyRecord> next = change.apply(d.get(name));
-      if (threads.size() > 1 && !enough) {
-        try {
-          pair.await(2, TimeUnit.SECONDS);
-          // Three pairs, three lost writes, are enough: later writes go at once.
-          enough = paired.incrementAndGet() >= 6;
-        } catch (TimeoutException | BrokenBarrierException e) {
-          pair.reset(); // no partner came: write alone, and stop waiting
-          enough = true;
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      }
+      racing.betweenReadAndWrite();
       return d.update(name, c -> next);
     }
   }
+
 
 }

@@ -6,23 +6,13 @@ import java.util.EnumSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.BrokenBarrierException;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A ledger that is right on one thread and loses records on several: copy, wait for another
- * thread to copy too, write back, no lock. Yielding instead of waiting lost a record only when
- * the threads happened to interleave.
+ * A ledger that is right on one thread and loses records on several: copy, let another thread
+ * copy too ({@link RacingWriters}), write back, no lock.
  */
 final class RacyLedger implements HazardLedger {
-  private final Set<Long> threads = ConcurrentHashMap.newKeySet();
-  private final CyclicBarrier pair = new CyclicBarrier(2);
-  private final AtomicInteger paired = new AtomicInteger();
-  private volatile boolean enough;
+  private final RacingWriters racing = new RacingWriters();
   private volatile Map<String, Map<String, Observations>> servers = new TreeMap<>();
   private volatile boolean dirty;
 
@@ -34,23 +24,9 @@ final class RacyLedger implements HazardLedger {
     if (attachedSessions <= 1) {
       return false;
     }
-    threads.add(Thread.currentThread().getId());
     Map<String, Map<String, Observations>> copy = new TreeMap<>();
     servers.forEach((n, ids) -> copy.put(n, new TreeMap<>(ids)));
-    if (threads.size() > 1 && !enough) {
-      // Once records come from several threads, wait (up to 2 s) for a second one to have copied
-      // too: both then write back their own copy, and one record is lost in every run.
-      try {
-        pair.await(2, TimeUnit.SECONDS);
-        // Three pairs, three lost writes, are enough: later writes go at once.
-        enough = paired.incrementAndGet() >= 6;
-      } catch (TimeoutException | BrokenBarrierException e) {
-        pair.reset(); // no partner came: write alone, and stop waiting
-        enough = true;
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
+    racing.betweenReadAndWrite();
     Map<String, Observations> ids = copy.computeIfAbsent(serverName, k -> new TreeMap<>());
     Observations o = ids.get(identity);
     Set<HazardCode> codes = EnumSet.of(code);
