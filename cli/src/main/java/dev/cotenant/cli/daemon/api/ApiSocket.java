@@ -1,6 +1,7 @@
 package dev.cotenant.cli.daemon.api;
 
 import dev.cotenant.cli.daemon.OwnerOnlySocket;
+import dev.cotenant.cli.daemon.http.DaemonHttpServer;
 import java.io.IOException;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
@@ -63,7 +64,7 @@ public final class ApiSocket implements AutoCloseable {
     http.setSendServerVersion(false);
     http.setSendXPoweredBy(false);
     UnixDomainServerConnector connector = new OwnerOnlyConnector(server, new HttpConnectionFactory(http));
-    server.setHandler(new ContextHandler(handler, ApiHandler.PATH));
+    server.setHandler(DaemonHttpServer.closingAfterAnUnreadBody(new ContextHandler(handler, ApiHandler.PATH)));
     try {
       OwnerOnlySocket.bind(path, 'a', at -> {
         connector.setUnixDomainPath(at);

@@ -1,15 +1,21 @@
 package dev.cotenant.cli.daemon.http;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpHeaderValue;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.ContextHandler;
 import org.eclipse.jetty.server.handler.ContextHandlerCollection;
+import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,6 +32,11 @@ import org.slf4j.LoggerFactory;
  * Unix-domain socket. Jetty can ({@code jetty-unixdomain-server}), should the daemon serve HTTP
  * there too, and its servlet layer is what the MCP Java SDK's servlet transports run on, should
  * one ever be mounted beside this endpoint. Jetty's core API is used here without servlets.
+ *
+ * <p>An answer given before its request's body was read whole (a refused origin, a missing token,
+ * a body over the limit) says {@code Connection: close}, and the connection is closed after it:
+ * the unread rest of the body cannot be told apart from a next request, and a client that kept
+ * the connection for its next request would find it closed under it.
  *
  * <p>Requests run on a bounded pool of daemon threads named {@value #THREAD_PREFIX}. Not
  * thread-safe until started; then {@link #port} and {@link #close} may be called from any thread.
@@ -108,7 +119,7 @@ public final class DaemonHttpServer implements AutoCloseable {
       throw new IllegalStateException("the HTTP server was started already");
     }
     started = true;
-    server.setHandler(new ContextHandlerCollection(contexts.toArray(new ContextHandler[0])));
+    server.setHandler(closingAfterAnUnreadBody(new ContextHandlerCollection(contexts.toArray(new ContextHandler[0]))));
     try {
       server.start();
     } catch (Exception e) {
@@ -153,5 +164,36 @@ public final class DaemonHttpServer implements AutoCloseable {
   @Override
   public String toString() {
     return "DaemonHttpServer[" + HOST + ":" + port() + "]";
+  }
+
+  /**
+   * {@code handler}, whose answers say {@code Connection: close} when they are given before the
+   * request's body was read whole: before an answer is committed, what has arrived of the body is
+   * read, and when that is not all of it the header is added. (Jetty closes such a connection
+   * anyway, but once the answer is committed it can no longer say so, and a client that reuses the
+   * connection reads nothing.) Every server of the daemon's, over TCP or {@code api.sock}, wraps
+   * its handlers in it.
+   */
+  public static Handler closingAfterAnUnreadBody(Handler handler) {
+    return new ClosesAfterAnUnreadBody(Objects.requireNonNull(handler, "handler"));
+  }
+
+  private static final class ClosesAfterAnUnreadBody extends Handler.Wrapper {
+    ClosesAfterAnUnreadBody(Handler handler) {
+      super(handler);
+    }
+
+    @Override
+    public boolean handle(Request request, Response response, Callback callback) throws Exception {
+      return super.handle(request, new Response.Wrapper(request, response) {
+        @Override
+        public void write(boolean last, ByteBuffer content, Callback written) {
+          if (!isCommitted() && !request.consumeAvailable()) {
+            getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE.asString());
+          }
+          super.write(last, content, written);
+        }
+      }, callback);
+    }
   }
 }

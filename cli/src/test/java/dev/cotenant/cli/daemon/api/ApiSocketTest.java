@@ -9,9 +9,15 @@ import dev.cotenant.cli.daemon.api.ApiDaemon.Answer;
 import dev.cotenant.testkit.process.ChecksProcessLeaks;
 import dev.cotenant.testkit.server.FakeServer;
 import java.io.IOException;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Locale;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -52,6 +58,26 @@ class ApiSocketTest {
     assertFalse(Files.exists(api.home.apiSocket()), "stopping removes api.sock");
     assertThrows(IOException.class, () -> api.unix("GET", "/api/rows", null));
     assertThrows(IOException.class, () -> api.get("/api/rows"), "HTTP is closed too");
+  }
+
+  /**
+   * An answer given before the request's body arrived whole says {@code Connection: close}, on
+   * {@code api.sock} as over TCP: the unread rest is not a next request.
+   */
+  @Test
+  void anAnswerBeforeTheBodyArrivedClosesTheConnectionAndSaysSo() throws Exception {
+    ApiDaemon api = ApiDaemon.start(dir, Map.of("echo", FakeServer.builder().name("echo").echo().build().description()),
+        Map.of(), Map.of());
+    try (SocketChannel channel = SocketChannel.open(UnixDomainSocketAddress.of(api.home.apiSocket()))) {
+      channel.write(ByteBuffer.wrap(("POST /api/none HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+          + "Content-Length: 40\r\n\r\n{\"server\":").getBytes(StandardCharsets.US_ASCII)));
+      String answer = new String(Channels.newInputStream(channel).readAllBytes(), StandardCharsets.UTF_8);
+      assertTrue(answer.startsWith("HTTP/1.1 404"), answer);
+      String head = answer.substring(0, Math.max(0, answer.indexOf("\r\n\r\n"))).toLowerCase(Locale.ROOT);
+      assertTrue(head.contains("\r\nconnection: close"), answer);
+    } finally {
+      api.close();
+    }
   }
 
   private static long apiSocketThreads() {

@@ -75,6 +75,32 @@ class McpHttpGuardTest {
   }
 
   @Test
+  void aRefusalBeforeTheBodyWasReadClosesTheConnectionAndSaysSo() throws Exception {
+    http = new McpHttpHarness(records, List.of(FAKE.description()));
+    String auth = "Authorization: Bearer " + McpHttpHarness.TOKEN + "\r\n";
+    // Half of the body is sent: the refusal cannot wait for the rest, and what follows it on the
+    // connection is not a request. A client told nothing would send its next request there.
+    String foreign = raw(http.server.port(), "POST /mcp/fake HTTP/1.1\r\nHost: 127.0.0.1\r\n" + auth
+        + "Origin: http://evil.example\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n{\"jsonrpc\":");
+    assertTrue(foreign.startsWith("HTTP/1.1 403"), foreign);
+    assertTrue(head(foreign).contains("\r\nconnection: close"), foreign);
+    String noToken = raw(http.server.port(), "POST /mcp/fake HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        + "Content-Type: application/json\r\nContent-Length: 40\r\n\r\n{\"jsonrpc\":");
+    assertTrue(noToken.startsWith("HTTP/1.1 401"), noToken);
+    assertTrue(head(noToken).contains("\r\nconnection: close"), noToken);
+    // A refusal after the whole body arrived keeps the connection: two requests, two answers.
+    String bothRefused = raw(http.server.port(), ("POST /mcp/fake HTTP/1.1\r\nHost: 127.0.0.1\r\n" + auth
+        + "Origin: http://evil.example\r\nContent-Length: 2\r\n\r\n{}").repeat(2).replaceFirst(
+        "(?s)(.*)Content-Length: 2", "$1Connection: close\r\nContent-Length: 2"));
+    assertEquals(2, bothRefused.split("HTTP/1.1 403", -1).length - 1, bothRefused);
+    assertTrue(http.sharing.accounting().isEmpty(), "no backend was started");
+  }
+
+  private static String head(String answer) {
+    return answer.substring(0, Math.max(0, answer.indexOf("\r\n\r\n"))).toLowerCase(java.util.Locale.ROOT);
+  }
+
+  @Test
   void aMissingOrWrongTokenIs401WithABearerChallenge() throws Exception {
     http = new McpHttpHarness(records, List.of(FAKE.description()));
     HttpResponse<String> wrong = http.send(http.post("fake", json(McpHttpHarness.initializeRequest(0)),
