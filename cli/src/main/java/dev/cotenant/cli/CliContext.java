@@ -56,8 +56,19 @@ public record CliContext(
     return abs.toString();
   }
 
-  /** {@code value} resolved against the working directory. */
+  /**
+   * A path the operator gave on the command line: {@code ~} and a leading {@code ~/} stand for
+   * the user's home (as in the records directory's rule, and for a value the shell did not
+   * expand, such as {@code --records-dir=~/r}); anything else relative is resolved against the
+   * working directory.
+   */
   Path resolve(String value) {
+    if (value.equals("~")) {
+      return home;
+    }
+    if (value.startsWith("~/")) {
+      return home.resolve(value.substring(2)).normalize();
+    }
     return workingDirectory.resolve(value).normalize();
   }
 }

@@ -44,14 +44,7 @@ public final class Output {
 
   /**
    * The rows as {@code {"servers":[{"name","source","strength","recommendStub","recommendShare",
-   * "reasons":[{"code","detail"}]}]}}, without placement.
-   */
-  public static ObjectNode rowsJson(List<Row> rows) {
-    return rowsJson(rows, Optional.empty());
-  }
-
-  /**
-   * The rows as {@link #rowsJson(List)}, each with {@code "placement"} ({@code shared} or
+   * "reasons":[{"code","detail"}]}]}}, each with {@code "placement"} ({@code shared} or
    * {@code dedicated}: where a new session of the server goes under {@code sharing},
    * {@link PlacementDecision}) and {@code "forced"} (an operator's override) when
    * {@code sharing} is given.

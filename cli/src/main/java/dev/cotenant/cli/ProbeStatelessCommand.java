@@ -206,7 +206,7 @@ public final class ProbeStatelessCommand extends CliCommand {
     }
   }
 
-  private static void print(PrintWriter out, ProbeReport r) {
+  static void print(PrintWriter out, ProbeReport r) {
     if (r.callerBlocks()) {
       out.println("the server declares caller identity: every call carried its caller's block");
     }
@@ -241,7 +241,7 @@ public final class ProbeStatelessCommand extends CliCommand {
     }
   }
 
-  private static ObjectNode json(ProbeReport r) {
+  static ObjectNode json(ProbeReport r) {
     ObjectNode o = Output.object();
     o.put("name", r.server());
     o.put("tool", r.spec().tool());

@@ -177,6 +177,41 @@ class CliTest {
   }
 
   @Test
+  void pathOptionsAreRelativeToTheWorkingDirectoryOrTheHomeAndADotSocketIsUnset() throws IOException {
+    cli.write("mcp.json", THREE);
+    Map<List<String>, Path> where = new java.util.LinkedHashMap<>();
+    where.put(List.of("--socket-path", "sock/gw.sock"), cli.cwd.resolve("sock"));
+    where.put(List.of("--socket-path", "~/gws/gw.sock"), cli.home.resolve("gws"));
+    where.put(List.of("--records-dir", "~/r"), cli.home.resolve("r"));
+    where.put(List.of("--records-dir", "~"), cli.home);
+    where.put(List.of("--records-dir", "rel/r"), cli.cwd.resolve("rel/r"));
+    Path cotenantHome = tmp.resolve("cotenant-home");
+    cli.env.put("COTENANT_HOME", cotenantHome.toString());
+    // "", "." and "./" would otherwise mean "wherever the CLI was started": they count as unset.
+    for (String unset : List.of("", ".", "./", " ")) {
+      where.put(List.of("--socket-path", unset), cotenantHome.resolve("records"));
+    }
+    for (Map.Entry<List<String>, Path> e : where.entrySet()) {
+      List<String> args = new java.util.ArrayList<>(List.of("measure", "mcp.json"));
+      args.addAll(e.getKey());
+      CliHarness.Result r = cli.runRaw(args.toArray(new String[0]));
+      assertEquals(0, r.code(), e.getKey() + ": " + r.err());
+      assertTrue(Files.exists(e.getValue().resolve(FilePreflightCache.FILE_NAME)), e.getKey() + " puts the records in "
+          + e.getValue());
+      Files.delete(e.getValue().resolve(FilePreflightCache.FILE_NAME));
+    }
+  }
+
+  @Test
+  void aSetWithoutAKeyIsAUsageErrorNamingWhatWasGiven() throws IOException {
+    cli.write("mcp.json", THREE);
+    assertOneLineError(cli.run("assess", "mcp.json", "--set", "=initialize"), 2,
+        "cotenant: --set needs KEY=VALUE, got '=initialize'");
+    assertOneLineError(cli.run("assess", "mcp.json", "--set", "cotenant.preflight.era"), 2,
+        "cotenant: --set needs KEY=VALUE, got 'cotenant.preflight.era'");
+  }
+
+  @Test
   void theRecordsLiveBesideTheSocketThenInCotenantHome() throws IOException {
     cli.write("mcp.json", THREE);
     Path sockDir = Files.createDirectories(tmp.resolve("sock"));
@@ -352,6 +387,7 @@ class CliTest {
     CliHarness.Result again = cli.run("hazards", "clear", "alpha", "--json");
     assertEquals(0, again.code());
     assertEquals("{\"name\":\"alpha\",\"cleared\":false}\n", again.out());
+    assertEquals("no hazard records for alpha; nothing to clear\n", cli.run("hazards", "clear", "alpha").out());
   }
 
   @Test
@@ -361,6 +397,15 @@ class CliTest {
     assertEquals("", r.out());
     assertEquals(List.of("cotenant: no hazards observed (records in " + cli.records + ")"), r.errLines());
     assertEquals("{\"servers\":[]}\n", cli.run("hazards", "list", "--json").out());
+  }
+
+  @Test
+  void aHazardWithoutATimeShowsADash() throws IOException {
+    FileHazardLedger ledger = FileHazardLedger.open(cli.records, () -> 0L);
+    ledger.record("alpha", "a".repeat(64), HazardCode.CROSS_SESSION_LEAK, 2);
+    ledger.flush();
+    assertEquals(List.of("NAME   IDENTITY      CODES               COUNT  LAST_SEEN", "alpha  aaaaaaaaaaaa  cross_session_leak  1      -"),
+        cli.run("hazards", "list").out().lines().toList());
   }
 
   @Test
@@ -421,6 +466,8 @@ class CliTest {
     CliHarness.Result again = cli.run("seed", "--config", "mcp.json", "--apply");
     assertEquals(0, again.code(), again.err());
     assertTrue(again.out().contains("already seeded:  alpha, beta (left as configured)"), again.out());
+    assertEquals(List.of("alpha", "beta"), JSON.readTree(cli.run("seed", "--config", "mcp.json", "--json").out())
+        .path("alreadySeeded").valueStream().map(JsonNode::stringValue).toList());
     assertEquals(false, JSON.readTree(Files.readString(config)).path("cotenant").path("stubOverrides").path("alpha").booleanValue());
     assertFalse(JSON.readTree(Files.readString(config)).path("cotenant").path("sharing").booleanValue());
   }

@@ -202,6 +202,15 @@ class ProbeCommandsTest {
     CliHarness.Result noArgs = cli.run("probe-stateless", "echo", "--tool", "remember", "mcp.json");
     assertEquals(2, noArgs.code());
     assertEquals(List.of("cotenant: --tool needs --args JSON (the tool's arguments, carrying {marker})"), noArgs.errLines());
+    CliHarness.Result readBackArgs = cli.run("probe-stateless", "echo", "--tool", "remember", "--args", ARGS,
+        "--read-back-args", "{}", "mcp.json");
+    assertEquals(2, readBackArgs.code());
+    assertEquals(List.of("cotenant: --read-back-args needs --read-back-tool"), readBackArgs.errLines());
+    CliHarness.Result planWithTool = cli.run("probe-stateless", "echo", "--tool", "remember", "--args", ARGS,
+        "--plan", "plan.json", "mcp.json");
+    assertEquals(2, planWithTool.code());
+    assertEquals(List.of("cotenant: --plan applies to the whole-surface probe; with --tool, give --args"),
+        planWithTool.errLines());
     CliHarness.Result twoSurface = cli.run("probe-stateless", "echo", "--rounds", "2", "mcp.json");
     assertEquals(2, twoSurface.code());
     assertTrue(twoSurface.err().startsWith("cotenant: refusing a statelessness probe of 2 rounds"), twoSurface.err());
@@ -215,6 +224,8 @@ class ProbeCommandsTest {
   void theWholeSurfaceIsTheDefaultAPassExitsZeroAndPrintsEachToolAndTheCoverage() throws Exception {
     CliHarness.Result r = cli.run("probe-stateless", "echo", "mcp.json");
     assertEquals(0, r.code(), r.out() + r.err());
+    assertEquals(List.of("cotenant: probing the whole surface of echo, 3 rounds: two callers on dedicated backends, then on "
+        + "one shared backend, then on dedicated backends again"), r.errLines());
     assertTrue(r.out().contains("tool remember: passed\n"), r.out());
     assertTrue(r.out().contains("  arguments from schema {\"target\":\"{marker}\",\"workspace\":\"{workspace}\"}\n"), r.out());
     assertTrue(r.out().contains("coverage: 1 of 1 tool exercised (100 %)\n"), r.out());

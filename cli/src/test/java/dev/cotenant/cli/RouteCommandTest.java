@@ -187,6 +187,69 @@ class RouteCommandTest {
   }
 
   @Test
+  void theJsonOfARouteAgainAndOfAnUndoNamesEveryEntryAndTheTextSaysWhatAnUndoWouldDo() throws IOException {
+    assertEquals(0, route("--apply").code());
+    JsonNode again = JSON.readTree(route("--json").out());
+    assertEquals(List.of(), strings(again.path("routed")));
+    assertEquals(List.of("files", "git"), strings(again.path("alreadyRouted")));
+    assertEquals("web", again.path("notRouted").path(0).path("name").stringValue());
+
+    CliHarness.Result dry = cli.run("route", "claude_desktop_config.json", "--undo");
+    assertEquals(0, dry.code(), dry.err());
+    List<String> err = dry.errLines();
+    assertEquals("undo plan for claude_desktop_config.json:", err.get(0), dry.err());
+    assertEquals("nothing written; rerun with --undo --apply to write claude_desktop_config.json and the sidecar",
+        err.get(err.size() - 1), dry.err());
+
+    JsonNode plan = JSON.readTree(cli.run("route", "claude_desktop_config.json", "--undo", "--json").out());
+    assertTrue(plan.path("undo").asBoolean() && !plan.path("applied").asBoolean(), plan.toString());
+    assertEquals(List.of("files", "git"), strings(plan.path("restored")));
+    assertEquals(0, plan.path("left").size());
+    assertFalse(plan.path("sidecarRemoved").asBoolean(), "a plan removes nothing");
+    assertEquals(JSON.readTree(CLAUDE), JSON.readTree(plan.path("content").stringValue()));
+
+    JsonNode undone = JSON.readTree(cli.run("route", "claude_desktop_config.json", "--undo", "--apply", "--json").out());
+    assertTrue(undone.path("applied").asBoolean(), undone.toString());
+    assertTrue(undone.path("sidecarRemoved").asBoolean(), undone.toString());
+    assertFalse(undone.has("content"), "an applied plan is in the file, not in the answer");
+  }
+
+  @Test
+  void aLauncherPathIsResolvedAndOneThatCannotRunIsWarnedAboutWhileACommandNameIsKept() throws IOException {
+    JsonNode relative = JSON.readTree(cli.run("route", "claude_desktop_config.json", "--launcher", "bin/cotenant").out());
+    String resolved = cli.cwd.resolve("bin/cotenant").toString();
+    assertEquals(resolved, relative.path("mcpServers").path("git").path("command").stringValue());
+    CliHarness.Result missing = cli.run("route", "claude_desktop_config.json", "--launcher", "bin/cotenant");
+    assertTrue(missing.errLines().contains("cotenant: warning: the launcher " + resolved
+        + " is not an executable file; the client will fail to start it"), missing.err());
+
+    Path script = cli.write("bin/cotenant", "#!/bin/sh\n");
+    Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwx------"));
+    CliHarness.Result runnable = cli.run("route", "claude_desktop_config.json", "--launcher", "bin/cotenant");
+    assertFalse(runnable.err().contains("warning"), runnable.err());
+
+    CliHarness.Result onPath = cli.run("route", "claude_desktop_config.json", "--launcher", "cotenant");
+    assertEquals(0, onPath.code(), onPath.err());
+    assertEquals("cotenant", JSON.readTree(onPath.out()).path("mcpServers").path("git").path("command").stringValue(),
+        "a command name is left for the client's PATH");
+    assertFalse(onPath.err().contains("warning"), onPath.err());
+  }
+
+  @Test
+  void anExplicitCotenantHomeTravelsWithTheRoutedEntryAndADotHomeDoesNot() throws IOException {
+    Path home = tmp.resolve("elsewhere");
+    cli.env.put("COTENANT_HOME", home.toString());
+    JsonNode routed = JSON.readTree(route().out());
+    assertEquals(home.toString(), routed.path("mcpServers").path("git").path("env").path("COTENANT_HOME").stringValue(),
+        routed.toString());
+    for (String unset : List.of("", ".", "./")) {
+      cli.env.put("COTENANT_HOME", unset);
+      JsonNode plain = JSON.readTree(route().out());
+      assertFalse(plain.path("mcpServers").path("git").has("env"), "'" + unset + "': " + plain);
+    }
+  }
+
+  @Test
   void aVsCodeFileKeepsItsCommentsAndTheStdioType() throws IOException {
     String jsonc = """
         {

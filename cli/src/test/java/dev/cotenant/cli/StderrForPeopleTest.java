@@ -35,6 +35,9 @@ class StderrForPeopleTest {
     assertEquals(2, r.code(), r.err());
     assertEquals(List.of("cotenant: --max-concurrent must be a positive integer (calls the backend serves at once), got 0"),
         r.errLines());
+    CliHarness.Result one = cli.run("register", "a", "mcp.json", "--model", "warm_pool", "--max-concurrent", "1");
+    assertEquals(0, one.code(), "1 is the smallest positive integer: " + one.err());
+    assertEquals("registered a: model warm_pool, maxConcurrent 1\n", one.out());
   }
 
   @Test

@@ -253,7 +253,10 @@ class DaemonTest {
           Map.of("COTENANT_HOME", home().dir().toString()), dir, dir)).run("status");
       assertEquals(0, status, err.toString());
       String table = out.toString();
+      assertEquals("daemon " + ProcessHandle.current().pid() + "  socket " + home().socket() + "  (no HTTP)",
+          table.lines().findFirst().orElseThrow(), table);
       assertTrue(table.contains("sessions: 2 over the socket, 0 over HTTP"), table);
+      assertTrue(table.endsWith("* forced by cotenant.sharing.forced, not by the verdict\n"), table);
       String row = table.lines().filter(l -> l.startsWith("fake ")).findFirst().orElseThrow(() -> new AssertionError(table));
       assertEquals(List.of("fake", "shared*", "active", Long.toString(backends.get(0).pid().getAsLong()), "2"),
           List.of(row.split("\\s+")).subList(0, 5), table);
@@ -335,6 +338,16 @@ class DaemonTest {
     Daemon d = new Daemon(home(), cotenant, new ServerDirectory(List.of(config)), 0, "");
     daemons.add(d);
     d.start();
+    StringWriter status = new StringWriter();
+    assertEquals(0, cli(status, new StringWriter()).run("status"));
+    assertEquals(List.of("daemon " + ProcessHandle.current().pid() + "  socket " + home().socket() + "  http://127.0.0.1:"
+        + d.httpPort().orElseThrow() + "/mcp/{server}", "sessions: 0 over the socket, 0 over HTTP", "no backend runs"),
+        status.toString().lines().toList());
+    StringWriter statusJson = new StringWriter();
+    assertEquals(0, cli(statusJson, new StringWriter()).run("status", "--json"));
+    JsonNode json = JSON.readTree(statusJson.toString());
+    assertEquals(d.httpPort().orElseThrow().intValue(), json.path("port").intValue(), json.toString());
+    assertEquals(ProcessHandle.current().pid(), json.path("pid").longValue(), json.toString());
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     assertEquals(0, cli(out, err).run("dashboard"), err.toString());
@@ -345,6 +358,32 @@ class DaemonTest {
         java.net.http.HttpResponse.BodyHandlers.ofString());
     assertEquals(200, page.statusCode());
     assertTrue(page.body().contains("<title>Cotenant dashboard</title>"), page.body());
+
+    // A token file emptied or removed since the daemon started: one line saying which, no address.
+    Files.writeString(home().token(), "\n");
+    StringWriter empty = new StringWriter();
+    StringWriter emptyOut = new StringWriter();
+    assertEquals(1, cli(emptyOut, empty).run("dashboard"));
+    assertEquals("cotenant: the token file " + home().token() + " is empty; restart the daemon to create one\n",
+        empty.toString());
+    Files.delete(home().token());
+    StringWriter gone = new StringWriter();
+    assertEquals(1, cli(emptyOut, gone).run("dashboard"));
+    assertTrue(gone.toString().startsWith("cotenant: cannot read the dashboard's token " + home().token() + ": "),
+        gone.toString());
+    assertEquals("", emptyOut.toString(), "no address without its token");
+  }
+
+  @Test
+  void dashboardOfADaemonWithoutHttpSaysSo() throws Exception {
+    Daemon d = daemon(echo());
+    d.start();
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    assertEquals(1, cli(out, err).run("dashboard"));
+    assertEquals("cotenant: the daemon (pid " + ProcessHandle.current().pid() + ") of " + home().dir()
+        + " serves no HTTP; restart it without --no-http\n", err.toString());
+    assertEquals("", out.toString());
   }
 
   private static boolean waitStopped(Daemon d) throws InterruptedException {
