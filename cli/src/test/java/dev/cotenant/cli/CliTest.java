@@ -159,7 +159,8 @@ class CliTest {
     }
     CliHarness.Result version = cli.runRaw("--version");
     assertEquals(0, version.code());
-    assertTrue(version.out().startsWith("cotenant "), version.out());
+    // Classes outside the jar have no manifest to read a version from.
+    assertEquals("cotenant (development build)\n", version.out());
     CliHarness.Result sub = cli.runRaw("measure", "--help");
     assertEquals(0, sub.code());
     assertTrue(sub.out().contains("--records-dir") && sub.out().contains("--server"), sub.out());

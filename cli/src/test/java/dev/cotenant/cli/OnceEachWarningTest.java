@@ -56,8 +56,10 @@ class OnceEachWarningTest {
     write(filter, "a table line\n");
     write(filter, "ERROR it broke\n");
     write(filter, "ERROR it broke\n");
+    write(filter, "WARN c comes once\n");
     assertEquals("cotenant: warning: a is unreadable\ncotenant: warning: b is unreadable\n"
-        + "a table line\na table line\ncotenant: error: it broke\ncotenant: error: it broke\n", sink.text());
+        + "a table line\na table line\ncotenant: error: it broke\ncotenant: error: it broke\n"
+        + "cotenant: warning: c comes once\n", sink.text());
   }
 
   @Test

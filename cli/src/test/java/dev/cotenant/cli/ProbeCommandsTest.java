@@ -276,6 +276,9 @@ class ProbeCommandsTest {
     assertEquals("declared", row.path("strength").stringValue(), row.toString());
     assertTrue(reasons(row).contains("registered_shared(tenant)"), row.toString());
     assertTrue(row.path("recommendShare").booleanValue());
+    // A seed reports the server as wanting sharing, and leaves the switch to the operator.
+    JsonNode seed = JSON.readTree(cli.run("seed", "--config", "mcp.json", "--json").out());
+    assertEquals("echo", seed.path("wantsShare").path(0).stringValue(), seed.toString());
 
     // The same name launched differently is another identity: not probed, refused, and not declared.
     config("mcp.json", "-Dcotenant.test.flavour=2");

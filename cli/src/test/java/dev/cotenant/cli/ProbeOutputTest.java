@@ -92,6 +92,9 @@ class ProbeOutputTest {
     JsonNode unrecorded = ProbeStatelessCommand.json(passed.withNotRecorded("disk full"));
     assertTrue(unrecorded.path("recorded").isNull(), unrecorded.toString());
     assertEquals("disk full", unrecorded.path("notRecorded").stringValue());
-    assertFalse(ProbeStatelessCommand.json(report(SPEC, false, List.of(), Outcome.NOT_RUN, Optional.of("x"))).has("readBackTool"));
+    JsonNode notRun = ProbeStatelessCommand.json(report(SPEC, false, List.of(), Outcome.NOT_RUN, Optional.of("it exited")));
+    assertFalse(notRun.has("readBackTool"), notRun.toString());
+    assertEquals("it exited", notRun.path("notRunReason").stringValue());
+    assertFalse(json.has("notRunReason"), json.toString());
   }
 }

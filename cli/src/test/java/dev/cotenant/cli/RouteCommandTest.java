@@ -113,6 +113,19 @@ class RouteCommandTest {
   }
 
   @Test
+  void onOneTerminalThePlanComesBeforeItsSummary() {
+    java.io.StringWriter terminal = new java.io.StringWriter();
+    // Standard output buffered, standard error not, both on one terminal.
+    CliContext context = CliContext.of(new java.io.PrintWriter(new java.io.BufferedWriter(terminal)),
+        new java.io.PrintWriter(terminal, true), cli.env, cli.cwd, cli.home);
+    assertEquals(0, new Cli(context).run("route", "claude_desktop_config.json", "--launcher", LAUNCHER));
+    String shown = terminal.toString();
+    // (The warning about the launcher, written before the plan, comes first.)
+    assertTrue(shown.contains("\"mcpServers\"") && shown.indexOf("route plan for claude_desktop_config.json:")
+        > shown.lastIndexOf("\"preferences\""), shown);
+  }
+
+  @Test
   void applyWritesThePrintedFileAndAPrivateSidecarHoldingTheOriginals() throws IOException {
     String planned = route().out();
 
@@ -296,6 +309,10 @@ class RouteCommandTest {
     assertFalse(edited.equals(routed), routed);
     Files.writeString(config, edited);
 
+    JsonNode plan = JSON.readTree(cli.run("route", "claude_desktop_config.json", "--undo", "--json").out());
+    assertEquals("files", plan.path("left").path(0).path("name").stringValue(), plan.toString());
+    assertEquals("changed since it was routed; its original stays in the sidecar",
+        plan.path("left").path(0).path("reason").stringValue());
     CliHarness.Result r = cli.run("route", "claude_desktop_config.json", "--undo", "--apply");
 
     assertEquals(0, r.code(), r.err());

@@ -167,6 +167,14 @@ class SurfaceOutputTest {
     assertEquals("$.result.id", hazard.path("tools").path(0).path("volatile").path(0).stringValue());
     assertEquals("$.result.nextCursor", hazard.path("listings").path(1).path("volatile").path(0).stringValue());
     assertEquals("the plan names gone, which is not listed", hazard.path("planNotes").path(0).stringValue());
+    SurfaceReport passed = report("echo", false, List.of(PASSED_TOOL), List.of(),
+        new Traffic(Map.of(), Map.of(), Map.of("roots/list", 3), Map.of("roots/list", 1)), Map.of(), Outcome.PASSED,
+        Optional.empty(), List.of(), 40);
+    JsonNode pass = SurfaceOutput.json(passed);
+    assertEquals("statelessness_probe_passed", pass.path("recorded").stringValue());
+    assertEquals(3, pass.path("traffic").path("serverRequests").path("roots/list").intValue(), pass.toString());
+    assertEquals(1, pass.path("traffic").path("unroutable").path("roots/list").intValue(), pass.toString());
+    assertTrue(SurfaceOutput.json(passed.withNotRecorded("disk full")).path("recorded").isNull());
     JsonNode unrecorded = SurfaceOutput.json(hazard().withNotRecorded("disk full"));
     assertTrue(unrecorded.path("recorded").isNull(), unrecorded.toString());
     assertEquals("disk full", unrecorded.path("notRecorded").stringValue());
