@@ -59,7 +59,7 @@ class MeasureProgressTest {
   }
 
   @Test
-  void onATerminalEachRedrawIsFlushedAtOnce() throws Exception {
+  void onATerminalTheLineIsRedrawnWhenItChangesAndFlushedAtOnce() throws Exception {
     CliHarness cli = new CliHarness(tmp);
     cli.write("mcp.json", TWO);
     CountDownLatch gate = new CountDownLatch(1);
@@ -71,11 +71,16 @@ class MeasureProgressTest {
         cli.env, cli.cwd, cli.home, b -> b.preflightTransport(cli.transport), true);
     CompletableFuture<Integer> run = CompletableFuture.supplyAsync(() -> new Cli(context).run("measure", "mcp.json",
         "--records-dir", cli.records.toString()));
+    String both = "\rmeasuring: 0/2 done, 0 measured (now: alpha, beta)\u001b[K";
     try {
-      waitFor(terminal::toString, "\rmeasuring: 0/2 done, 0 measured (now: ", run);
+      // Two pre-flights at once (CliRuntime.PARALLELISM): both named while both wait.
+      waitFor(terminal::toString, both, run);
+      Thread.sleep(5 * MeasureCommand.TICK_MS);
     } finally {
       gate.countDown();
     }
+    assertEquals(1, terminal.toString().split(java.util.regex.Pattern.quote(both), -1).length - 1,
+        "the line is redrawn when it changes, not at every tick: " + terminal);
     assertEquals(0, run.get(30, TimeUnit.SECONDS));
     assertTrue(terminal.toString().contains("\rmeasuring: 2/2 done, 2 measured\u001b[K\n"), terminal.toString());
   }

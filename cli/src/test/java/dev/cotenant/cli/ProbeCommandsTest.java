@@ -299,6 +299,9 @@ class ProbeCommandsTest {
     CliHarness.Result bad = cli.run("register", "echo", "mcp.json", "--model", "pooled");
     assertEquals(2, bad.code());
     assertEquals(List.of("cotenant: --model must be one of sidecar, shared, warm_pool; got 'pooled'"), bad.errLines());
+    CliHarness.Result badScope = cli.run("register", "echo", "mcp.json", "--model", "shared", "--scope", "world");
+    assertEquals(2, badScope.code());
+    assertEquals(List.of("cotenant: --scope must be one of tenant, global; got 'world'"), badScope.errLines());
   }
 
   @Test
