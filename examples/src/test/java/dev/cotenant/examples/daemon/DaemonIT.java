@@ -295,6 +295,28 @@ class DaemonIT {
     }
   }
 
+  /** {@code route} run from the jar, without {@code --launcher}: routed entries start this Java on this jar. */
+  @Test
+  void routeFromTheJarStartsConnectWithThisJavaAndThisJar() throws Exception {
+    try (DaemonFixture f = new DaemonFixture()) {
+      // examples/mcp.json names its servers by relative paths, which route leaves alone.
+      Path config = Files.writeString(f.home.resolve("client.json"),
+          "{\"mcpServers\": {\"echo\": {\"command\": \"/usr/bin/env\", \"args\": [\"true\"]}}}");
+      DaemonFixture.Run plan = f.run("route", config.toString(), "--json");
+      assertEquals(0, plan.code(), plan.err());
+      JsonNode answer = DaemonFixture.JSON.readTree(plan.out());
+      assertTrue(answer.path("routed").valueStream().anyMatch(n -> n.stringValue().equals("echo")), plan.out());
+      JsonNode echo = DaemonFixture.JSON.readTree(answer.path("content").stringValue()).path("mcpServers").path("echo");
+      assertEquals(Path.of(DaemonFixture.java()).toRealPath(), Path.of(echo.path("command").stringValue()).toRealPath(),
+          echo.toString());
+      List<String> args = echo.path("args").valueStream().map(JsonNode::stringValue).toList();
+      int jar = args.indexOf("-jar");
+      assertTrue(jar >= 0, args.toString());
+      assertEquals(DaemonFixture.JAR.toRealPath().toString(), args.get(jar + 1));
+      assertEquals(List.of("connect", "echo"), args.subList(jar + 2, jar + 4));
+    }
+  }
+
   @Test
   void httpIsLoopbackOnlyAndRefusesAForeignOriginOrAMissingToken() throws Exception {
     try (DaemonFixture f = new DaemonFixture()) {
