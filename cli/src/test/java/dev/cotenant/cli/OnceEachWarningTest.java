@@ -83,20 +83,21 @@ class OnceEachWarningTest {
 
     for (String start : new String[] {"W", "WARN", "WARN a is unreadable", "ERROR", "\tat", "\tat x", "Caused by", "\t..",
         "cotenant: warning", "cotenant: warning: a", "\t", "Caused"}) {
-      Sink held = new Sink();
-      OnceEachWarning f = new OnceEachWarning(held);
-      write(f, start);
-      f.flush();
-      assertEquals("", held.text(), "'" + start + "' may still become a line to rewrite or drop: held back");
-      assertEquals(1, held.flushes);
+      assertEquals("", flushed(start), "'" + start + "' may still become a line to rewrite or drop: held back");
     }
     for (String start : new String[] {"X", "WARNING", "WARNx", "ERRORS", "cotenant: warn!", "\tx", "Caused!"}) {
-      Sink passed = new Sink();
-      OnceEachWarning f = new OnceEachWarning(passed);
-      write(f, start);
-      f.flush();
-      assertEquals(start, passed.text(), "'" + start + "' cannot become one: written at the flush");
+      assertEquals(start, flushed(start), "'" + start + "' cannot become one: written at the flush");
     }
+  }
+
+  /** What a fresh filter writes of {@code partial} when flushed (the flush itself reaching the stream below). */
+  private static String flushed(String partial) throws IOException {
+    Sink sink = new Sink();
+    OnceEachWarning filter = new OnceEachWarning(sink);
+    write(filter, partial);
+    filter.flush();
+    assertEquals(1, sink.flushes);
+    return sink.text();
   }
 
   @Test
