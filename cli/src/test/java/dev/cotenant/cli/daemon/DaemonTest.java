@@ -66,6 +66,11 @@ class DaemonTest {
 
   /** As {@link #daemon(ServerDescription)}, serving HTTP on {@code port} (-1: none). */
   private Daemon daemon(ServerDescription server, int port, boolean portChosen) throws IOException {
+    return daemon(server, port, portChosen, true);
+  }
+
+  /** As above; {@code forced} false leaves the placement to the verdict (a dedicated backend for the echo server). */
+  private Daemon daemon(ServerDescription server, int port, boolean portChosen, boolean forced) throws IOException {
     Path config = dir.resolve("mcp.json");
     Map<String, Object> entry = new LinkedHashMap<>();
     entry.put("command", server.command());
@@ -73,7 +78,9 @@ class DaemonTest {
     entry.put("env", server.env());
     Files.write(config, JSON.writeValueAsBytes(Map.of("mcpServers", Map.of("fake", entry))));
     Cotenant cotenant = Cotenant.builder()
-        .config(Map.of(SharingSettings.ENABLED, "true", SharingSettings.FORCED, "fake", "cotenant.pool.drain-grace-ms", "0"))
+        .config(forced
+            ? Map.of(SharingSettings.ENABLED, "true", SharingSettings.FORCED, "fake", "cotenant.pool.drain-grace-ms", "0")
+            : Map.of(SharingSettings.ENABLED, "true", "cotenant.pool.drain-grace-ms", "0"))
         .recordsDirectory(dir.resolve("records")).build();
     Daemon d = new Daemon(home(), cotenant, new ServerDirectory(List.of(config)), port, "", portChosen);
     daemons.add(d);
@@ -279,6 +286,21 @@ class DaemonTest {
     while (!condition.getAsBoolean()) {
       assertTrue(System.nanoTime() < deadline, "waited 30 s for " + what);
       Thread.sleep(20);
+    }
+  }
+
+  @Test
+  void statusShowsADedicatedBackendWithoutTheForcedFootnote() throws Exception {
+    Daemon d = daemon(echo(), -1, false, false);
+    d.start();
+    try (Client a = new Client("fake", home().socket())) {
+      a.initialize();
+      StringWriter out = new StringWriter();
+      assertEquals(0, cli(out, new StringWriter()).run("status"));
+      String table = out.toString();
+      String row = table.lines().filter(l -> l.startsWith("fake ")).findFirst().orElseThrow(() -> new AssertionError(table));
+      assertEquals(List.of("fake", "dedicated", "active"), List.of(row.split("\\s+")).subList(0, 3), table);
+      assertFalse(table.contains("forced"), table);
     }
   }
 
