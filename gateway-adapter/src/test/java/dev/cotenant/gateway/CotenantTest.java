@@ -220,10 +220,45 @@ class CotenantTest {
     IllegalStateException e =
         assertThrows(IllegalStateException.class, () -> c.findings(STDIO, Optional.empty()));
     assertEquals("evidence source \"flaky\" failed on server \"weather\": IllegalStateException: boom", e.getMessage());
+    // The source's own exception is kept as the cause (mutant: the cause dropped).
+    assertEquals("boom", e.getCause().getMessage());
     Cotenant nulls = Cotenant.builder().withoutClasspathDiscovery().evidenceSource(source("nulls", input -> null)).build();
     assertEquals(
         "evidence source \"nulls\" failed on server \"weather\": it returned null",
         assertThrows(IllegalStateException.class, () -> nulls.findings(STDIO, Optional.empty())).getMessage());
+  }
+
+  /**
+   * The session transport is created with a context that offers no session transport: it cannot
+   * open sessions through itself (mutant: it was given the context every other provider gets,
+   * whose {@code sessions()} is the transport being created).
+   */
+  @Test
+  void theSessionTransportsContextOffersNoSessionTransport() {
+    java.util.concurrent.atomic.AtomicReference<String> seen = new java.util.concurrent.atomic.AtomicReference<>();
+    dev.cotenant.spi.SessionTransport transport = (server, label, handler) -> {
+      throw new UnsupportedOperationException("not in this test");
+    };
+    Cotenant c = Cotenant.builder().withoutClasspathDiscovery().sessionTransport(new dev.cotenant.spi.SessionTransportProvider() {
+      @Override
+      public String name() {
+        return "inspecting";
+      }
+
+      @Override
+      public dev.cotenant.spi.SessionTransport create(ProviderContext context) {
+        try {
+          context.sessions();
+          seen.set("offered one");
+        } catch (IllegalStateException e) {
+          seen.set(e.getMessage());
+        }
+        return transport;
+      }
+    }).build();
+    assertSame(transport, c.sessionTransport());
+    assertEquals("this provider context offers no session transport: a session transport cannot open sessions through "
+        + "itself", seen.get());
   }
 
   @Test
