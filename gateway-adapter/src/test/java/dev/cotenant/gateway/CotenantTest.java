@@ -237,7 +237,7 @@ class CotenantTest {
   void theSessionTransportsContextOffersNoSessionTransport() {
     java.util.concurrent.atomic.AtomicReference<String> seen = new java.util.concurrent.atomic.AtomicReference<>();
     dev.cotenant.spi.SessionTransport transport = (server, label, handler) -> {
-      throw new UnsupportedOperationException("not in this test");
+      throw new AssertionError("this test opens no session");
     };
     Cotenant c = Cotenant.builder().withoutClasspathDiscovery().sessionTransport(new dev.cotenant.spi.SessionTransportProvider() {
       @Override
