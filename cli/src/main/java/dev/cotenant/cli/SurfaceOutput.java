@@ -24,6 +24,7 @@ public final class SurfaceOutput {
   static void print(PrintWriter out, SurfaceReport r) {
     out.println("whole-surface probe of " + Output.cell(r.server()) + ": " + r.tools().size() + " tool"
         + (r.tools().size() == 1 ? "" : "s") + " listed, " + r.rounds() + " rounds per caller");
+    out.println(Output.cell(r.sandbox().describe()));
     if (r.callerBlocks()) {
       out.println("the server declares caller identity: every request carried its caller's block");
     }
@@ -128,6 +129,10 @@ public final class SurfaceOutput {
     o.put("scope", "whole-surface");
     o.put("rounds", r.rounds());
     o.put("callerBlocks", r.callerBlocks());
+    ObjectNode sandbox = o.putObject("sandbox");
+    sandbox.put("mode", r.sandbox().sandboxed() ? "sandbox" : "fallback");
+    sandbox.put("network", r.sandbox().network());
+    sandbox.put("why", r.sandbox().why());
     o.put("outcome", r.outcome().name().toLowerCase(Locale.ROOT));
     ArrayNode hazards = o.putArray("hazards");
     byWireName(r).forEach((code, detail) -> hazards.addObject().put("code", code).put("detail", detail));

@@ -1,6 +1,7 @@
 package dev.cotenant.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cotenant.api.HazardCode;
@@ -26,13 +27,15 @@ import tools.jackson.databind.JsonNode;
  * server chose is escaped.
  */
 class SurfaceOutputTest {
+  private static final SurfaceReport.Sandboxing SANDBOX = new SurfaceReport.Sandboxing(true, false, "bubblewrap 0.8.0");
+
   private static final ToolResult PASSED_TOOL = new ToolResult("read", ToolStatus.PASSED, "", "plan {}", List.of(), List.of());
 
   private static SurfaceReport report(String server, boolean callerBlocks, List<ToolResult> tools,
       List<ListingResult> listings, Traffic traffic, Map<HazardCode, String> hazards, Outcome outcome,
       Optional<String> notRunReason, List<String> planNotes, long elapsedMillis) {
     return new SurfaceReport(server, "identity", 3, callerBlocks, tools, listings, traffic, hazards, outcome,
-        notRunReason, Optional.empty(), planNotes, elapsedMillis);
+        notRunReason, Optional.empty(), planNotes, elapsedMillis, SANDBOX);
   }
 
   private static SurfaceReport hazard() {
@@ -70,6 +73,7 @@ class SurfaceOutputTest {
   void aHazardShowsEveryToolListingFindingAndCountAndWhatWasRecorded() {
     assertEquals("""
         whole-surface probe of echo\\nx: 5 tools listed, 3 rounds per caller
+        sandbox: bubblewrap 0.8.0 (no network)
         the server declares caller identity: every request carried its caller's block
         plan: the plan names gone, which is not listed
         tool write: LEAKED
@@ -113,6 +117,7 @@ class SurfaceOutputTest {
         Map.of(), Outcome.PASSED, Optional.empty(), List.of(), 40);
     assertEquals("""
         whole-surface probe of echo: 1 tool listed, 3 rounds per caller
+        sandbox: bubblewrap 0.8.0 (no network)
         tool read: passed
           arguments from plan {}
         notifications on the shared backend: none
@@ -135,6 +140,7 @@ class SurfaceOutputTest {
         List.of(), Traffic.none(), Map.of(), Outcome.NOT_PROVEN, Optional.empty(), List.of(), 2_050);
     assertEquals("""
         whole-surface probe of echo: 1 tool listed, 3 rounds per caller
+        sandbox: bubblewrap 0.8.0 (no network)
         tool add: skipped: no arguments could be made
         notifications on the shared backend: none
         server requests on the shared backend: none
@@ -147,6 +153,7 @@ class SurfaceOutputTest {
         Optional.of("the server exited\r\nwith 1"), List.of(), 0);
     assertEquals("""
         whole-surface probe of echo: 0 tools listed, 3 rounds per caller
+        sandbox: bubblewrap 0.8.0 (no network)
         notifications on the shared backend: none
         server requests on the shared backend: none
         coverage: 0 of 0 tools exercised (100 %)
@@ -182,5 +189,26 @@ class SurfaceOutputTest {
         Outcome.NOT_RUN, Optional.of("the server exited"), List.of(), 0));
     assertTrue(notRun.path("recorded").isNull(), notRun.toString());
     assertEquals("the server exited", notRun.path("notRunReason").stringValue());
+    assertEquals("sandbox", pass.path("sandbox").path("mode").stringValue(), pass.toString());
+    assertEquals("bubblewrap 0.8.0", pass.path("sandbox").path("why").stringValue(), pass.toString());
+    assertFalse(pass.path("sandbox").path("network").booleanValue(), pass.toString());
+  }
+
+  @Test
+  void theReportSaysWhichModeRanAndWhyThereWasNoSandbox() {
+    SurfaceReport fallback = new SurfaceReport("echo", "identity", 3, false, List.of(PASSED_TOOL), List.of(),
+        Traffic.none(), Map.of(), Outcome.PASSED, Optional.empty(), Optional.empty(), List.of(), 0,
+        new SurfaceReport.Sandboxing(false, false, "no bwrap on PATH"));
+    assertEquals("sandbox: none (no bwrap on PATH); destructive tools are not called",
+        text(fallback).lines().skip(1).findFirst().orElseThrow());
+    JsonNode json = SurfaceOutput.json(fallback);
+    assertEquals("fallback", json.path("sandbox").path("mode").stringValue(), json.toString());
+    assertEquals("no bwrap on PATH", json.path("sandbox").path("why").stringValue(), json.toString());
+    SurfaceReport network = new SurfaceReport("echo", "identity", 3, false, List.of(PASSED_TOOL), List.of(),
+        Traffic.none(), Map.of(), Outcome.PASSED, Optional.empty(), Optional.empty(), List.of(), 0,
+        new SurfaceReport.Sandboxing(true, true, "bubblewrap 0.8.0"));
+    assertEquals("sandbox: bubblewrap 0.8.0 (network allowed by the plan)",
+        text(network).lines().skip(1).findFirst().orElseThrow());
+    assertTrue(SurfaceOutput.json(network).path("sandbox").path("network").booleanValue());
   }
 }

@@ -21,6 +21,7 @@ import dev.cotenant.gateway.probe.ConcurrencyLimits;
 import dev.cotenant.gateway.probe.Statelessness;
 import dev.cotenant.gateway.probe.StatelessnessProbe;
 import dev.cotenant.gateway.probe.SurfaceProbe;
+import dev.cotenant.gateway.sandbox.Sandbox;
 import dev.cotenant.gateway.mux.MuxSettings;
 import dev.cotenant.gateway.pool.PoolSettings;
 import dev.cotenant.gateway.sharing.Sharing;
@@ -54,6 +55,9 @@ import dev.cotenant.spi.RecordStores;
 import dev.cotenant.spi.SeedingPolicy;
 import dev.cotenant.spi.SeedingPolicyProvider;
 import dev.cotenant.spi.SessionTransport;
+import dev.cotenant.spi.SessionException;
+import dev.cotenant.spi.ServerMessageHandler;
+import dev.cotenant.spi.ServerSession;
 import dev.cotenant.spi.SessionTransportProvider;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -95,6 +99,7 @@ public final class Cotenant {
   private final Path recordsDirectory;
   private final ProviderContext context;
   private final ExecutionIdentities identities;
+  private final Sandbox sandbox;
   private final List<Selected<ManagedServerClassifier>> classifiers;
   private final List<Selected<EvidenceSource>> sources;
   private final Map<Spi<?, ?>, Lazy<?>> singles = new LinkedHashMap<>();
@@ -104,7 +109,9 @@ public final class Cotenant {
     this.recordsDirectory =
         b.recordsDirectory != null ? b.recordsDirectory : RecordsDirectory.resolve(config, b.environment, userHome());
     this.identities = ExecutionIdentities.fromConfig(config, b.environment);
-    this.context = new ProviderContext(config, recordsDirectory, this::sessionTransport);
+    this.sandbox = Sandbox.fromConfig(config, b.environment);
+    // A provider that starts servers (the pre-flight) starts them in the probes' sandbox.
+    this.context = new ProviderContext(config, recordsDirectory, this::probeSessionTransport);
     ProviderDiscovery discovery = b.discovery;
     this.classifiers = chain(Spi.CLASSIFIERS, b, discovery);
     this.sources = chain(Spi.EVIDENCE_SOURCES, b, discovery);
@@ -303,6 +310,36 @@ public final class Cotenant {
     return provider(Spi.SESSION_TRANSPORT);
   }
 
+  /**
+   * The sandbox the probes and the pre-flight start servers in ({@value Sandbox#KEY}): where it is
+   * available they can change nothing of the operator's; the transport pool never uses it.
+   */
+  public Sandbox sandbox() {
+    return sandbox;
+  }
+
+  /**
+   * The session transport inside the {@link #sandbox()} with no network, for probes and the
+   * pre-flight: the {@link #sessionTransport()} itself where no sandbox is available.
+   */
+  public SessionTransport probeSessionTransport() {
+    return sandbox.around(sessionTransport(), false, List.of());
+  }
+
+  /** The session transport, selected when first asked to open a session or what it runs. */
+  private final class SelectedOnFirstOpen implements SessionTransport {
+    @Override
+    public ServerSession open(ServerDescription server, String label, ServerMessageHandler handler)
+        throws SessionException, InterruptedException {
+      return sessionTransport().open(server, label, handler);
+    }
+
+    @Override
+    public boolean runsCommandLocally() {
+      return sessionTransport().runsCommandLocally();
+    }
+  }
+
   /** The pre-flight transport ({@link Spi#PREFLIGHT_TRANSPORT}), selected on first call. */
   public PreflightTransport preflightTransport() {
     return provider(Spi.PREFLIGHT_TRANSPORT);
@@ -382,8 +419,9 @@ public final class Cotenant {
     return new Statelessness(
         stores.hazardLedger(), stores.concurrencyRecords(), identities::identify,
         // The transport is selected when the probe first starts a server: registration needs none.
-        StatelessnessProbe.fromConfig((server, label, handler) -> sessionTransport().open(server, label, handler), config),
-        SurfaceProbe.fromConfig((server, label, handler) -> sessionTransport().open(server, label, handler), config),
+        StatelessnessProbe.fromConfig(
+            (server, label, handler) -> probeSessionTransport().open(server, label, handler), config),
+        SurfaceProbe.fromConfig(new SelectedOnFirstOpen(), config, sandbox),
         System::currentTimeMillis);
   }
 

@@ -19,4 +19,17 @@ public interface SessionTransport {
    */
   ServerSession open(ServerDescription server, String label, ServerMessageHandler handler)
       throws SessionException, InterruptedException;
+
+  /**
+   * True when this transport starts a server by running the description's {@code command} with
+   * its {@code args}, {@code env} and {@code cwd} as a child process on this machine, so that a
+   * description rewritten to run that command inside a local sandbox starts the same server there.
+   * The probes and the pre-flight then contain it in Cotenant's sandbox (see
+   * {@code docs/statelessness.md}). A transport that starts servers elsewhere (a container, a
+   * remote runner) or in a sandbox of its own keeps the default, false: its servers are started as
+   * it decides, and a probe calls no destructive tool on them.
+   */
+  default boolean runsCommandLocally() {
+    return false;
+  }
 }

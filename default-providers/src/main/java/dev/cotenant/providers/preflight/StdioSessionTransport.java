@@ -54,6 +54,12 @@ public final class StdioSessionTransport implements SessionTransport {
    *     {@code "not executable: <file>"}, {@code "working directory not found: <dir>"},
    *     {@code "not a stdio server"}, ... (see {@link StartFailure})
    */
+  /** True: the command runs as a child process of this JVM, so the probes' sandbox can contain it. */
+  @Override
+  public boolean runsCommandLocally() {
+    return true;
+  }
+
   @Override
   public ServerSession open(ServerDescription server, String label, ServerMessageHandler handler)
       throws SessionException, InterruptedException {

@@ -59,6 +59,11 @@ import tools.jackson.databind.json.JsonMapper;
  *       entry instead.
  * </ul>
  *
+ * <p>A top-level {@code "network": true} lets the server reach the network inside the probe's
+ * sandbox; then only tools annotated {@code readOnlyHint: true} are called, and every other tool
+ * must be skipped by the plan to be covered. {@code "tools"} may then be omitted. {@code false}
+ * is the default and may be written.
+ *
  * <p>Tools the plan does not name are probed as usual. The file is read strictly: UTF-8 without
  * a byte-order mark, at most {@value #MAX_BYTES} bytes, a single JSON value with no duplicate
  * keys, arguments nested at most {@value ArgumentTemplate#MAX_DEPTH} levels deep; an unknown key
@@ -90,14 +95,16 @@ public final class ProbePlan {
 
   private static final String ENTRY_KEYS = "\"arguments\", \"skip\" or \"include\"";
 
-  private static final ProbePlan EMPTY = new ProbePlan("the empty plan", Map.of());
+  private static final ProbePlan EMPTY = new ProbePlan("the empty plan", Map.of(), false);
 
   private final String what;
   private final Map<String, Entry> entries;
+  private final boolean network;
 
-  private ProbePlan(String what, Map<String, Entry> entries) {
+  private ProbePlan(String what, Map<String, Entry> entries, boolean network) {
     this.what = what;
     this.entries = entries;
+    this.network = network;
   }
 
   /** What the plan says about one tool. */
@@ -231,12 +238,23 @@ public final class ProbePlan {
     }
     Map<?, ?> top = (Map<?, ?>) root;
     for (Object key : top.keySet()) {
-      if (!"tools".equals(key)) {
+      if (!"tools".equals(key) && !"network".equals(key)) {
         throw new IllegalArgumentException(
-            what + ": unknown key " + quote(key) + " at the top level (the only key is \"tools\")");
+            what + ": unknown key " + quote(key) + " at the top level (the keys are \"tools\" and \"network\")");
       }
     }
+    boolean network = false;
+    if (top.containsKey("network")) {
+      Object n = top.get("network");
+      if (!(n instanceof Boolean)) {
+        throw new IllegalArgumentException(what + ": key \"network\" must be true or false, found " + kind(n));
+      }
+      network = (Boolean) n;
+    }
     if (!top.containsKey("tools")) {
+      if (network) {
+        return new ProbePlan(what, Map.of(), true);
+      }
       throw new IllegalArgumentException(what + ": has no \"tools\" object");
     }
     Object tools = top.get("tools");
@@ -252,7 +270,7 @@ public final class ProbePlan {
       }
       entries.put(tool, entry(what + ": tool " + quote(tool), e.getValue()));
     }
-    return new ProbePlan(what, Collections.unmodifiableMap(entries));
+    return new ProbePlan(what, Collections.unmodifiableMap(entries), network);
   }
 
   private static Entry entry(String where, @Nullable Object value) {
@@ -314,6 +332,14 @@ public final class ProbePlan {
     return Optional.ofNullable(entries.get(Objects.requireNonNull(tool, "tool")));
   }
 
+  /**
+   * True when the plan lets the server reach the network inside the sandbox: then only
+   * {@code readOnlyHint: true} tools are called.
+   */
+  public boolean network() {
+    return network;
+  }
+
   /** The tools the plan names, in the plan's order. */
   public Set<String> tools() {
     return Collections.unmodifiableSet(entries.keySet());
@@ -327,9 +353,12 @@ public final class ProbePlan {
   @Override
   public String toString() {
     if (entries.isEmpty()) {
-      return what + ": no tools";
+      return what + ": no tools" + (network ? "; network allowed" : "");
     }
     List<String> parts = new ArrayList<>();
+    if (network) {
+      parts.add("network allowed");
+    }
     entries.forEach((tool, e) -> {
       String name = LogSafe.escape(tool, 80);
       if (e instanceof Arguments) {

@@ -10,9 +10,11 @@ import dev.cotenant.gateway.probe.SurfaceReport.Finding;
 import dev.cotenant.gateway.probe.SurfaceReport.FindingKind;
 import dev.cotenant.gateway.probe.SurfaceReport.ListingResult;
 import dev.cotenant.gateway.probe.SurfaceReport.Outcome;
+import dev.cotenant.gateway.probe.SurfaceReport.Sandboxing;
 import dev.cotenant.gateway.probe.SurfaceReport.ToolResult;
 import dev.cotenant.gateway.probe.SurfaceReport.ToolStatus;
 import dev.cotenant.gateway.probe.SurfaceReport.Traffic;
+import dev.cotenant.gateway.sandbox.Sandbox;
 import dev.cotenant.spi.CoreSettings;
 import dev.cotenant.spi.HandshakeEra;
 import dev.cotenant.spi.ProviderConfig;
@@ -82,10 +84,14 @@ import org.jspecify.annotations.Nullable;
  *       the caller it is for ({@code unroutable_server_request}).
  * </ul>
  *
- * <p>Tools annotated {@code destructiveHint: true} are skipped unless the plan includes them, and
- * a tool without synthesisable arguments is skipped unless the plan gives them: either way it is
- * not covered, and the probe cannot pass. Each backend runs in a fresh scratch working directory
- * (unless its configuration names one), removed afterwards. Bounded: each call has
+ * <p>Every backend runs in the {@link Sandbox} where one is available, and there every tool is
+ * called; where none is, tools annotated {@code destructiveHint: true} are skipped unless the plan
+ * includes them. A plan that allows the network has only {@code readOnlyHint: true} tools
+ * called. In each round a caller calls the tools that may change state first, then the ones
+ * annotated read-only, then reads the listings, so that a reader on the shared backend sees what
+ * the other caller wrote. A tool without synthesisable arguments is skipped unless the plan gives
+ * them; a skipped tool is not covered, and the probe cannot pass. Each backend runs in a fresh
+ * scratch working directory (unless its configuration names one), removed afterwards. Bounded: each call has
  * {@value #CALL_TIMEOUT_MS} (a tool that does not answer in time is not proven and is not called
  * again), the whole probe {@value #BUDGET_MS} (then every backend is killed), and the session
  * transport's own bounds on lines and messages. Every process and its descendants are torn down
@@ -128,6 +134,7 @@ public final class SurfaceProbe {
   private final Duration budget;
   private final StatelessnessProbe markers;
   private final SecretPatterns secrets;
+  private final Sandbox sandbox;
 
   /**
    * @param sessions starts the backends
@@ -142,6 +149,17 @@ public final class SurfaceProbe {
   public SurfaceProbe(
       SessionTransport sessions, HandshakeEra era, Duration handshakeTimeout, Duration callTimeout, Duration budget,
       Set<String> callerIdentityKeys, SecretPatterns secrets) {
+    this(sessions, era, handshakeTimeout, callTimeout, budget, callerIdentityKeys, secrets, Sandbox.off());
+  }
+
+  /**
+   * A probe whose backends run in {@code sandbox} where it is available.
+   *
+   * @param sandbox where the backends run; {@link Sandbox#off()} for the fallback always
+   */
+  public SurfaceProbe(
+      SessionTransport sessions, HandshakeEra era, Duration handshakeTimeout, Duration callTimeout, Duration budget,
+      Set<String> callerIdentityKeys, SecretPatterns secrets, Sandbox sandbox) {
     this.sessions = Objects.requireNonNull(sessions, "sessions");
     this.era = Objects.requireNonNull(era, "era");
     this.handshakeTimeout = Objects.requireNonNull(handshakeTimeout, "handshakeTimeout");
@@ -149,6 +167,7 @@ public final class SurfaceProbe {
     this.budget = Objects.requireNonNull(budget, "budget");
     this.markers = new StatelessnessProbe(sessions, era, handshakeTimeout, callerIdentityKeys);
     this.secrets = Objects.requireNonNull(secrets, "secrets");
+    this.sandbox = Objects.requireNonNull(sandbox, "sandbox");
   }
 
   /**
@@ -159,9 +178,19 @@ public final class SurfaceProbe {
    * @throws IllegalArgumentException naming the key whose value is malformed
    */
   public static SurfaceProbe fromConfig(SessionTransport sessions, ProviderConfig config) {
+    return fromConfig(sessions, config, Sandbox.off());
+  }
+
+  /**
+   * A probe over {@code sessions} configured from {@code config}, its backends in {@code sandbox}
+   * where it is available.
+   *
+   * @throws IllegalArgumentException naming the key whose value is malformed
+   */
+  public static SurfaceProbe fromConfig(SessionTransport sessions, ProviderConfig config, Sandbox sandbox) {
     return new SurfaceProbe(sessions, CoreSettings.era(config), CoreSettings.timeout(config),
         millis(config, CALL_TIMEOUT_MS, DEFAULT_CALL_TIMEOUT_MS), millis(config, BUDGET_MS, DEFAULT_BUDGET_MS),
-        CoreSettings.callerIdentityKeys(config), CoreSettings.secretPatterns(config));
+        CoreSettings.callerIdentityKeys(config), CoreSettings.secretPatterns(config), sandbox);
   }
 
   private static Duration millis(ProviderConfig config, String key, long fallback) {
@@ -200,12 +229,17 @@ public final class SurfaceProbe {
           + ": it needs at least " + dev.cotenant.api.ProbePass.MIN_ROUNDS
           + " (a race that fires once in five rounds is still a leak)");
     }
-    Run run = new Run(server, identity, plan, rounds);
+    Sandbox.Mode mode = sandbox.modeFor(sessions);
+    Run run = new Run(server, identity, plan, rounds, new Sandboxing(mode.sandboxed(), mode.sandboxed() && plan.network(),
+        mode.why()));
     if (server.transport() != Transport.STDIO) {
       return run.notRun("not a stdio server: there is no backend process to share");
     }
     if (!server.enabled()) {
       return run.notRun("disabled: a disabled server is never probed");
+    }
+    if (mode.required() && !mode.sandboxed()) {
+      return run.notRun("no sandbox (" + mode.why() + "), and " + Sandbox.KEY + "=required");
     }
     return run.execute();
   }
@@ -226,8 +260,12 @@ public final class SurfaceProbe {
     }
   }
 
-  /** A tool the probe calls, with its arguments. */
-  private record Planned(String name, ArgumentTemplate arguments, String source) {}
+  /**
+   * A tool the probe calls, with its arguments.
+   *
+   * @param readOnly true when annotated {@code readOnlyHint: true}: it is called after the others
+   */
+  private record Planned(String name, ArgumentTemplate arguments, String source, boolean readOnly) {}
 
   /** One backend process and what it sent on its own initiative. */
   private final class Backend implements ServerMessageHandler {
@@ -300,6 +338,7 @@ public final class SurfaceProbe {
     final String identity;
     final ProbePlan plan;
     final int rounds;
+    final Sandboxing sandboxing;
     final long started = System.nanoTime();
     final Caller a;
     final Caller b;
@@ -325,7 +364,13 @@ public final class SurfaceProbe {
     /** The values of the secret env names the backends see, longest first. */
     final List<String> secretValues;
 
-    Run(ServerDescription server, String identity, ProbePlan plan, int rounds) {
+    /** The directory every backend's scratch directory is made in; made on the first open. */
+    @Nullable Path scratchRoot;
+    /** How backends are started: through the sandbox, or as configured. */
+    @Nullable SessionTransport backends;
+
+    Run(ServerDescription server, String identity, ProbePlan plan, int rounds, Sandboxing sandboxing) {
+      this.sandboxing = sandboxing;
       this.secretValues = secretValues(server);
       this.server = server;
       this.identity = identity;
@@ -388,16 +433,26 @@ public final class SurfaceProbe {
         if (backend.session != null) {
           backend.session.close();
         }
-        deleteQuietly(backend.scratch);
       }
       open.clear();
+      if (scratchRoot != null) {
+        deleteQuietly(scratchRoot);
+      }
     }
 
     /** Opens a backend, hands it its handshake, and keeps it for teardown. */
     private Backend open(boolean isShared, String label) throws SessionException, InterruptedException {
       Path scratch;
       try {
-        scratch = Files.createTempDirectory("cotenant-probe-");
+        synchronized (this) {
+          if (scratchRoot == null) {
+            scratchRoot = Files.createTempDirectory("cotenant-probe-");
+            backends = sandboxing.sandboxed()
+                ? sandbox.around(sessions, sandboxing.network(), List.of(scratchRoot))
+                : sessions;
+          }
+          scratch = Files.createTempDirectory(scratchRoot, label + "-");
+        }
       } catch (IOException e) {
         throw new SessionException(SessionException.Kind.START, "no scratch directory: " + e.getMessage());
       }
@@ -408,7 +463,7 @@ public final class SurfaceProbe {
         if (aborted.get() != null) {
           throw new SessionException(SessionException.Kind.TIMEOUT, aborted.get());
         }
-        backend.session = sessions.open(run, label, backend);
+        backend.session = Objects.requireNonNull(backends).open(run, label, backend);
       }
       backend.handshake = backend.session().handshake(
           era, Map.of("name", "cotenant-surface-probe", "version", "1"), NO_CAPABILITIES, handshakeTimeout);
@@ -488,15 +543,22 @@ public final class SurfaceProbe {
               List.of(), List.of()));
           continue;
         }
-        if (entry.isPresent() && entry.get() instanceof ProbePlan.Arguments) {
-          ArgumentTemplate template = ((ProbePlan.Arguments) entry.get()).template();
-          plannedCalls.add(new Planned(name, template, "plan " + template));
+        if (sandboxing.network() && !readOnly(tool)) {
+          skippedTools.add(new ToolResult(name, ToolStatus.SKIPPED,
+              "the plan allows the network, so only tools annotated readOnlyHint: true are called; skip it in the plan"
+                  + " with a reason", "", List.of(), List.of()));
           continue;
         }
-        if (destructive(tool) && entry.isEmpty()) {
+        if (entry.isPresent() && entry.get() instanceof ProbePlan.Arguments) {
+          ArgumentTemplate template = ((ProbePlan.Arguments) entry.get()).template();
+          plannedCalls.add(new Planned(name, template, "plan " + template, readOnly(tool)));
+          continue;
+        }
+        if (destructive(tool) && entry.isEmpty() && !sandboxing.sandboxed()) {
           skippedTools.add(new ToolResult(name, ToolStatus.SKIPPED,
-              "annotated destructiveHint: true; include it in a plan (\"include\": true, or \"arguments\") to call it", "",
-              List.of(), List.of()));
+              "annotated destructiveHint: true, and no sandbox to call it in (" + sandboxing.why()
+                  + "); include it in a plan (\"include\": true, or \"arguments\") to call it on the operator's own data",
+              "", List.of(), List.of()));
           continue;
         }
         Object schema = tool.get("inputSchema");
@@ -509,10 +571,18 @@ public final class SurfaceProbe {
           continue;
         }
         ArgumentTemplate template = ((SchemaArguments.Synthesized) s).template();
-        plannedCalls.add(new Planned(name, template, "schema " + template));
+        plannedCalls.add(new Planned(name, template, "schema " + template, readOnly(tool)));
       }
       listedTools = List.copyOf(names);
-      called = List.copyOf(plannedCalls);
+      // Writers before readers: what one caller writes is there when the other reads.
+      List<Planned> ordered = new ArrayList<>(plannedCalls.stream().filter(p -> !p.readOnly()).toList());
+      ordered.addAll(plannedCalls.stream().filter(Planned::readOnly).toList());
+      called = List.copyOf(ordered);
+    }
+
+    private boolean readOnly(Map<?, ?> tool) {
+      Object annotations = tool.get("annotations");
+      return annotations instanceof Map<?, ?> && Boolean.TRUE.equals(((Map<?, ?>) annotations).get("readOnlyHint"));
     }
 
     private boolean destructive(Map<?, ?> tool) {
@@ -785,7 +855,7 @@ public final class SurfaceProbe {
           .map(t -> "the plan names " + LogSafe.escape(t, 80) + ", which the server does not list").toList();
       long elapsed = (System.nanoTime() - started) / 1_000_000;
       return new SurfaceReport(server.name(), identity, rounds, callerBlocks, tools, listings, traffic, hazards, outcome,
-          stopped.map(StatelessnessProbe::bounded), Optional.empty(), planNotes, elapsed);
+          stopped.map(StatelessnessProbe::bounded), Optional.empty(), planNotes, elapsed, sandboxing);
     }
 
     private boolean seen(String method) {

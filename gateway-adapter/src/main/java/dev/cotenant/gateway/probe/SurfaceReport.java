@@ -29,6 +29,7 @@ import java.util.Set;
  *     the outcome records was written
  * @param planNotes the plan's entries for tools the server does not list
  * @param elapsedMillis how long the probe took, spawns and teardown included
+ * @param sandbox where the backends ran: in the sandbox, or in the fallback and why
  */
 public record SurfaceReport(
     String server,
@@ -43,7 +44,29 @@ public record SurfaceReport(
     Optional<String> notRunReason,
     Optional<String> notRecorded,
     List<String> planNotes,
-    long elapsedMillis) {
+    long elapsedMillis,
+    Sandboxing sandbox) {
+
+  /**
+   * Where a probe's backends ran.
+   *
+   * @param sandboxed true when inside the sandbox, where every tool may be called; false in the
+   *     fallback, where destructive tools are not called
+   * @param network true when the operator's plan let the backends reach the network
+   * @param why what sandboxed them ({@code bubblewrap 0.8.0}) or why nothing did
+   */
+  public record Sandboxing(boolean sandboxed, boolean network, String why) {
+    public Sandboxing {
+      Objects.requireNonNull(why, "why");
+    }
+
+    /** One line for a report: {@code sandbox: bubblewrap 0.8.0 (no network)}, or the fallback and why. */
+    public String describe() {
+      return sandboxed
+          ? "sandbox: " + why + (network ? " (network allowed by the plan)" : " (no network)")
+          : "sandbox: none (" + why + "); destructive tools are not called";
+    }
+  }
 
   /** The verdict of a whole-surface probe. */
   public enum Outcome {
@@ -71,12 +94,13 @@ public record SurfaceReport(
     Objects.requireNonNull(notRunReason, "notRunReason");
     Objects.requireNonNull(notRecorded, "notRecorded");
     planNotes = List.copyOf(planNotes);
+    Objects.requireNonNull(sandbox, "sandbox");
   }
 
   /** This report, saying that what its outcome records could not be written, and why. */
   public SurfaceReport withNotRecorded(String why) {
     return new SurfaceReport(server, identity, rounds, callerBlocks, tools, listings, traffic, hazards, outcome,
-        notRunReason, Optional.of(why), planNotes, elapsedMillis);
+        notRunReason, Optional.of(why), planNotes, elapsedMillis, sandbox);
   }
 
   /** True when the probe passed. */
@@ -119,7 +143,10 @@ public record SurfaceReport(
     NOT_PROVEN,
     /** Skipped by the operator's plan, with its reason: covered. */
     SKIPPED_BY_PLAN,
-    /** Skipped without a plan (annotated destructive, or no arguments could be synthesised): not covered. */
+    /**
+     * Skipped without a plan (annotated destructive with no sandbox, not read-only while the plan
+     * allows the network, or no arguments could be synthesised): not covered.
+     */
     SKIPPED
   }
 

@@ -39,6 +39,8 @@ final class ScriptedSessions implements SessionTransport {
   final List<Long> stillOpen = new CopyOnWriteArrayList<>();
   private final Map<String, Object> handshake;
   private final Script script;
+  /** What {@link #runsCommandLocally()} says: true lets a sandbox wrap these scripted servers. */
+  volatile boolean local;
 
   /** Servers answering the handshake with {@code handshake} and every request with {@code script}. */
   ScriptedSessions(Map<String, Object> handshake, Script script) {
@@ -73,6 +75,11 @@ final class ScriptedSessions implements SessionTransport {
   @SuppressWarnings("unchecked")
   static Map<String, Object> arguments(Map<String, Object> params) {
     return (Map<String, Object>) params.getOrDefault("arguments", Map.of());
+  }
+
+  @Override
+  public boolean runsCommandLocally() {
+    return local;
   }
 
   @Override

@@ -97,11 +97,17 @@ class SurfaceProbeScriptedTest {
     for (Scripted s : sessions.opened) {
       assertTrue(s.closed, s.label + " closed");
       Path cwd = Path.of(s.server.cwd().orElseThrow());
-      assertTrue(cwd.getFileName().toString().startsWith("cotenant-probe-"), cwd.toString());
+      assertTrue(cwd.getParent().getFileName().toString().startsWith("cotenant-probe-"), cwd.toString());
+      assertTrue(cwd.getFileName().toString().startsWith(s.label + "-"), cwd.toString());
       assertFalse(Files.exists(cwd), "the scratch directory " + cwd + " is removed");
+      assertFalse(Files.exists(cwd.getParent()), "the probe's scratch root " + cwd.getParent() + " is removed");
       assertEquals(s.label.equals("probe-shared") ? 6 : 3, sent(s, "tools/call"), "one call per caller and round");
     }
     assertEquals(5, sessions.opened.stream().map(s -> s.server.cwd().orElseThrow()).distinct().count());
+    assertEquals(1, sessions.opened.stream().map(s -> Path.of(s.server.cwd().orElseThrow()).getParent()).distinct().count(),
+        "one scratch root per probe");
+    assertEquals("sandbox: none (this probe was built without a sandbox); destructive tools are not called",
+        r.sandbox().describe());
     assertEquals(List.of(0L, 1L, 0L, 0L, 1L), sessions.stillOpen, "each phase's backends are closed before the next opens");
     assertEquals(List.of("tools/list"), r.listings().stream().map(ListingResult::method).toList(),
         "only the listings the server advertises");

@@ -1,0 +1,416 @@
+package dev.cotenant.gateway.sandbox;
+
+import dev.cotenant.api.ServerDescription;
+import java.io.IOException;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+
+/**
+ * How one server is started in the sandbox: a private directory for it (its {@code HOME},
+ * {@code TMPDIR} and the private copies), and the bubblewrap command line that shows it the
+ * operator's files read-only and its own copies writable, at the paths its configuration names.
+ *
+ * <p>Paths the configuration names — the command (when it is a path), every argument (and the
+ * value after {@code =} in {@code --flag=VALUE}), every env value, the working directory; a
+ * leading {@code ~/} means the home directory — are treated by what they are:
+ *
+ * <ul>
+ *   <li>a <b>directory</b> is copied whole into the private directory and the copy is mounted at
+ *       its path, when it holds at most {@value #MAX_COPY_ENTRIES} entries and
+ *       {@value #MAX_COPY_BYTES} bytes; a larger one stays read-only, and the server cannot
+ *       change it;
+ *   <li>a <b>file</b>, or a path that does not exist yet in a directory that does, gets a
+ *       private <i>shadow</i> of its directory: the named files copied, every other entry a
+ *       symbolic link to the original (shown read-only elsewhere in the sandbox), so the server may write,
+ *       replace, create or delete the named file and only its copy changes;
+ *   <li>the <b>command</b> is never copied; when it lies under {@code /tmp}, which the sandbox
+ *       replaces, its directory is mounted read-only at its path;
+ *   <li>paths under the system directories ({@code /usr}, {@code /etc}, ...) are left as the
+ *       read-only root shows them.
+ * </ul>
+ *
+ * <p>Not thread-safe; one instance prepares launches one at a time for {@link SandboxedSessions},
+ * which serialises nothing else.
+ */
+final class SandboxLayout {
+  /** How a private directory's name starts; the pid of the process that made it follows. */
+  static final String PREFIX = "cotenant-sandbox-";
+
+  /** The most entries a named directory may hold to be copied. */
+  static final int MAX_COPY_ENTRIES = 10_000;
+
+  /** The most bytes a named directory may hold to be copied. */
+  static final long MAX_COPY_BYTES = 64L * 1024 * 1024;
+
+  /** The most entries a directory may hold to be shadowed. */
+  static final int MAX_SHADOW_ENTRIES = 4_096;
+
+  /** Directories the read-only root shows as they are: a configuration naming one changes nothing. */
+  private static final List<Path> SYSTEM = Stream.of("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+      "/etc", "/proc", "/sys", "/dev", "/run", "/boot", "/snap", "/nix").map(Path::of).toList();
+
+  /** Env names whose values are never treated as paths. */
+  private static final Set<String> NOT_PATHS = Set.of("PATH", "HOME", "TMPDIR", "PWD", "OLDPWD", "SHELL");
+
+  private final String bwrap;
+  private final boolean network;
+  private final Path temp;
+  private final Path home;
+
+  SandboxLayout(String bwrap, boolean network, Path temp, Path home) {
+    this.bwrap = Objects.requireNonNull(bwrap, "bwrap");
+    this.network = network;
+    this.temp = temp.toAbsolutePath().normalize();
+    this.home = home.toAbsolutePath().normalize();
+  }
+
+  /**
+   * A launch prepared: the description that starts {@code server} in the sandbox, the private
+   * directory to remove when the server is gone, and what was done with each named path.
+   */
+  record Launch(ServerDescription server, Path root, List<String> notes) {}
+
+  /**
+   * Prepares {@code server}'s launch: creates its private directory and copies, and returns the
+   * bubblewrap command line around its own.
+   *
+   * @param live directories bound writable as they are (the probe's own scratch directories)
+   * @throws IOException when the private directory or a copy cannot be made; whatever was made is
+   *     removed first
+   */
+  Launch prepare(ServerDescription server, List<Path> live) throws IOException {
+    sweep(temp);
+    Path root = Files.createTempDirectory(temp, PREFIX + ProcessHandle.current().pid() + "-");
+    try {
+      return prepareIn(server, live, root);
+    } catch (IOException | RuntimeException e) {
+      delete(root);
+      throw e;
+    }
+  }
+
+  private Launch prepareIn(ServerDescription server, List<Path> live, Path root) throws IOException {
+    Path privateHome = Files.createDirectory(root.resolve("home"), PosixFilePermissions.asFileAttribute(
+        PosixFilePermissions.fromString("rwx------")));
+    Path privateTmp = Files.createDirectory(root.resolve("tmp"));
+    List<String> notes = new ArrayList<>();
+    Set<Path> liveDirs = new LinkedHashSet<>();
+    for (Path p : live) {
+      liveDirs.add(p.toAbsolutePath().normalize());
+    }
+
+    // Every path the configuration names, outermost first.
+    Optional<Path> cwd = server.cwd().flatMap(c -> path(c, Optional.empty()));
+    Set<Path> named = new java.util.TreeSet<>(Comparator.comparingInt(Path::getNameCount).thenComparing(Path::toString));
+    for (String arg : server.args()) {
+      valueOf(arg).flatMap(v -> path(v, cwd)).ifPresent(named::add);
+    }
+    server.env().forEach((k, v) -> {
+      if (!NOT_PATHS.contains(k)) {
+        path(v, cwd).ifPresent(named::add);
+      }
+    });
+    Optional.ofNullable(server.env().get("HOME")).flatMap(v -> path(v, cwd)).ifPresent(named::add);
+    cwd.ifPresent(named::add);
+
+    Map<Path, Path> copies = new LinkedHashMap<>();
+    Set<Path> readOnly = new LinkedHashSet<>();
+    Map<Path, Path> fileCopies = new LinkedHashMap<>();
+    Map<Path, Path> originals = new LinkedHashMap<>();
+    Map<Path, Set<Path>> shadows = new TreeMap<>(Comparator.comparingInt(Path::getNameCount).thenComparing(Path::toString));
+    List<Path> neverShadowed = List.of(Path.of("/tmp"), Path.of("/var/tmp"), temp);
+    int n = 0;
+    for (Path p : named) {
+      if (system(p) || p.getNameCount() == 0 || p.startsWith(root) || under(p, liveDirs) || under(p, copies.keySet())) {
+        continue;
+      }
+      if (Files.isDirectory(p)) {
+        Optional<String> tooBig = tooBigToCopy(p);
+        if (tooBig.isEmpty()) {
+          Path copy = root.resolve("copy-" + (++n));
+          copyTree(p, copy);
+          copies.put(p, copy);
+          notes.add(p + ": a private copy");
+        } else {
+          readOnly.add(p);
+          notes.add(p + ": read-only (" + tooBig.get() + ")");
+        }
+        continue;
+      }
+      Path dir = p.getParent();
+      if (dir == null || !Files.isDirectory(dir) || system(dir) || dir.getNameCount() == 0 || under(dir, copies.keySet())
+          || (Files.exists(p, LinkOption.NOFOLLOW_LINKS) && !Files.isRegularFile(p))) {
+        continue;
+      }
+      if (neverShadowed.contains(dir)) {
+        // The sandbox's own /tmp replaces these: a file named there is copied alone.
+        if (Files.isRegularFile(p)) {
+          Path copy = root.resolve("file-" + (++n));
+          Files.copy(p, copy, StandardCopyOption.COPY_ATTRIBUTES);
+          fileCopies.put(p, copy);
+          notes.add(p + ": a private copy (it cannot be replaced or deleted, only written)");
+        }
+        continue;
+      }
+      shadows.computeIfAbsent(dir, d -> new LinkedHashSet<>()).add(p);
+    }
+
+    List<String> mounts = new ArrayList<>();
+    for (Map.Entry<Path, Set<Path>> e : shadows.entrySet()) {
+      Path dir = e.getKey();
+      if (under(dir, shadows.keySet().stream().filter(d -> !d.equals(dir)).toList())) {
+        // A named path inside another shadowed directory is reached through its symbolic link,
+        // read-only: its own directory is not shadowed again.
+        e.getValue().forEach(p -> notes.add(p + ": read-only (inside a directory shadowed for another named path)"));
+        continue;
+      }
+      Path shadow = root.resolve("shadow-" + (++n));
+      Path origin = root.resolve("original-" + n);
+      if (shadow(dir, e.getValue(), shadow, origin)) {
+        copies.put(dir, shadow);
+        originals.put(origin, dir);
+        e.getValue().forEach(p -> notes.add(p + (Files.exists(p) ? ": a private copy" : ": private, created in the sandbox")));
+      } else {
+        for (Path p : e.getValue()) {
+          if (Files.isRegularFile(p)) {
+            Path copy = root.resolve("file-" + (++n));
+            Files.copy(p, copy, StandardCopyOption.COPY_ATTRIBUTES);
+            fileCopies.put(p, copy);
+            notes.add(p + ": a private copy (it cannot be replaced or deleted, only written: " + dir + " holds more than "
+                + MAX_SHADOW_ENTRIES + " entries)");
+          } else {
+            notes.add(p + ": cannot be created (" + dir + " holds more than " + MAX_SHADOW_ENTRIES + " entries)");
+          }
+        }
+      }
+    }
+    // The command, when it lies where the sandbox's own /tmp hides it.
+    Path tmp = Path.of("/tmp");
+    Optional<Path> program = server.command().contains("/") ? path(server.command(), cwd) : Optional.empty();
+    if (program.isPresent() && program.get().startsWith(tmp) && program.get().getParent() != null
+        && !under(program.get(), copies.keySet())) {
+      readOnly.add(program.get().getParent());
+    }
+
+    List<String> args = new ArrayList<>(Sandbox.NAMESPACES);
+    if (!network) {
+      args.add("--unshare-net");
+    }
+    args.addAll(List.of("--new-session", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"));
+    if (Files.isDirectory(Path.of("/var/tmp"))) {
+      args.addAll(List.of("--tmpfs", "/var/tmp"));
+    }
+    // Mounts from the outermost in, so that a deeper one lands inside the one it belongs to.
+    Map<Path, String[]> ordered = new TreeMap<>(Comparator.comparingInt(Path::getNameCount).thenComparing(Path::toString));
+    for (Path p : readOnly) {
+      if (p.startsWith(tmp) || p.startsWith("/var/tmp")) {
+        ordered.put(p, new String[] {"--ro-bind", p.toString(), p.toString()});
+      }
+    }
+    copies.forEach((original, copy) -> ordered.put(original, new String[] {"--bind", copy.toString(), original.toString()}));
+    fileCopies.forEach((original, copy) -> ordered.put(original, new String[] {"--bind", copy.toString(), original.toString()}));
+    originals.forEach((at, dir) -> ordered.put(at, new String[] {"--ro-bind", dir.toString(), at.toString()}));
+    ordered.put(root, new String[] {"--bind", root.toString(), root.toString()});
+    for (Path l : liveDirs) {
+      ordered.put(l, new String[] {"--bind", l.toString(), l.toString()});
+    }
+    ordered.values().forEach(m -> mounts.addAll(List.of(m)));
+    args.addAll(mounts);
+    cwd.ifPresent(c -> args.addAll(List.of("--chdir", c.toString())));
+    args.add("--");
+    args.add(server.command());
+    args.addAll(server.args());
+
+    Map<String, String> env = new TreeMap<>(server.env());
+    if (!server.env().containsKey("HOME")) {
+      env.put("HOME", privateHome.toString());
+    }
+    env.put("TMPDIR", privateTmp.toString());
+    ServerDescription wrapped = new ServerDescription(server.name(), server.transport(), bwrap, args, server.cwd(), env,
+        server.url(), server.enabled());
+    return new Launch(wrapped, root, List.copyOf(notes));
+  }
+
+  /** The path part of an argument: the value after {@code =} in {@code --flag=VALUE}, else itself. */
+  private static Optional<String> valueOf(String arg) {
+    if (arg.startsWith("-")) {
+      int eq = arg.indexOf('=');
+      return eq < 0 ? Optional.empty() : Optional.of(arg.substring(eq + 1));
+    }
+    return Optional.of(arg);
+  }
+
+  /** {@code value} as an absolute, normalised path, when it looks like one. */
+  private Optional<Path> path(String value, Optional<Path> cwd) {
+    String v = value.strip();
+    if (v.isEmpty() || v.indexOf('\0') >= 0 || v.contains("://")) {
+      return Optional.empty();
+    }
+    try {
+      Path p;
+      if (v.equals("~")) {
+        p = home;
+      } else if (v.startsWith("~/")) {
+        p = home.resolve(v.substring(2));
+      } else if (v.startsWith("/")) {
+        p = Path.of(v);
+      } else if (cwd.isPresent() && (v.startsWith("./") || v.startsWith("../") || Files.exists(cwd.get().resolve(v)))) {
+        p = cwd.get().resolve(v);
+      } else {
+        return Optional.empty();
+      }
+      return Optional.of(p.toAbsolutePath().normalize());
+    } catch (InvalidPathException e) {
+      return Optional.empty();
+    }
+  }
+
+  private static boolean system(Path p) {
+    return SYSTEM.stream().anyMatch(p::startsWith);
+  }
+
+  private static boolean under(Path p, java.util.Collection<Path> dirs) {
+    return dirs.stream().anyMatch(p::startsWith);
+  }
+
+  /** Empty when {@code dir} is small enough to copy, else why not. */
+  private static Optional<String> tooBigToCopy(Path dir) throws IOException {
+    long[] seen = new long[2];
+    String[] why = new String[1];
+    Files.walkFileTree(dir, new SimpleFileVisitor<>() {
+      @Override
+      public FileVisitResult preVisitDirectory(Path d, BasicFileAttributes attrs) {
+        return count(attrs);
+      }
+
+      @Override
+      public FileVisitResult visitFile(Path f, BasicFileAttributes attrs) {
+        return count(attrs);
+      }
+
+      @Override
+      public FileVisitResult visitFileFailed(Path f, IOException e) {
+        why[0] = "it cannot be read whole: " + f;
+        return FileVisitResult.TERMINATE;
+      }
+
+      private FileVisitResult count(BasicFileAttributes attrs) {
+        seen[0]++;
+        seen[1] += attrs.isRegularFile() ? attrs.size() : 0;
+        if (seen[0] > MAX_COPY_ENTRIES) {
+          why[0] = "more than " + MAX_COPY_ENTRIES + " entries";
+        } else if (seen[1] > MAX_COPY_BYTES) {
+          why[0] = "more than " + MAX_COPY_BYTES / (1024 * 1024) + " MiB";
+        }
+        return why[0] == null ? FileVisitResult.CONTINUE : FileVisitResult.TERMINATE;
+      }
+    });
+    return Optional.ofNullable(why[0]);
+  }
+
+  /** Copies {@code from} to {@code to}, keeping permissions; symbolic links are copied as links. */
+  private static void copyTree(Path from, Path to) throws IOException {
+    Files.walkFileTree(from, new SimpleFileVisitor<>() {
+      @Override
+      public FileVisitResult preVisitDirectory(Path d, BasicFileAttributes attrs) throws IOException {
+        Path target = to.resolve(from.relativize(d).toString());
+        Files.copy(d, target, StandardCopyOption.COPY_ATTRIBUTES, LinkOption.NOFOLLOW_LINKS);
+        return FileVisitResult.CONTINUE;
+      }
+
+      @Override
+      public FileVisitResult visitFile(Path f, BasicFileAttributes attrs) throws IOException {
+        Files.copy(f, to.resolve(from.relativize(f).toString()), StandardCopyOption.COPY_ATTRIBUTES,
+            LinkOption.NOFOLLOW_LINKS);
+        return FileVisitResult.CONTINUE;
+      }
+    });
+  }
+
+  /**
+   * Makes {@code shadow}: {@code named} files copied, every other entry of {@code dir} a symbolic
+   * link to the same entry under {@code origin}, where the sandbox shows {@code dir} itself
+   * read-only (at {@code dir}'s own path the shadow is mounted, so a link there would point at
+   * itself). False, making nothing, when {@code dir} holds too many entries.
+   */
+  private static boolean shadow(Path dir, Set<Path> named, Path shadow, Path origin) throws IOException {
+    List<Path> entries;
+    try (Stream<Path> list = Files.list(dir)) {
+      entries = list.limit(MAX_SHADOW_ENTRIES + 1L).toList();
+    }
+    if (entries.size() > MAX_SHADOW_ENTRIES) {
+      return false;
+    }
+    Files.createDirectory(shadow);
+    Files.createDirectory(origin);
+    for (Path entry : entries) {
+      Path target = shadow.resolve(entry.getFileName().toString());
+      if (named.contains(entry.toAbsolutePath().normalize()) && Files.isRegularFile(entry)) {
+        Files.copy(entry, target, StandardCopyOption.COPY_ATTRIBUTES);
+      } else {
+        Files.createSymbolicLink(target, origin.resolve(entry.getFileName().toString()));
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Removes the private directories that processes which are gone left in {@code temp}: a JVM
+   * killed while a server ran in the sandbox could not remove its own. Each directory's name
+   * carries the pid of the process that made it; one whose process is not alive is removed.
+   */
+  static void sweep(Path temp) {
+    try (Stream<Path> entries = Files.list(temp)) {
+      entries.filter(p -> p.getFileName().toString().startsWith(PREFIX)).forEach(p -> {
+        String rest = p.getFileName().toString().substring(PREFIX.length());
+        int dash = rest.indexOf('-');
+        if (dash <= 0) {
+          return;
+        }
+        try {
+          long pid = Long.parseLong(rest.substring(0, dash));
+          if (ProcessHandle.of(pid).map(h -> !h.isAlive()).orElse(true)) {
+            delete(p);
+          }
+        } catch (NumberFormatException e) {
+          // not one of ours
+        }
+      });
+    } catch (IOException e) {
+      // nothing to sweep
+    }
+  }
+
+  /** Removes {@code dir} and everything in it, as far as it can; never follows a link out. */
+  static void delete(Path dir) {
+    try (Stream<Path> walk = Files.walk(dir)) {
+      walk.sorted(Comparator.reverseOrder()).forEach(p -> {
+        try {
+          Files.deleteIfExists(p);
+        } catch (IOException e) {
+          // best effort: what is left is under the temp directory
+        }
+      });
+    } catch (IOException e) {
+      // already gone
+    }
+  }
+}

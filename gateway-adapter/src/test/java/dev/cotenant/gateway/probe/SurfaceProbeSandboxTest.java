@@ -1,0 +1,182 @@
+package dev.cotenant.gateway.probe;
+
+import static dev.cotenant.gateway.probe.ScriptedSessions.arguments;
+import static dev.cotenant.gateway.probe.ScriptedSessions.result;
+import static dev.cotenant.gateway.probe.ScriptedSessions.text;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.cotenant.api.ServerDescription;
+import dev.cotenant.api.Transport;
+import dev.cotenant.gateway.probe.ScriptedSessions.Scripted;
+import dev.cotenant.gateway.probe.SurfaceReport.Outcome;
+import dev.cotenant.gateway.probe.SurfaceReport.ToolResult;
+import dev.cotenant.gateway.probe.SurfaceReport.ToolStatus;
+import dev.cotenant.gateway.sandbox.Sandbox;
+import dev.cotenant.spi.ProviderConfig;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What the whole-surface probe calls in each sandbox mode, over scripted servers and a stand-in
+ * for bubblewrap (a script that runs what follows {@code --}): inside the sandbox destructive and
+ * unannotated tools are called; a plan that allows the network has only read-only tools called;
+ * {@code required} without a sandbox runs nothing; in every mode the tools that may write are
+ * called before the read-only ones.
+ */
+class SurfaceProbeSandboxTest {
+  private static final ServerDescription SERVER = new ServerDescription("scripted", Transport.STDIO, "scripted-server",
+      List.of(), Optional.empty(), Map.of(), Optional.empty(), true);
+
+  private static final Map<String, Object> HANDSHAKE = Map.of("protocolVersion", "2025-06-18", "capabilities",
+      Map.of("tools", Map.of()), "serverInfo", Map.of("name", "scripted", "version", "1"));
+
+  /** Listed in this order: a reader first, so that the writers-first order shows. */
+  private static final List<Map<String, Object>> TOOLS = List.of(
+      tool("read", Map.of("readOnlyHint", true)),
+      tool("wipe", Map.of("readOnlyHint", false, "destructiveHint", true)),
+      tool("plain", null),
+      tool("write", Map.of("readOnlyHint", false, "destructiveHint", false)));
+
+  @TempDir Path dir;
+
+  private static Map<String, Object> tool(String name, Map<String, Object> annotations) {
+    Map<String, Object> schema = Map.of("type", "object", "properties", Map.of("text", Map.of("type", "string")),
+        "required", List.of("text"));
+    return annotations == null
+        ? Map.of("name", name, "inputSchema", schema)
+        : Map.of("name", name, "inputSchema", schema, "annotations", annotations);
+  }
+
+  private static ScriptedSessions servers() {
+    ScriptedSessions sessions = new ScriptedSessions(HANDSHAKE, (s, method, params) -> switch (method) {
+      case "tools/list" -> result(Map.of("tools", TOOLS));
+      case "tools/call" -> text("ok " + arguments(params).get("text"));
+      default -> result(Map.of());
+    });
+    sessions.local = true;
+    return sessions;
+  }
+
+  /** A stand-in for bubblewrap: answers {@code --version}, and otherwise runs what follows {@code --}. */
+  private Path fakeBwrap() throws Exception {
+    Path bwrap = dir.resolve("bwrap");
+    Files.writeString(bwrap, """
+        #!/bin/sh
+        if [ "$1" = --version ]; then echo "fake-bwrap 1"; exit 0; fi
+        while [ "$#" -gt 0 ] && [ "$1" != -- ]; do shift; done
+        shift
+        exec "$@"
+        """);
+    Files.setPosixFilePermissions(bwrap, PosixFilePermissions.fromString("rwx------"));
+    return bwrap;
+  }
+
+  private Sandbox sandbox(String mode, String bwrap) {
+    return Sandbox.fromConfig(ProviderConfig.of(Map.of(Sandbox.KEY, mode, Sandbox.BWRAP_KEY, bwrap)),
+        Map.of("PATH", "/nonexistent"));
+  }
+
+  private static SurfaceReport run(ScriptedSessions sessions, Sandbox sandbox, ProbePlan plan) throws Exception {
+    return SurfaceProbe.fromConfig(sessions, ProviderConfig.of(Map.of(SurfaceProbe.CALL_TIMEOUT_MS, "2000")), sandbox)
+        .run(SERVER, "id", plan, 3);
+  }
+
+  private static ToolResult toolOf(SurfaceReport r, String name) {
+    return r.tools().stream().filter(t -> t.name().equals(name)).findFirst().orElseThrow(() -> new AssertionError(r));
+  }
+
+  /** The tools one session was asked to call, in order. */
+  private static List<Object> calls(Scripted s) {
+    return s.requests.stream().filter(e -> e.getKey().equals("tools/call")).map(e -> e.getValue().get("name")).toList();
+  }
+
+  @Test
+  void insideTheSandboxEveryToolIsCalledWritersFirstAndTheBackendsRunUnderItWithoutNetwork() throws Exception {
+    ScriptedSessions sessions = servers();
+    SurfaceReport r = run(sessions, sandbox("auto", fakeBwrap().toString()), ProbePlan.empty());
+    assertTrue(r.sandbox().sandboxed(), r.toString());
+    assertFalse(r.sandbox().network());
+    assertEquals("fake-bwrap 1", r.sandbox().why());
+    assertEquals(Outcome.PASSED, r.outcome(), r.toString());
+    assertEquals(List.of("read", "wipe", "plain", "write"), r.exercised(), "reported in the order listed");
+    for (Scripted s : sessions.opened) {
+      assertEquals(fakeBwrap().toString(), s.server.command(), "started through bubblewrap");
+      assertTrue(s.server.args().contains("--unshare-net"), s.server.args().toString());
+      assertTrue(s.server.args().containsAll(List.of("--", "scripted-server")), s.server.args().toString());
+      List<Object> calls = calls(s);
+      int perCaller = s.label.equals("probe-shared") ? 2 : 1;
+      assertEquals(4 * 3 * perCaller, calls.size(), s.label);
+      // Each round: the three tools that may write (in the order listed), then the reader.
+      assertEquals("read", calls.get(3 * perCaller), calls.toString());
+      assertFalse(calls.subList(0, 3 * perCaller).contains("read"), calls.toString());
+    }
+  }
+
+  @Test
+  void aPlanAllowingTheNetworkHasOnlyReadOnlyToolsCalledAndTheRestSkippedUnlessThePlanSkipsThem() throws Exception {
+    ScriptedSessions sessions = servers();
+    ProbePlan plan = ProbePlan.parse("plan", "{\"network\": true, \"tools\": {\"wipe\": {\"skip\": \"deletes files\"},"
+        + " \"write\": {\"arguments\": {\"text\": \"{marker}\"}}}}");
+    SurfaceReport r = run(sessions, sandbox("auto", fakeBwrap().toString()), plan);
+    assertTrue(r.sandbox().network(), r.toString());
+    assertEquals(ToolStatus.PASSED, toolOf(r, "read").status());
+    assertEquals(ToolStatus.SKIPPED_BY_PLAN, toolOf(r, "wipe").status());
+    for (String t : List.of("plain", "write")) {
+      assertEquals(ToolStatus.SKIPPED, toolOf(r, t).status(), r.toString());
+      assertTrue(toolOf(r, t).why().startsWith("the plan allows the network, so only tools annotated readOnlyHint: true"),
+          toolOf(r, t).why());
+    }
+    assertEquals(Outcome.NOT_PROVEN, r.outcome());
+    for (Scripted s : sessions.opened) {
+      assertFalse(s.server.args().contains("--unshare-net"), s.server.args().toString());
+      assertEquals(List.of("read"), calls(s).stream().distinct().toList());
+    }
+  }
+
+  @Test
+  void withoutASandboxDestructiveToolsAreSkippedAndSaySo() throws Exception {
+    ScriptedSessions sessions = servers();
+    SurfaceReport r = run(sessions, sandbox("auto", dir.resolve("no-such-bwrap").toString()), ProbePlan.empty());
+    assertFalse(r.sandbox().sandboxed(), r.toString());
+    assertTrue(r.sandbox().why().contains("no-such-bwrap could not be run"), r.sandbox().why());
+    ToolResult wipe = toolOf(r, "wipe");
+    assertEquals(ToolStatus.SKIPPED, wipe.status());
+    assertTrue(wipe.why().startsWith("annotated destructiveHint: true, and no sandbox to call it in ("), wipe.why());
+    assertEquals(List.of("read", "plain", "write"), r.exercised());
+    for (Scripted s : sessions.opened) {
+      assertEquals("scripted-server", s.server.command(), "started as configured");
+      assertEquals(List.of("plain", "write", "read"), calls(s).stream().distinct().toList(),
+          "writers first without a sandbox too");
+    }
+  }
+
+  @Test
+  void aRequiredSandboxThatIsNotThereRunsNothing() throws Exception {
+    ScriptedSessions sessions = servers();
+    SurfaceReport r = run(sessions, sandbox("required", dir.resolve("no-such-bwrap").toString()), ProbePlan.empty());
+    assertEquals(Outcome.NOT_RUN, r.outcome());
+    assertTrue(r.notRunReason().orElseThrow().startsWith("no sandbox ("), r.notRunReason().orElseThrow());
+    assertTrue(r.notRunReason().orElseThrow().endsWith("and cotenant.sandbox=required"), r.notRunReason().orElseThrow());
+    assertEquals(List.of(), sessions.opened);
+  }
+
+  @Test
+  void aTransportThatDoesNotRunTheCommandLocallyIsNeverWrapped() throws Exception {
+    ScriptedSessions sessions = servers();
+    sessions.local = false;
+    SurfaceReport r = run(sessions, sandbox("auto", fakeBwrap().toString()), ProbePlan.empty());
+    assertFalse(r.sandbox().sandboxed(), r.toString());
+    assertEquals("the session transport in use starts servers itself, where this sandbox cannot contain them",
+        r.sandbox().why());
+    assertEquals(ToolStatus.SKIPPED, toolOf(r, "wipe").status());
+    sessions.opened.forEach(s -> assertEquals("scripted-server", s.server.command()));
+  }
+}
