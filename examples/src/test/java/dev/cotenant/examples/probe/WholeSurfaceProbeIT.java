@@ -27,6 +27,7 @@ import dev.cotenant.gateway.probe.SurfaceReport.FindingKind;
 import dev.cotenant.gateway.probe.SurfaceReport.Outcome;
 import dev.cotenant.gateway.probe.SurfaceReport.ToolResult;
 import dev.cotenant.gateway.probe.SurfaceReport.ToolStatus;
+import dev.cotenant.gateway.sandbox.Sandbox;
 import dev.cotenant.providers.preflight.PreflightSettings;
 import dev.cotenant.providers.records.FileHazardLedger;
 import dev.cotenant.testkit.process.ChecksProcessLeaks;
@@ -158,7 +159,21 @@ class WholeSurfaceProbeIT {
   }
 
   @Test
-  void aDestructiveToolIsSkippedUnlessThePlanIncludesIt() throws Exception {
+  void inTheSandboxADestructiveToolIsCalledWithoutAPlan() throws Exception {
+    SurfaceReport r = probe("destructive");
+    assertTrue(r.sandbox().sandboxed(), "no sandbox: " + r.sandbox().why());
+    assertEquals(Outcome.PASSED, r.outcome(), r.toString());
+    assertEquals(List.of("echo", "wipe_scratch"), r.exercised());
+  }
+
+  @Test
+  void withoutTheSandboxADestructiveToolIsSkippedUnlessThePlanIncludesIt() throws Exception {
+    statelessness = Cotenant.builder()
+        .config(Map.of(PreflightSettings.TIMEOUT_MS, "60000", PreflightSettings.DISCOVER_TIMEOUT_MS, "30000",
+            Sandbox.KEY, "off"))
+        .recordsDirectory(records)
+        .build()
+        .statelessness();
     SurfaceReport unplanned = probe("destructive");
     assertEquals(Outcome.NOT_PROVEN, unplanned.outcome(), unplanned.toString());
     assertEquals(ToolStatus.SKIPPED, tool(unplanned, "wipe_scratch").status());
