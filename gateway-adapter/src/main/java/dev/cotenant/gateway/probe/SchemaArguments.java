@@ -85,7 +85,9 @@ import org.jspecify.annotations.Nullable;
  *       {@code default}, or else the first of its {@code examples}, when that is valid; otherwise
  *       the schema is unsupported.
  *   <li><b>Booleans</b> are {@code false}; <b>nulls</b> JSON {@code null}.
- *   <li><b>Arrays</b> (required) hold {@code minItems} (by default 0) items synthesised from
+ *   <li><b>Arrays</b> (required) hold {@code minItems} items, and at least one where
+ *       {@code maxItems} allows it and the item can be synthesised (an empty list writes nothing,
+ *       and what is not written cannot be seen to leak), synthesised from
  *       {@code items}, or item by item from {@code prefixItems} (or a draft-07 {@code items}
  *       array) and then {@code items} (or {@code additionalItems}). Unsupported: an item that
  *       cannot be synthesised, more than {@value #MAX_ITEMS} items, {@code maxItems} below
@@ -492,11 +494,17 @@ final class SchemaArguments {
         tuple = (List<?>) rest;
         rest = s.getOrDefault("additionalItems", Boolean.TRUE);
       }
+      // At least one item where one is allowed: an empty list writes nothing, and what is not
+      // written cannot be seen to leak.
+      long target = Math.max(minItems, max == null || ((Number) max).longValue() >= 1 ? 1 : 0);
       List<Object> out = new ArrayList<>();
-      for (int i = 0; i < minItems; i++) {
+      for (int i = 0; i < target; i++) {
         Object item = i < tuple.size() ? tuple.get(i) : rest;
         Result r = value(item, name, true, depth + 1);
         if (r instanceof Fail) {
+          if (i >= minItems) {
+            break;
+          }
           return new Fail("item " + i + " of " + minItems + " required (\"minItems\"): " + ((Fail) r).why());
         }
         out.add(((Value) r).value());

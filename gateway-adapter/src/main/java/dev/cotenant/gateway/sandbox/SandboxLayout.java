@@ -38,11 +38,13 @@ import java.util.stream.Stream;
  *       {@value #MAX_COPY_BYTES} bytes; a larger one stays read-only, and the server cannot
  *       change it;
  *   <li>a <b>file</b>, or a path that does not exist yet in a directory that does, gets a
- *       private <i>shadow</i> of its directory: the named files copied, every other entry a
- *       symbolic link to the original (shown read-only elsewhere in the sandbox), so the server may write,
+ *       private <i>shadow</i> of its directory: the named files copied, every other entry mounted
+ *       read-only at its own path, so the server may write,
  *       replace, create or delete the named file and only its copy changes;
- *   <li>the <b>command</b> is never copied; when it lies under {@code /tmp}, which the sandbox
- *       replaces, its directory is mounted read-only at its path;
+ *   <li>the <b>command</b> is never copied;
+ *   <li>the sandbox's own {@code /tmp} and {@code /var/tmp} are private and writable, and show
+ *       every entry the host's hold read-only at its path (a class path, a script or a command
+ *       there keeps working), up to {@value #MAX_SHADOW_ENTRIES} entries;
  *   <li>paths under the system directories ({@code /usr}, {@code /etc}, ...) are left as the
  *       read-only root shows them.
  * </ul>
@@ -134,7 +136,7 @@ final class SandboxLayout {
     Map<Path, Path> copies = new LinkedHashMap<>();
     Set<Path> readOnly = new LinkedHashSet<>();
     Map<Path, Path> fileCopies = new LinkedHashMap<>();
-    Map<Path, Path> originals = new LinkedHashMap<>();
+    Set<Path> siblings = new LinkedHashSet<>();
     Map<Path, Set<Path>> shadows = new TreeMap<>(Comparator.comparingInt(Path::getNameCount).thenComparing(Path::toString));
     List<Path> neverShadowed = List.of(Path.of("/tmp"), Path.of("/var/tmp"), temp);
     int n = 0;
@@ -183,10 +185,10 @@ final class SandboxLayout {
         continue;
       }
       Path shadow = root.resolve("shadow-" + (++n));
-      Path origin = root.resolve("original-" + n);
-      if (shadow(dir, e.getValue(), shadow, origin)) {
+      Optional<List<Path>> kept = shadow(dir, e.getValue(), shadow);
+      if (kept.isPresent()) {
         copies.put(dir, shadow);
-        originals.put(origin, dir);
+        siblings.addAll(kept.get());
         e.getValue().forEach(p -> notes.add(p + (Files.exists(p) ? ": a private copy" : ": private, created in the sandbox")));
       } else {
         for (Path p : e.getValue()) {
@@ -220,6 +222,20 @@ final class SandboxLayout {
     }
     // Mounts from the outermost in, so that a deeper one lands inside the one it belongs to.
     Map<Path, String[]> ordered = new TreeMap<>(Comparator.comparingInt(Path::getNameCount).thenComparing(Path::toString));
+    // The private /tmp (and /var/tmp) still shows what the host's holds, read-only: a command, a
+    // class path or a script there keeps working. A mount below replaces one of these.
+    for (Path t : List.of(tmp, Path.of("/var/tmp"))) {
+      List<Path> entries = entries(t);
+      if (entries.size() > MAX_SHADOW_ENTRIES) {
+        notes.add(t + ": private and empty (the host's holds more than " + MAX_SHADOW_ENTRIES + " entries)");
+        continue;
+      }
+      for (Path e : entries) {
+        if (Files.isDirectory(e, LinkOption.NOFOLLOW_LINKS) || Files.isRegularFile(e, LinkOption.NOFOLLOW_LINKS)) {
+          ordered.put(e, new String[] {"--ro-bind", e.toString(), e.toString()});
+        }
+      }
+    }
     for (Path p : readOnly) {
       if (p.startsWith(tmp) || p.startsWith("/var/tmp")) {
         ordered.put(p, new String[] {"--ro-bind", p.toString(), p.toString()});
@@ -227,7 +243,7 @@ final class SandboxLayout {
     }
     copies.forEach((original, copy) -> ordered.put(original, new String[] {"--bind", copy.toString(), original.toString()}));
     fileCopies.forEach((original, copy) -> ordered.put(original, new String[] {"--bind", copy.toString(), original.toString()}));
-    originals.forEach((at, dir) -> ordered.put(at, new String[] {"--ro-bind", dir.toString(), at.toString()}));
+    siblings.forEach(p -> ordered.put(p, new String[] {"--ro-bind", p.toString(), p.toString()}));
     ordered.put(root, new String[] {"--bind", root.toString(), root.toString()});
     for (Path l : liveDirs) {
       ordered.put(l, new String[] {"--bind", l.toString(), l.toString()});
@@ -346,30 +362,39 @@ final class SandboxLayout {
   }
 
   /**
-   * Makes {@code shadow}: {@code named} files copied, every other entry of {@code dir} a symbolic
-   * link to the same entry under {@code origin}, where the sandbox shows {@code dir} itself
-   * read-only (at {@code dir}'s own path the shadow is mounted, so a link there would point at
-   * itself). False, making nothing, when {@code dir} holds too many entries.
+   * Makes {@code shadow}: {@code named} files copied, a symbolic link copied as the link, and an
+   * empty placeholder for every other entry of {@code dir}, each of which the sandbox mounts
+   * read-only at its own path. A sibling is thus seen where it is, under its own real path (a
+   * script's imports resolve as outside), and cannot be changed; the named files can be written,
+   * replaced and deleted, and new files created. Returns the entries to mount, or empty, making
+   * nothing, when {@code dir} holds more than {@value #MAX_SHADOW_ENTRIES} entries.
    */
-  private static boolean shadow(Path dir, Set<Path> named, Path shadow, Path origin) throws IOException {
+  private static Optional<List<Path>> shadow(Path dir, Set<Path> named, Path shadow) throws IOException {
     List<Path> entries;
     try (Stream<Path> list = Files.list(dir)) {
       entries = list.limit(MAX_SHADOW_ENTRIES + 1L).toList();
     }
     if (entries.size() > MAX_SHADOW_ENTRIES) {
-      return false;
+      return Optional.empty();
     }
     Files.createDirectory(shadow);
-    Files.createDirectory(origin);
+    List<Path> mounted = new ArrayList<>();
     for (Path entry : entries) {
       Path target = shadow.resolve(entry.getFileName().toString());
-      if (named.contains(entry.toAbsolutePath().normalize()) && Files.isRegularFile(entry)) {
+      Path original = entry.toAbsolutePath().normalize();
+      if (named.contains(original) && Files.isRegularFile(entry)) {
         Files.copy(entry, target, StandardCopyOption.COPY_ATTRIBUTES);
-      } else {
-        Files.createSymbolicLink(target, origin.resolve(entry.getFileName().toString()));
+      } else if (Files.isSymbolicLink(entry)) {
+        Files.copy(entry, target, LinkOption.NOFOLLOW_LINKS);
+      } else if (Files.isDirectory(entry, LinkOption.NOFOLLOW_LINKS)) {
+        Files.createDirectory(target);
+        mounted.add(original);
+      } else if (Files.isRegularFile(entry, LinkOption.NOFOLLOW_LINKS)) {
+        Files.createFile(target);
+        mounted.add(original);
       }
     }
-    return true;
+    return Optional.of(mounted);
   }
 
   /**
@@ -396,6 +421,15 @@ final class SandboxLayout {
       });
     } catch (IOException e) {
       // nothing to sweep
+    }
+  }
+
+  /** The entries of {@code dir} (at most one more than {@value #MAX_SHADOW_ENTRIES}); none when it cannot be read. */
+  private static List<Path> entries(Path dir) {
+    try (Stream<Path> list = Files.list(dir)) {
+      return list.limit(MAX_SHADOW_ENTRIES + 1L).map(p -> p.toAbsolutePath().normalize()).toList();
+    } catch (IOException e) {
+      return List.of();
     }
   }
 

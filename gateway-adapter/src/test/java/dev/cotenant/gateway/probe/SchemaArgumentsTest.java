@@ -156,7 +156,7 @@ class SchemaArgumentsTest {
 
   @Test
   void requiredValuesOfEveryKind() {
-    assertArguments("{\"b\":false,\"z\":null,\"c\":{\"k\":[1]},\"e\":2,\"o\":{\"x\":\"{marker}\",\"y\":1},\"a\":[],"
+    assertArguments("{\"b\":false,\"z\":null,\"c\":{\"k\":[1]},\"e\":2,\"o\":{\"x\":\"{marker}\",\"y\":1},\"a\":[\"{marker}\"],"
             + "\"a2\":[\"{marker}\",\"{marker}\"]}",
         "{\"type\":\"object\",\"properties\":{"
             + "\"b\":{\"type\":\"boolean\",\"default\":true},\"z\":{\"type\":\"null\"},\"c\":{\"const\":{\"k\":[1]}},"
@@ -491,7 +491,20 @@ class SchemaArgumentsTest {
         + "\"items\":{\"type\":\"integer\",\"minimum\":2},\"minItems\":2}", true));
     assertArguments("{\"p\":[false,\"{marker}\"]}", one("{\"type\":\"array\",\"items\":[{\"type\":\"boolean\"}],"
         + "\"minItems\":2}", true));
-    assertArguments("{\"p\":[[]]}", one("{\"type\":\"array\",\"items\":{\"type\":\"array\"},\"minItems\":1}", true));
+    assertArguments("{\"p\":[[\"{marker}\"]]}",
+        one("{\"type\":\"array\",\"items\":{\"type\":\"array\"},\"minItems\":1}", true));
+  }
+
+  /** An empty list writes nothing: a required array gets one item where it may, even without minItems. */
+  @Test
+  void aRequiredArrayHoldsAtLeastOneItemWhereOneIsAllowed() {
+    assertArguments("{\"p\":[{\"name\":\"{marker}\",\"observations\":[\"{marker}\"]}]}",
+        one("{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},"
+            + "\"observations\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},"
+            + "\"required\":[\"name\",\"observations\"]}}", true));
+    assertArguments("{\"p\":[]}", one("{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":0}", true));
+    assertArguments("{\"p\":[]}", one("{\"type\":\"array\",\"items\":{\"type\":\"string\",\"pattern\":\"^[0-9]+$\"}}", true));
+    assertArguments("{}", one("{\"type\":\"array\",\"items\":{\"type\":\"string\"}}", false));
   }
 
   @Test

@@ -68,29 +68,32 @@ class SandboxLayoutTest {
   }
 
   @Test
-  void aNamedFileGetsAShadowOfItsDirectoryWithTheFileCopiedAndTheRestLinkedToAReadOnlyView() throws Exception {
+  void aNamedFileGetsAShadowOfItsDirectoryWithTheFileCopiedAndEverySiblingMountedReadOnlyAtItsOwnPath()
+      throws Exception {
     Path dir = Files.createDirectories(data.resolve("mem"));
     Path file = Files.writeString(dir.resolve("memory.jsonl"), "{}\n");
     Files.writeString(dir.resolve("other.txt"), "other");
+    Files.createDirectories(dir.resolve("lib"));
+    Files.createSymbolicLink(dir.resolve("link"), Path.of("other.txt"));
     Path missing = dir.resolve("later.db");
     SandboxLayout.Launch launch = layout(false).prepare(server(List.of("--db=" + missing),
         Map.of("MEMORY_FILE_PATH", file.toString()), Optional.empty()), List.of());
     List<List<String>> mounts = mounts(launch.server().args());
     Path shadow = Path.of(mountAt(mounts, dir).get(1));
     assertEquals("--bind", mountAt(mounts, dir).get(0));
-    assertTrue(Files.isRegularFile(shadow.resolve("memory.jsonl")) && !Files.isSymbolicLink(shadow.resolve("memory.jsonl")));
     assertEquals("{}\n", Files.readString(shadow.resolve("memory.jsonl")));
-    Path link = shadow.resolve("other.txt");
-    assertTrue(Files.isSymbolicLink(link));
-    Path view = Files.readSymbolicLink(link).getParent();
-    assertEquals(List.of("--ro-bind", dir.toString(), view.toString()), mountAt(mounts, view),
-        "the link points at a read-only view of the directory, not at the shadow's own path");
+    assertEquals(List.of("--ro-bind", dir.resolve("other.txt").toString(), dir.resolve("other.txt").toString()),
+        mountAt(mounts, dir.resolve("other.txt")), "a sibling keeps its own real path");
+    assertEquals("--ro-bind", mountAt(mounts, dir.resolve("lib")).get(0));
+    assertTrue(Files.isRegularFile(shadow.resolve("other.txt")) && Files.isDirectory(shadow.resolve("lib")),
+        "placeholders to mount on");
+    assertEquals(Path.of("other.txt"), Files.readSymbolicLink(shadow.resolve("link")), "a link is copied as a link");
+    assertTrue(mounts.indexOf(mountAt(mounts, dir)) < mounts.indexOf(mountAt(mounts, dir.resolve("other.txt"))),
+        "the shadow is mounted before the siblings inside it");
     assertFalse(Files.exists(shadow.resolve("later.db")), "a path that does not exist yet is created privately");
     assertTrue(launch.notes().contains(missing + ": private, created in the sandbox"), launch.notes().toString());
-    assertTrue(mounts.indexOf(mountAt(mounts, launch.root())) < mounts.indexOf(mountAt(mounts, view)),
-        "the private directory is mounted before the view inside it");
     SandboxLayout.delete(launch.root());
-    assertEquals("other", Files.readString(dir.resolve("other.txt")), "deleting the private directory follows no link");
+    assertEquals("other", Files.readString(dir.resolve("other.txt")));
   }
 
   @Test
