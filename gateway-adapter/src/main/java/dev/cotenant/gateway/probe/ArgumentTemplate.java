@@ -183,4 +183,15 @@ public final class ArgumentTemplate {
   public String toString() {
     return text;
   }
+
+  /** Equal when the same arguments, with the same placeholders: their JSON text is the same. */
+  @Override
+  public boolean equals(@Nullable Object o) {
+    return o instanceof ArgumentTemplate && ((ArgumentTemplate) o).text.equals(text);
+  }
+
+  @Override
+  public int hashCode() {
+    return text.hashCode();
+  }
 }

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 import org.jspecify.annotations.Nullable;
@@ -190,8 +191,34 @@ final class SchemaArguments {
     }
   }
 
+  /**
+   * The argument sets to try, in order, each different from the ones before: the synthesis by
+   * the rules above (the marker in every free-text string); then a <b>hinted</b> one, where a
+   * free-text string takes its {@code default}, the first of its {@code examples}, or the first
+   * example its {@code description} names ({@code e.g. Asia/Tokyo}, {@code for example
+   * 2025-03-23 12:30:00}, a quoted value), when that fits; then the hinted one with only the
+   * required properties. At most {@value #MAX_CANDIDATES}; empty when the schema is unsupported.
+   */
+  static List<ArgumentTemplate> candidates(Map<String, Object> inputSchema) {
+    List<ArgumentTemplate> out = new ArrayList<>();
+    for (Synthesis s : List.of(synthesize(inputSchema, false, false), synthesize(inputSchema, true, false),
+        synthesize(inputSchema, true, true))) {
+      if (s instanceof Synthesized && !out.contains(((Synthesized) s).template()) && out.size() < MAX_CANDIDATES) {
+        out.add(((Synthesized) s).template());
+      }
+    }
+    return List.copyOf(out);
+  }
+
+  /** The most argument sets {@link #candidates} gives. */
+  static final int MAX_CANDIDATES = 3;
+
   /** Synthesises arguments from a tool's {@code inputSchema} by the rules above. */
   static Synthesis synthesize(Map<String, Object> inputSchema) {
+    return synthesize(inputSchema, false, false);
+  }
+
+  private static Synthesis synthesize(Map<String, Object> inputSchema, boolean hinted, boolean requiredOnly) {
     Objects.requireNonNull(inputSchema, "inputSchema");
     Object type = inputSchema.get("type");
     if (!("object".equals(type) || (type == null && inputSchema.containsKey("properties")))) {
@@ -201,7 +228,7 @@ final class SchemaArguments {
     }
     Result r;
     try {
-      r = new Walk(inputSchema).object(inputSchema, 0);
+      r = new Walk(inputSchema, hinted, requiredOnly).object(inputSchema, 0);
     } catch (TooLarge e) {
       return new Unsupported("the input schema takes more than " + MAX_STEPS + " steps to synthesise from");
     }
@@ -256,8 +283,13 @@ final class SchemaArguments {
     private final Map<String, Object> root;
     private int steps;
 
-    Walk(Map<String, Object> root) {
+    private final boolean hinted;
+    private final boolean requiredOnly;
+
+    Walk(Map<String, Object> root, boolean hinted, boolean requiredOnly) {
       this.root = root;
+      this.hinted = hinted;
+      this.requiredOnly = requiredOnly;
     }
 
     private void step() {
@@ -281,6 +313,9 @@ final class SchemaArguments {
       for (Map.Entry<?, ?> e : ((Map<?, ?>) props).entrySet()) {
         String name = String.valueOf(e.getKey());
         boolean isRequired = required.contains(name);
+        if (requiredOnly && !isRequired && depth == 0) {
+          continue;
+        }
         Result r = value(e.getValue(), name, isRequired, depth + 1);
         if (r instanceof Value) {
           out.put(name, ((Value) r).value());
@@ -323,7 +358,7 @@ final class SchemaArguments {
         return new Fail("the schema nests deeper than " + MAX_DEPTH + " levels (a recursive schema?)");
       }
       if (Boolean.TRUE.equals(schema)) {
-        return string(Map.of(), name, required);
+        return string(Map.of(), name, required, hinted);
       }
       if (Boolean.FALSE.equals(schema)) {
         return new Fail("the schema is false: no value is valid");
@@ -396,7 +431,7 @@ final class SchemaArguments {
       switch (t) {
         case "string":
         case "any":
-          return string(s, name, required);
+          return string(s, name, required, hinted);
         case "integer":
         case "number":
           return number(s, t.equals("integer"), required);
@@ -531,14 +566,26 @@ final class SchemaArguments {
     return "any";
   }
 
-  /** The value of a string schema for a property named {@code name}. */
-  private static Result string(Map<String, Object> s, String name, boolean required) {
+  /**
+   * The value of a string schema for a property named {@code name}; {@code hinted}, a free-text
+   * one takes the first hint that fits ({@code default}, {@code examples}, the description's).
+   */
+  private static Result string(Map<String, Object> s, String name, boolean required, boolean hinted) {
     Object format = s.get("format");
-    String chosen = format instanceof String && FORMATS.containsKey(format)
-        ? FORMATS.get(format)
-        : freeText(name);
+    boolean formatted = format instanceof String && FORMATS.containsKey(format);
+    String chosen = formatted ? FORMATS.get(format) : freeText(name);
     String problem;
     try {
+      if (hinted && !formatted) {
+        List<Object> hints = new ArrayList<>(fallbacks(s));
+        hints.addAll(describedExamples(s.get("description")));
+        for (Object hint : hints) {
+          if (hint instanceof String && !((String) hint).isBlank() && ((String) hint).length() <= MAX_FALLBACK_LENGTH
+              && !((String) hint).contains("{") && problem(s, (String) hint) == null) {
+            return new Value(hint);
+          }
+        }
+      }
       problem = problem(s, chosen);
       if (problem == null) {
         return new Value(chosen);
@@ -558,6 +605,56 @@ final class SchemaArguments {
       return new Fail("the pattern " + show(s.get("pattern")) + " is too costly to match");
     }
     return new Fail(problem + ", and neither \"default\" nor the first of \"examples\" does");
+  }
+
+  /** "e.g. X", "e.g., X", "for example X", "such as X": the text after, to the end of its clause. */
+  private static final Pattern EXAMPLE_LEAD =
+      Pattern.compile("(?i)(?:\\be\\.g\\.?,?|\\bfor example,?|\\bsuch as|\\bexample:)\\s*([^)\\n;]{1,200})");
+
+  /** A quoted value: "X", 'X' or `X`. */
+  private static final Pattern QUOTED = Pattern.compile("[\"'`]([^\"'`\\n]{1,200})[\"'`]");
+
+  /**
+   * The examples a description names, in order: what follows {@code e.g.}, {@code for example},
+   * {@code such as} or {@code example:} (cut at a comma followed by a space, {@code " or "},
+   * and a closing full stop), then quoted values.
+   */
+  static List<String> describedExamples(@Nullable Object description) {
+    if (!(description instanceof String)) {
+      return List.of();
+    }
+    String text = (String) description;
+    if (text.length() > 4_000) {
+      text = text.substring(0, 4_000);
+    }
+    List<String> out = new ArrayList<>();
+    Matcher lead = EXAMPLE_LEAD.matcher(text);
+    while (lead.find() && out.size() < 4) {
+      String clause = lead.group(1).strip();
+      String first = clause.split(", | or ", 2)[0].strip();
+      if (first.endsWith(".") && !first.matches(".*\\d\\.")) {
+        first = first.substring(0, first.length() - 1);
+      }
+      first = unquote(first);
+      if (!first.isEmpty()) {
+        out.add(first);
+      }
+    }
+    Matcher quoted = QUOTED.matcher(text);
+    while (quoted.find() && out.size() < 6) {
+      String q = quoted.group(1).strip();
+      if (!q.isEmpty() && !out.contains(q)) {
+        out.add(q);
+      }
+    }
+    return out;
+  }
+
+  private static String unquote(String v) {
+    if (v.length() >= 2 && "\"'`".indexOf(v.charAt(0)) >= 0 && v.charAt(v.length() - 1) == v.charAt(0)) {
+      return v.substring(1, v.length() - 1);
+    }
+    return v;
   }
 
   /** The free text of a property named {@code name}. */

@@ -265,7 +265,12 @@ public final class SurfaceProbe {
    *
    * @param readOnly true when annotated {@code readOnlyHint: true}: it is called after the others
    */
-  private record Planned(String name, ArgumentTemplate arguments, String source, boolean readOnly) {}
+  private record Planned(
+      String name, ArgumentTemplate arguments, String source, boolean readOnly, List<ArgumentTemplate> alternatives) {
+    Planned(String name, ArgumentTemplate arguments, String source, boolean readOnly) {
+      this(name, arguments, source, readOnly, List.of());
+    }
+  }
 
   /** One backend process and what it sent on its own initiative. */
   private final class Backend implements ServerMessageHandler {
@@ -484,6 +489,7 @@ public final class SurfaceProbe {
       }
       if (first) {
         decide(lanes.get(0));
+        calibrate();
       }
       try {
         listings(lanes, 0);
@@ -571,7 +577,11 @@ public final class SurfaceProbe {
           continue;
         }
         ArgumentTemplate template = ((SchemaArguments.Synthesized) s).template();
-        plannedCalls.add(new Planned(name, template, "schema " + template, readOnly(tool)));
+        // Other argument sets to try when this one answers an error, each checked against the schema.
+        SchemaCheck check = SchemaCheck.of(inputSchema);
+        List<ArgumentTemplate> alternatives = SchemaArguments.candidates(inputSchema).stream()
+            .filter(c -> !c.equals(template) && check.problem(c).isEmpty()).toList();
+        plannedCalls.add(new Planned(name, template, "schema " + template, readOnly(tool), alternatives));
       }
       listedTools = List.copyOf(names);
       // Writers before readers: what one caller writes is there when the other reads.
@@ -583,6 +593,68 @@ public final class SurfaceProbe {
     private boolean readOnly(Map<?, ?> tool) {
       Object annotations = tool.get("annotations");
       return annotations instanceof Map<?, ?> && Boolean.TRUE.equals(((Map<?, ?>) annotations).get("readOnlyHint"));
+    }
+
+    /**
+     * For each tool whose arguments came from its schema and that has other candidates: on a
+     * backend of its own (so no phase's backend is touched), calls it as caller A with each
+     * candidate in turn until one answers without a JSON-RPC error or {@code isError}, and keeps
+     * that one for every phase. Writers first, as in the rounds. A tool none of whose candidates
+     * works keeps its first, and ends not proven as before.
+     */
+    private void calibrate() throws SessionException, InterruptedException {
+      if (called.stream().allMatch(p -> p.alternatives().isEmpty())) {
+        return;
+      }
+      Backend backend = open(false, "probe-calibration");
+      Lane lane = new Lane(a, backend);
+      List<Planned> chosen = new ArrayList<>();
+      try {
+        for (Planned p : called) {
+          if (p.alternatives().isEmpty()) {
+            chosen.add(p);
+            continue;
+          }
+          List<ArgumentTemplate> tries = new ArrayList<>();
+          tries.add(p.arguments());
+          tries.addAll(p.alternatives());
+          Planned keep = p;
+          for (int i = 0; i < tries.size(); i++) {
+            ArgumentTemplate t = tries.get(i);
+            Planned candidate = new Planned(p.name(), t, p.source(), p.readOnly());
+            CompletableFuture<Map<String, Object>> answer = call(lane, "tools/call", callParams(lane, candidate, 1));
+            Map<String, Object> got;
+            try {
+              got = await(answer, System.nanoTime() + callTimeout.toNanos(), "tools/call " + p.name());
+            } catch (SessionException e) {
+              if (e.kind() != SessionException.Kind.TIMEOUT || aborted.get() != null) {
+                throw e;
+              }
+              answer.cancel(false);
+              break;
+            }
+            if (!failed(got)) {
+              if (i > 0) {
+                keep = new Planned(p.name(), t, "schema, candidate " + (i + 1) + " of " + tries.size()
+                    + " (the first that answered without an error) " + t, p.readOnly());
+              }
+              break;
+            }
+          }
+          chosen.add(keep);
+        }
+      } finally {
+        if (backend.session != null) {
+          backend.session.close();
+        }
+      }
+      called = List.copyOf(chosen);
+    }
+
+    private boolean failed(Map<String, Object> answer) {
+      Object result = answer.get("result");
+      return answer.containsKey("error")
+          || (result instanceof Map<?, ?> && Boolean.TRUE.equals(((Map<?, ?>) result).get("isError")));
     }
 
     private boolean destructive(Map<?, ?> tool) {

@@ -232,7 +232,8 @@ final class SandboxLayout {
       }
       for (Path e : entries) {
         if (Files.isDirectory(e, LinkOption.NOFOLLOW_LINKS) || Files.isRegularFile(e, LinkOption.NOFOLLOW_LINKS)) {
-          ordered.put(e, new String[] {"--ro-bind", e.toString(), e.toString()});
+          // -try: an entry removed before the sandbox starts (another process's) is left out.
+          ordered.put(e, new String[] {"--ro-bind-try", e.toString(), e.toString()});
         }
       }
     }
@@ -243,7 +244,7 @@ final class SandboxLayout {
     }
     copies.forEach((original, copy) -> ordered.put(original, new String[] {"--bind", copy.toString(), original.toString()}));
     fileCopies.forEach((original, copy) -> ordered.put(original, new String[] {"--bind", copy.toString(), original.toString()}));
-    siblings.forEach(p -> ordered.put(p, new String[] {"--ro-bind", p.toString(), p.toString()}));
+    siblings.forEach(p -> ordered.put(p, new String[] {"--ro-bind-try", p.toString(), p.toString()}));
     ordered.put(root, new String[] {"--bind", root.toString(), root.toString()});
     for (Path l : liveDirs) {
       ordered.put(l, new String[] {"--bind", l.toString(), l.toString()});

@@ -179,4 +179,33 @@ class SurfaceProbeSandboxTest {
     assertEquals(ToolStatus.SKIPPED, toolOf(r, "wipe").status());
     sessions.opened.forEach(s -> assertEquals("scripted-server", s.server.command()));
   }
+
+  /** A tool that errs on the marker is tried with its description's example, on a backend of its own. */
+  @Test
+  void aToolThatAnswersAnErrorIsCalibratedWithTheNextCandidateOnABackendOfItsOwn() throws Exception {
+    Map<String, Object> zone = Map.of("name", "zone", "annotations", Map.of("readOnlyHint", true), "inputSchema",
+        Map.of("type", "object", "properties", Map.of("tz", Map.of("type", "string",
+            "description", "IANA time zone, e.g. Asia/Tokyo")), "required", List.of("tz")));
+    ScriptedSessions sessions = new ScriptedSessions(HANDSHAKE, (s, method, params) -> switch (method) {
+      case "tools/list" -> result(Map.of("tools", List.of(zone)));
+      case "tools/call" -> "Asia/Tokyo".equals(arguments(params).get("tz"))
+          ? text("09:00 in Asia/Tokyo")
+          : result(Map.of("content", List.of(Map.of("type", "text", "text", "unknown zone")), "isError", true));
+      default -> result(Map.of());
+    });
+    SurfaceReport r = run(sessions, Sandbox.off(), ProbePlan.empty());
+    assertEquals(Outcome.PASSED, r.outcome(), r.toString());
+    assertTrue(toolOf(r, "zone").arguments().startsWith("schema, candidate 2 of 2 (the first that answered without an error)"),
+        toolOf(r, "zone").arguments());
+    assertEquals(List.of("probe-dedicated-a", "probe-dedicated-b", "probe-calibration", "probe-shared",
+        "probe-dedicated-a", "probe-dedicated-b"), sessions.opened.stream().map(s -> s.label).toList());
+    Scripted calibration = sessions.opened.get(2);
+    assertEquals(2, calls(calibration).size(), "the marker, then the example");
+    for (Scripted s : sessions.opened) {
+      if (s != calibration) {
+        assertTrue(s.requests.stream().filter(e -> e.getKey().equals("tools/call"))
+            .allMatch(e -> "Asia/Tokyo".equals(arguments(e.getValue()).get("tz"))), s.label);
+      }
+    }
+  }
 }

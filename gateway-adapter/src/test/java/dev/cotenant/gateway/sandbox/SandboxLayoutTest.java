@@ -37,7 +37,7 @@ class SandboxLayoutTest {
     List<List<String>> out = new ArrayList<>();
     for (int i = 0; i < args.size() && !args.get(i).equals("--"); i++) {
       String a = args.get(i);
-      if (a.equals("--bind") || a.equals("--ro-bind")) {
+      if (a.equals("--bind") || a.equals("--ro-bind") || a.equals("--ro-bind-try")) {
         out.add(List.of(a, args.get(i + 1), args.get(i + 2)));
         i += 2;
       }
@@ -82,9 +82,9 @@ class SandboxLayoutTest {
     Path shadow = Path.of(mountAt(mounts, dir).get(1));
     assertEquals("--bind", mountAt(mounts, dir).get(0));
     assertEquals("{}\n", Files.readString(shadow.resolve("memory.jsonl")));
-    assertEquals(List.of("--ro-bind", dir.resolve("other.txt").toString(), dir.resolve("other.txt").toString()),
+    assertEquals(List.of("--ro-bind-try", dir.resolve("other.txt").toString(), dir.resolve("other.txt").toString()),
         mountAt(mounts, dir.resolve("other.txt")), "a sibling keeps its own real path");
-    assertEquals("--ro-bind", mountAt(mounts, dir.resolve("lib")).get(0));
+    assertEquals("--ro-bind-try", mountAt(mounts, dir.resolve("lib")).get(0));
     assertTrue(Files.isRegularFile(shadow.resolve("other.txt")) && Files.isDirectory(shadow.resolve("lib")),
         "placeholders to mount on");
     assertEquals(Path.of("other.txt"), Files.readSymbolicLink(shadow.resolve("link")), "a link is copied as a link");
@@ -155,6 +155,10 @@ class SandboxLayoutTest {
     assertEquals(scratch.toString(), args.get(args.indexOf("--chdir") + 1));
     List<List<String>> mounts = mounts(args);
     assertEquals(List.of("--ro-bind", "/", "/"), mounts.get(0));
+    if (temp.getParent().equals(Path.of("/tmp"))) {
+      assertEquals(List.of("--ro-bind-try", temp.toString(), temp.toString()), mountAt(mounts, temp),
+          "the host's /tmp entries are shown read-only in the private /tmp");
+    }
     assertEquals(List.of("--bind", temp.resolve("cotenant-probe-x").toString(), temp.resolve("cotenant-probe-x").toString()),
         mountAt(mounts, temp.resolve("cotenant-probe-x")), "the probe's scratch is live, not a copy");
     assertTrue(mounts.stream().noneMatch(m -> m.get(2).startsWith("/usr") || m.get(2).startsWith("/etc")), mounts.toString());
