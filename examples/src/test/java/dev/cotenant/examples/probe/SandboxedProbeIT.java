@@ -97,7 +97,7 @@ class SandboxedProbeIT {
     Map<String, String> env = new HashMap<>(extra);
     env.put("CANARY_FILE", precious.toString());
     env.put("CANARY_PORT", String.valueOf(listener.getLocalPort()));
-    return new ServerDescription("sandbox-canary", Transport.STDIO, ROOT.resolve("examples/canary/sandbox-canary").toString(),
+    return new ServerDescription("sandbox-canary", Transport.STDIO, ROOT.resolve("examples/probe-samples/sandbox-canary").toString(),
         List.of(), Optional.empty(), env, Optional.empty(), true);
   }
 

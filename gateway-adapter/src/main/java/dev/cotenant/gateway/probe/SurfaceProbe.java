@@ -241,7 +241,152 @@ public final class SurfaceProbe {
     if (mode.required() && !mode.sandboxed()) {
       return run.notRun("no sandbox (" + mode.why() + "), and " + Sandbox.KEY + "=required");
     }
-    return run.execute();
+    SurfaceReport first = run.execute();
+    if (!needsReplay(first)) {
+      return first;
+    }
+    // A changed answer without a marker may be chance (a random figure that happened to agree in
+    // both dedicated runs): it counts only if a replay, with fresh markers and fresh backends,
+    // shows the same tool or listing change again at the same place.
+    Run replay = new Run(server, identity, plan, rounds, run.sandboxing);
+    return confirm(first, replay.execute());
+  }
+
+  /** True when some changed answer is the only sign of a leak on its tool or listing. */
+  static boolean needsReplay(SurfaceReport r) {
+    return channels(r).values().stream().anyMatch(f -> onlyChanged(f));
+  }
+
+  /** Every tool's and listing's findings, by name ({@code tools/call NAME} for a tool). */
+  private static Map<String, List<Finding>> channels(SurfaceReport r) {
+    Map<String, List<Finding>> out = new LinkedHashMap<>();
+    r.tools().forEach(t -> out.put("tools/call " + t.name(), t.findings()));
+    r.listings().forEach(l -> out.put(l.method(), l.findings()));
+    return out;
+  }
+
+  private static boolean onlyChanged(List<Finding> findings) {
+    return findings.stream().anyMatch(f -> f.kind() == FindingKind.CHANGED_ANSWER)
+        && findings.stream().noneMatch(f -> f.kind() == FindingKind.MARKER);
+  }
+
+  /**
+   * The report of a probe whose first run showed changed answers, confirmed by its replay: a
+   * marker in either run is an observation; a changed answer is one only where both runs changed
+   * the same tool or listing at the same place (path), and is otherwise reported among the
+   * volatile parts as differing once and not on replay. Statuses other than leaked take the worse of the two runs; traffic hazards
+   * of either run stand; times add up.
+   */
+  static SurfaceReport confirm(SurfaceReport first, SurfaceReport replay) {
+    Map<String, List<Finding>> before = channels(first);
+    List<ToolResult> tools = new ArrayList<>();
+    for (ToolResult t : replay.tools()) {
+      List<Finding> earlier = before.getOrDefault("tools/call " + t.name(), List.of());
+      Optional<ToolResult> firstResult = first.tools().stream().filter(x -> x.name().equals(t.name())).findFirst();
+      List<Finding> kept = kept(earlier, t.findings());
+      List<String> volatileParts = volatileParts(earlier, t.findings(), t.volatileParts());
+      ToolStatus status;
+      String why = t.why();
+      if (kept.stream().anyMatch(SurfaceProbe::observation)) {
+        status = ToolStatus.LEAKED;
+        why = "";
+      } else if (t.status() == ToolStatus.LEAKED && firstResult.map(x -> x.status() == ToolStatus.LEAKED).orElse(false)) {
+        status = ToolStatus.NOT_PROVEN;
+        why = "its answers on the shared backend changed in both runs, but not in the same way; not confirmed";
+      } else if (t.status() == ToolStatus.NOT_PROVEN || firstResult.map(x -> x.status() == ToolStatus.NOT_PROVEN).orElse(false)) {
+        status = ToolStatus.NOT_PROVEN;
+        why = t.status() == ToolStatus.NOT_PROVEN ? t.why() : firstResult.get().why();
+      } else if (t.status() == ToolStatus.LEAKED) {
+        status = firstResult.map(ToolResult::status).orElse(ToolStatus.NOT_PROVEN);
+        why = firstResult.map(ToolResult::why).orElse("it was listed in the replay only");
+      } else {
+        status = t.status();
+      }
+      tools.add(new ToolResult(t.name(), status, why, t.arguments(), kept, volatileParts));
+    }
+    List<ListingResult> listings = new ArrayList<>();
+    for (ListingResult l : replay.listings()) {
+      List<Finding> earlier = before.getOrDefault(l.method(), List.of());
+      List<Finding> kept = kept(earlier, l.findings());
+      listings.add(new ListingResult(l.method(), kept.stream().anyMatch(SurfaceProbe::observation), kept,
+          volatileParts(earlier, l.findings(), l.volatileParts())));
+    }
+    Map<HazardCode, String> hazards = new EnumMap<>(HazardCode.class);
+    Stream.concat(tools.stream().flatMap(t -> t.findings().stream()), listings.stream().flatMap(l -> l.findings().stream()))
+        .filter(SurfaceProbe::observation).findFirst()
+        .ifPresent(f -> hazards.put(HazardCode.CROSS_SESSION_LEAK, f.detail()));
+    for (SurfaceReport r : List.of(first, replay)) {
+      r.hazards().forEach((code, detail) -> {
+        if (code != HazardCode.CROSS_SESSION_LEAK) {
+          hazards.putIfAbsent(code, detail);
+        }
+      });
+    }
+    Optional<String> stopped = replay.notRunReason().or(first::notRunReason);
+    Outcome outcome;
+    if (!hazards.isEmpty()) {
+      outcome = Outcome.HAZARD;
+    } else if (stopped.isPresent()) {
+      outcome = Outcome.NOT_RUN;
+    } else if (tools.stream().allMatch(t -> t.status() == ToolStatus.PASSED || t.status() == ToolStatus.SKIPPED_BY_PLAN)
+        && listings.stream().allMatch(l -> l.findings().isEmpty())) {
+      outcome = Outcome.PASSED;
+    } else {
+      outcome = Outcome.NOT_PROVEN;
+    }
+    Traffic traffic = first.traffic().notifications().isEmpty() && first.traffic().serverRequests().isEmpty()
+        ? replay.traffic() : first.traffic();
+    return new SurfaceReport(replay.server(), replay.identity(), replay.rounds(), replay.callerBlocks(), tools, listings,
+        traffic, hazards, outcome, stopped, Optional.empty(), replay.planNotes(),
+        first.elapsedMillis() + replay.elapsedMillis(), replay.sandbox());
+  }
+
+  /**
+   * True when both runs changed an answer at the same place: a counter or a toggle changes where it
+   * is every time, a figure that happened to agree in two dedicated runs almost never twice at
+   * the same place.
+   */
+  private static boolean confirmed(List<Finding> first, List<Finding> replay) {
+    return first.stream().filter(f -> f.kind() == FindingKind.CHANGED_ANSWER).anyMatch(f -> replay.stream()
+        .anyMatch(g -> g.kind() == FindingKind.CHANGED_ANSWER && place(g).equals(place(f))));
+  }
+
+  /** Where in a text a changed answer was seen: {@code (token 5 of 9)}, as the difference names it. */
+  private static final java.util.regex.Pattern TOKEN = java.util.regex.Pattern.compile("\\((?:after )?token \\d+ of \\d+\\)");
+
+  /** The place of a changed answer: its path, and within a text the token. */
+  private static String place(Finding f) {
+    java.util.regex.Matcher m = TOKEN.matcher(f.detail());
+    return f.path() + (m.find() ? " " + m.group() : "");
+  }
+
+  /** Markers of either run; changed answers only where both runs changed the same place; the replay's unconfirmed. */
+  private static List<Finding> kept(List<Finding> first, List<Finding> replay) {
+    boolean confirmed = confirmed(first, replay);
+    List<Finding> out = new ArrayList<>();
+    for (Finding f : Stream.concat(first.stream(), replay.stream()).toList()) {
+      boolean keep = f.kind() == FindingKind.MARKER || (f.kind() == FindingKind.CHANGED_ANSWER && confirmed)
+          || (f.kind() == FindingKind.UNCONFIRMED && replay.contains(f));
+      if (keep && out.size() < MAX_FINDINGS) {
+        out.add(f);
+      }
+    }
+    return out;
+  }
+
+  /** The replay's volatile parts, and each changed answer that was not confirmed. */
+  private static List<String> volatileParts(List<Finding> first, List<Finding> replay, List<String> replayVolatile) {
+    boolean confirmed = confirmed(first, replay);
+    List<String> out = new ArrayList<>(replayVolatile);
+    if (!confirmed) {
+      for (Finding f : Stream.concat(first.stream(), replay.stream()).toList()) {
+        if (f.kind() == FindingKind.CHANGED_ANSWER && out.size() < MAX_FINDINGS * 2) {
+          out.add(f.path() + ": differed once on the shared backend (round " + f.round() + ", " + f.caller()
+              + "), not on replay");
+        }
+      }
+    }
+    return out;
   }
 
   /** One caller's fixed values. */
