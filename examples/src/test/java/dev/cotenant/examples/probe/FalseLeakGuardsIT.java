@@ -2,6 +2,7 @@ package dev.cotenant.examples.probe;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cotenant.api.HazardCode;
 import dev.cotenant.api.ServerDescription;
@@ -26,7 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * What differs without another caller is not a leak, and what another caller changes is: the
  * {@code live-figures} sample (the machine's live memory figures; 250 random records per process)
- * passes, the {@code counter} sample (one count for every session on the process) is caught.
+ * passes; the {@code counter} sample (one count for every session on the process) and the
+ * {@code current-directory} sample (one current directory for every session) are caught.
  */
 @ChecksProcessLeaks(waitMillis = 60_000)
 class FalseLeakGuardsIT {
@@ -68,5 +70,18 @@ class FalseLeakGuardsIT {
     assertEquals(Outcome.HAZARD, r.outcome(), r.toString());
     assertEquals(Set.of(HazardCode.CROSS_SESSION_LEAK), r.hazardCodes());
     assertEquals(ToolStatus.LEAKED, tool(r, "next").status(), "confirmed on replay, at the same place: " + r);
+  }
+
+  @Test
+  void aProcessWideCurrentDirectoryIsCaughtByThePathTheOtherCallerChangedTo() throws Exception {
+    ServerDescription cwd = ServerDescription.stdio("current-directory",
+        ROOT.resolve("examples/probe-samples/current-directory").toString());
+    SurfaceReport r = statelessness.probeSurface(cwd, ProbePlan.empty(), 3);
+    assertEquals(Outcome.HAZARD, r.outcome(), r.toString());
+    ToolResult current = tool(r, "current_directory");
+    assertEquals(ToolStatus.LEAKED, current.status(), r.toString());
+    assertEquals(SurfaceReport.FindingKind.MARKER, current.findings().get(0).kind(), current.toString());
+    assertTrue(tool(r, "change_directory").arguments().contains("{scratch}"),
+        "the directory came from the caller's scratch directory: " + tool(r, "change_directory").arguments());
   }
 }

@@ -19,8 +19,8 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The arguments of a probe call: a JSON object whose string values may hold the placeholders
- * {@value #MARKER} and {@value #WORKSPACE}, substituted per call at any depth (object keys are
- * left alone). Immutable and thread-safe.
+ * {@value #MARKER}, {@value #WORKSPACE} and {@value #SCRATCH}, substituted per call at any depth
+ * (object keys are left alone). Immutable and thread-safe.
  */
 public final class ArgumentTemplate {
   /** Replaced by the calling caller's marker. */
@@ -28,6 +28,13 @@ public final class ArgumentTemplate {
 
   /** Replaced by the calling caller's workspace value. */
   public static final String WORKSPACE = "{workspace}";
+
+  /**
+   * Replaced by the absolute path of a directory of the calling caller's own, made for the call in
+   * the backend's scratch directory and named after the caller's marker; the single-tool probe,
+   * which has no scratch directory, puts the workspace value there instead.
+   */
+  public static final String SCRATCH = "{scratch}";
 
   /** The deepest template accepted. */
   static final int MAX_DEPTH = 32;
@@ -141,25 +148,38 @@ public final class ArgumentTemplate {
     return contains(template, MARKER);
   }
 
-  /** The arguments for one call: every placeholder in every string value replaced. */
+  /**
+   * The arguments for one call: every placeholder in every string value replaced, {@value #SCRATCH}
+   * by the workspace value.
+   */
   public Map<String, @Nullable Object> render(String marker, String workspace) {
+    return render(marker, workspace, workspace);
+  }
+
+  /** The arguments for one call: every placeholder in every string value replaced. */
+  public Map<String, @Nullable Object> render(String marker, String workspace, String scratch) {
     @SuppressWarnings("unchecked")
-    Map<String, @Nullable Object> out = (Map<String, @Nullable Object>) substitute(template, marker, workspace);
+    Map<String, @Nullable Object> out = (Map<String, @Nullable Object>) substitute(template, marker, workspace, scratch);
     return out;
   }
 
-  private static @Nullable Object substitute(@Nullable Object v, String marker, String workspace) {
+  /** True when some string value, at any depth, contains {@value #SCRATCH}. */
+  public boolean carriesScratch() {
+    return contains(template, SCRATCH);
+  }
+
+  private static @Nullable Object substitute(@Nullable Object v, String marker, String workspace, String scratch) {
     if (v instanceof String) {
-      return ((String) v).replace(MARKER, marker).replace(WORKSPACE, workspace);
+      return ((String) v).replace(SCRATCH, scratch).replace(MARKER, marker).replace(WORKSPACE, workspace);
     }
     if (v instanceof Map<?, ?>) {
       Map<String, @Nullable Object> m = new LinkedHashMap<>();
-      ((Map<?, ?>) v).forEach((k, x) -> m.put(String.valueOf(k), substitute(x, marker, workspace)));
+      ((Map<?, ?>) v).forEach((k, x) -> m.put(String.valueOf(k), substitute(x, marker, workspace, scratch)));
       return m;
     }
     if (v instanceof List<?>) {
       List<@Nullable Object> l = new ArrayList<>();
-      ((List<?>) v).forEach(x -> l.add(substitute(x, marker, workspace)));
+      ((List<?>) v).forEach(x -> l.add(substitute(x, marker, workspace, scratch)));
       return l;
     }
     return v;

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
@@ -577,11 +578,20 @@ final class SchemaArguments {
     String problem;
     try {
       if (hinted && !formatted) {
-        List<Object> hints = new ArrayList<>(fallbacks(s));
-        hints.addAll(describedExamples(s.get("description")));
-        for (Object hint : hints) {
-          if (hint instanceof String && !((String) hint).isBlank() && ((String) hint).length() <= MAX_FALLBACK_LENGTH
-              && !((String) hint).contains("{") && problem(s, (String) hint) == null) {
+        // The schema's own values, then a path of the caller's own for a name that means one,
+        // then the description's examples; a value of the server's that holds a brace is not used,
+        // since the probe would read it as a placeholder.
+        for (Object hint : fallbacks(s)) {
+          if (usable(s, hint)) {
+            return new Value(hint);
+          }
+        }
+        Optional<String> path = pathFor(name);
+        if (path.isPresent() && problem(s, path.get()) == null) {
+          return new Value(path.get());
+        }
+        for (String hint : describedExamples(s.get("description"))) {
+          if (usable(s, hint)) {
             return new Value(hint);
           }
         }
@@ -655,6 +665,34 @@ final class SchemaArguments {
       return v.substring(1, v.length() - 1);
     }
     return v;
+  }
+
+  /** True when {@code hint} is a string the probe may send as it is, and it fits {@code s}. */
+  private static boolean usable(Map<String, Object> s, @Nullable Object hint) {
+    return hint instanceof String && !((String) hint).isBlank() && ((String) hint).length() <= MAX_FALLBACK_LENGTH
+        && !((String) hint).contains("{") && problem(s, (String) hint) == null;
+  }
+
+  /** Name ends (lower case, without {@code _} and {@code -}) that mean a directory. */
+  private static final List<String> DIRECTORY_NAMES = List.of("dir", "directory", "folder", "cwd", "workdir");
+
+  /** Name ends that mean a path or a file. */
+  private static final List<String> PATH_NAMES = List.of("path", "file", "filename", "filepath");
+
+  /**
+   * For a property whose name means a directory, the caller's own scratch directory
+   * ({@value ArgumentTemplate#SCRATCH}); for one whose name means a path or a file, a file in it
+   * named after the marker; nothing otherwise.
+   */
+  static Optional<String> pathFor(String name) {
+    String n = name.toLowerCase(Locale.ROOT).replace("_", "").replace("-", "");
+    if (DIRECTORY_NAMES.stream().anyMatch(n::endsWith)) {
+      return Optional.of(ArgumentTemplate.SCRATCH);
+    }
+    if (PATH_NAMES.stream().anyMatch(n::endsWith)) {
+      return Optional.of(ArgumentTemplate.SCRATCH + "/" + ArgumentTemplate.MARKER + ".txt");
+    }
+    return Optional.empty();
   }
 
   /** The free text of a property named {@code name}. */

@@ -54,7 +54,8 @@ final class SchemaCheck {
     }
     try {
       List<Error> errors = schema.get().validate(MAPPER.valueToTree(Json.thaw(
-          template.render(SchemaArguments.SAMPLE_MARKER, SchemaArguments.SAMPLE_WORKSPACE))));
+          template.render(SchemaArguments.SAMPLE_MARKER, SchemaArguments.SAMPLE_WORKSPACE,
+              "/tmp/cotenant-probe-0a1b2c3d/probe-shared-1/" + SchemaArguments.SAMPLE_MARKER))));
       if (errors.isEmpty()) {
         return Optional.empty();
       }

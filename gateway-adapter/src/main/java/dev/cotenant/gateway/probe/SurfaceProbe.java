@@ -974,7 +974,16 @@ public final class SurfaceProbe {
     private Map<String, Object> callParams(Lane lane, Planned tool, int round) {
       Map<String, Object> p = new LinkedHashMap<>();
       p.put("name", tool.name());
-      p.put("arguments", tool.arguments().render(lane.caller.marker(round), lane.caller.workspace(round)));
+      String marker = lane.caller.marker(round);
+      Path scratch = lane.backend.scratch.resolve(marker);
+      if (tool.arguments().carriesScratch()) {
+        try {
+          Files.createDirectories(scratch);
+        } catch (IOException e) {
+          // the call goes ahead: a path that does not exist is an answer the probe can read
+        }
+      }
+      p.put("arguments", tool.arguments().render(marker, lane.caller.workspace(round), scratch.toString()));
       Map<String, Object> params = params(lane, round, p);
       String token = lane.caller.prefix() + "-progress-" + progress.incrementAndGet();
       lane.backend.progressOwners.put(token, lane.caller.label());

@@ -78,4 +78,24 @@ class ArgumentCandidatesTest {
     assertFalse(remote.problem(ArgumentTemplate.of(Map.of("x", "y"))).isPresent(),
         "a schema whose reference cannot be loaded checks nothing, and nothing is fetched");
   }
+
+  @Test
+  void aNameThatMeansADirectoryOrAFileGetsAPathInTheCallersScratchDirectory() {
+    assertEquals(Optional.of("{scratch}"), SchemaArguments.pathFor("directory"));
+    assertEquals(Optional.of("{scratch}"), SchemaArguments.pathFor("repo_dir"));
+    assertEquals(Optional.of("{scratch}"), SchemaArguments.pathFor("workDir"));
+    assertEquals(Optional.of("{scratch}/{marker}.txt"), SchemaArguments.pathFor("file_path"));
+    assertEquals(Optional.of("{scratch}/{marker}.txt"), SchemaArguments.pathFor("path"));
+    assertEquals(Optional.empty(), SchemaArguments.pathFor("name"));
+    Map<String, Object> s = schema("{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\","
+        + "\"description\":\"e.g. src/index.ts\"},\"content\":{\"type\":\"string\"}},\"required\":[\"path\",\"content\"]}");
+    assertEquals(List.of("{\"path\":\"{marker}\",\"content\":\"{marker}\"}",
+        "{\"path\":\"{scratch}/{marker}.txt\",\"content\":\"{marker}\"}"), texts(SchemaArguments.candidates(s)),
+        "an absolute path of the caller's own before the description's relative example");
+    ArgumentTemplate t = SchemaArguments.candidates(s).get(1);
+    assertTrue(t.carriesScratch());
+    assertEquals(Map.of("path", "/s/alpha-1/alpha-1.txt", "content", "alpha-1"), t.render("alpha-1", "w", "/s/alpha-1"));
+    assertEquals(Map.of("path", "w/alpha-1.txt", "content", "alpha-1"), t.render("alpha-1", "w"),
+        "without a scratch directory, the workspace value");
+  }
 }
