@@ -145,7 +145,7 @@ class SandboxedProbeIT {
     String pid = String.valueOf(ProcessHandle.current().pid());
     try (Stream<Path> list = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
       return list.filter(p -> p.getFileName().toString().startsWith("cotenant-sandbox-" + pid + "-")
-          || p.getFileName().toString().startsWith("cotenant-probe-")).toList();
+          || p.getFileName().toString().startsWith("cotenant-probe-" + pid + "-")).toList();
     }
   }
 

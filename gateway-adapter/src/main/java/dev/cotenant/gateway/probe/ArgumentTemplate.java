@@ -163,6 +163,18 @@ public final class ArgumentTemplate {
     return out;
   }
 
+  /** The top-level names whose values are strings. */
+  List<String> stringKeys() {
+    return template.entrySet().stream().filter(e -> e.getValue() instanceof String).map(Map.Entry::getKey).toList();
+  }
+
+  /** A copy with the top-level {@code key} set to the string {@code value}. */
+  ArgumentTemplate with(String key, String value) {
+    Map<String, @Nullable Object> m = new LinkedHashMap<>(template);
+    m.put(key, value);
+    return of(m);
+  }
+
   /** True when some string value, at any depth, contains {@value #SCRATCH}. */
   public boolean carriesScratch() {
     return contains(template, SCRATCH);

@@ -119,6 +119,16 @@ public final class SurfaceProbe {
   /** Resources read per caller and round at most. */
   static final int MAX_READS = 16;
 
+  /** Directories taken from other tools' answers at most. */
+  static final int MAX_RETURNED = 2;
+
+  /** Argument sets made from other tools' answers tried per tool at most. */
+  static final int MAX_RETURNED_TRIES = 4;
+
+  /** An absolute path in an answer's JSON text. */
+  private static final java.util.regex.Pattern ABSOLUTE_PATH =
+      java.util.regex.Pattern.compile("(?<![\\w.~-])(/[A-Za-z0-9._@%+=,~-]+(?:/[A-Za-z0-9._@%+=,~-]+)*)");
+
   /** Findings kept per tool or listing. */
   static final int MAX_FINDINGS = 8;
 
@@ -596,7 +606,7 @@ public final class SurfaceProbe {
       try {
         synchronized (this) {
           if (scratchRoot == null) {
-            scratchRoot = Files.createTempDirectory("cotenant-probe-");
+            scratchRoot = Files.createTempDirectory("cotenant-probe-" + ProcessHandle.current().pid() + "-");
             backends = sandboxing.sandboxed()
                 ? sandbox.around(sessions, sandboxing.network(), List.of(scratchRoot))
                 : sessions;
@@ -748,21 +758,32 @@ public final class SurfaceProbe {
      * works keeps its first, and ends not proven as before.
      */
     private void calibrate() throws SessionException, InterruptedException {
-      if (called.stream().allMatch(p -> p.alternatives().isEmpty())) {
+      boolean paths = called.stream().anyMatch(p -> !pathKeys(p).isEmpty());
+      if (called.stream().allMatch(p -> p.alternatives().isEmpty()) && !paths) {
         return;
       }
       Backend backend = open(false, "probe-calibration");
       Lane lane = new Lane(a, backend);
       List<Planned> chosen = new ArrayList<>();
       try {
+        List<String> returned = paths ? returnedDirectories(lane) : List.of();
         for (Planned p : called) {
-          if (p.alternatives().isEmpty()) {
+          // Values other tools returned: a directory a read-only tool named, for a path argument.
+          List<ArgumentTemplate> fromAnswers = new ArrayList<>();
+          for (String dir : returned) {
+            for (String key : pathKeys(p)) {
+              fromAnswers.add(p.arguments().with(key, dir));
+              fromAnswers.add(p.arguments().with(key, dir + "/" + ArgumentTemplate.MARKER + ".txt"));
+            }
+          }
+          if (p.alternatives().isEmpty() && fromAnswers.isEmpty()) {
             chosen.add(p);
             continue;
           }
           List<ArgumentTemplate> tries = new ArrayList<>();
           tries.add(p.arguments());
           tries.addAll(p.alternatives());
+          fromAnswers.stream().filter(t -> !tries.contains(t)).limit(MAX_RETURNED_TRIES).forEach(tries::add);
           Planned keep = p;
           for (int i = 0; i < tries.size(); i++) {
             ArgumentTemplate t = tries.get(i);
@@ -794,6 +815,61 @@ public final class SurfaceProbe {
         }
       }
       called = List.copyOf(chosen);
+    }
+
+    /** The top-level string arguments of a schema-synthesised call whose names mean a path. */
+    private List<String> pathKeys(Planned p) {
+      if (!p.source().startsWith("schema")) {
+        return List.of();
+      }
+      return p.arguments().stringKeys().stream().filter(k -> SchemaArguments.pathFor(k).isPresent()).toList();
+    }
+
+    /**
+     * Absolute directories the answers of the read-only tools that take no arguments name (an
+     * allowed directory, a root), at most {@value #MAX_RETURNED}: each tool called once, as
+     * caller A, on the calibration backend.
+     */
+    private List<String> returnedDirectories(Lane lane) throws SessionException, InterruptedException {
+      List<String> out = new ArrayList<>();
+      for (Planned p : called) {
+        if (!p.readOnly() || !p.arguments().equals(ArgumentTemplate.empty()) || out.size() >= MAX_RETURNED) {
+          continue;
+        }
+        CompletableFuture<Map<String, Object>> answer = call(lane, "tools/call", callParams(lane, p, 1));
+        Map<String, Object> got;
+        try {
+          got = await(answer, System.nanoTime() + callTimeout.toNanos(), "tools/call " + p.name());
+        } catch (SessionException e) {
+          if (e.kind() != SessionException.Kind.TIMEOUT || aborted.get() != null) {
+            throw e;
+          }
+          answer.cancel(false);
+          continue;
+        }
+        java.util.regex.Matcher m = ABSOLUTE_PATH.matcher(String.join("\n", strings(got.get("result"))));
+        while (m.find() && out.size() < MAX_RETURNED) {
+          String dir = m.group(1).replaceAll("/+$", "");
+          if (!dir.isEmpty() && !out.contains(dir) && Files.isDirectory(Path.of(dir)) && !dir.equals("/")
+              && Stream.of("/usr", "/etc", "/proc", "/sys", "/dev", "/bin", "/lib").noneMatch(dir::startsWith)) {
+            out.add(dir);
+          }
+        }
+      }
+      return out;
+    }
+
+    /** Every string value in {@code value}, at any depth. */
+    private List<String> strings(@Nullable Object value) {
+      List<String> out = new ArrayList<>();
+      if (value instanceof String) {
+        out.add((String) value);
+      } else if (value instanceof Map<?, ?>) {
+        ((Map<?, ?>) value).values().forEach(v -> out.addAll(strings(v)));
+      } else if (value instanceof List<?>) {
+        ((List<?>) value).forEach(v -> out.addAll(strings(v)));
+      }
+      return out;
     }
 
     private boolean failed(Map<String, Object> answer) {

@@ -208,4 +208,29 @@ class SurfaceProbeSandboxTest {
       }
     }
   }
+
+  /** A directory a read-only tool names becomes the path a tool that errs elsewhere is tried with. */
+  @Test
+  void aDirectoryAnotherToolReturnedIsTriedForAPathArgument() throws Exception {
+    java.nio.file.Path allowed = java.nio.file.Files.createDirectories(dir.resolve("allowed"));
+    Map<String, Object> roots = Map.of("name", "list_allowed", "annotations", Map.of("readOnlyHint", true),
+        "inputSchema", Map.of("type", "object"));
+    Map<String, Object> list = Map.of("name", "list", "annotations", Map.of("readOnlyHint", true), "inputSchema",
+        Map.of("type", "object", "properties", Map.of("path", Map.of("type", "string")), "required", List.of("path")));
+    ScriptedSessions sessions = new ScriptedSessions(HANDSHAKE, (s, method, params) -> switch (method) {
+      case "tools/list" -> result(Map.of("tools", List.of(roots, list)));
+      case "tools/call" -> "list_allowed".equals(params.get("name"))
+          ? text("Allowed directories:\n" + allowed)
+          : allowed.toString().equals(arguments(params).get("path"))
+              ? text("[FILE] readme.txt")
+              : result(Map.of("content", List.of(Map.of("type", "text", "text", "access denied")), "isError", true));
+      default -> result(Map.of());
+    });
+    SurfaceReport r = run(sessions, Sandbox.off(), ProbePlan.empty());
+    assertEquals(Outcome.PASSED, r.outcome(), r.toString());
+    assertTrue(toolOf(r, "list").arguments().endsWith("{\"path\":\"" + allowed + "\"}"), toolOf(r, "list").arguments());
+    Scripted calibration = sessions.opened.stream().filter(x -> x.label.equals("probe-calibration")).findFirst()
+        .orElseThrow();
+    assertEquals("list_allowed", calls(calibration).get(0), "the read-only tool without arguments is asked first");
+  }
 }

@@ -246,7 +246,8 @@ class SurfaceProbeTest {
 
   private static Set<Path> scratch(Path tmp) throws Exception {
     try (Stream<Path> s = Files.list(tmp)) {
-      return Set.copyOf(s.filter(p -> p.getFileName().toString().startsWith("cotenant-probe-")).toList());
+      return Set.copyOf(s.filter(p -> p.getFileName().toString().startsWith("cotenant-probe-" + ProcessHandle.current().pid() + "-"))
+          .toList());
     }
   }
 
