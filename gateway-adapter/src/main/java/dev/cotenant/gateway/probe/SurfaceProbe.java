@@ -119,6 +119,9 @@ public final class SurfaceProbe {
   /** Resources read per caller and round at most. */
   static final int MAX_READS = 16;
 
+  /** How a probe's scratch root is named in the temp directory; the pid of its process follows. */
+  static final String SCRATCH_PREFIX = "cotenant-probe-";
+
   /** Directories taken from other tools' answers at most. */
   static final int MAX_RETURNED = 2;
 
@@ -606,7 +609,8 @@ public final class SurfaceProbe {
       try {
         synchronized (this) {
           if (scratchRoot == null) {
-            scratchRoot = Files.createTempDirectory("cotenant-probe-" + ProcessHandle.current().pid() + "-");
+            Sandbox.sweepLeftovers(SCRATCH_PREFIX);
+            scratchRoot = Files.createTempDirectory(SCRATCH_PREFIX + ProcessHandle.current().pid() + "-");
             backends = sandboxing.sandboxed()
                 ? sandbox.around(sessions, sandboxing.network(), List.of(scratchRoot))
                 : sessions;

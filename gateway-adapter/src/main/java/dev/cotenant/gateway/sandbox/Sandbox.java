@@ -166,6 +166,15 @@ public final class Sandbox {
     return new SandboxedSessions(sessions, new SandboxLayout(Objects.requireNonNull(bwrap), network, temp, home), live);
   }
 
+  /**
+   * Removes the directories named {@code <prefix><pid>-...} in the temp directory whose process
+   * is gone: what a JVM killed during a probe left (its probe scratch root, its sandboxes'
+   * private directories). A directory of a live process is never touched.
+   */
+  public static void sweepLeftovers(String prefix) {
+    SandboxLayout.sweep(Path.of(System.getProperty("java.io.tmpdir")), Objects.requireNonNull(prefix, "prefix"));
+  }
+
   private Mode decide() {
     boolean required = setting == Setting.REQUIRED;
     if (setting == Setting.OFF) {

@@ -404,9 +404,14 @@ final class SandboxLayout {
    * carries the pid of the process that made it; one whose process is not alive is removed.
    */
   static void sweep(Path temp) {
+    sweep(temp, PREFIX);
+  }
+
+  /** {@link #sweep(Path)} for the directories named {@code <prefix><pid>-...}. */
+  static void sweep(Path temp, String prefix) {
     try (Stream<Path> entries = Files.list(temp)) {
-      entries.filter(p -> p.getFileName().toString().startsWith(PREFIX)).forEach(p -> {
-        String rest = p.getFileName().toString().substring(PREFIX.length());
+      entries.filter(p -> p.getFileName().toString().startsWith(prefix)).forEach(p -> {
+        String rest = p.getFileName().toString().substring(prefix.length());
         int dash = rest.indexOf('-');
         if (dash <= 0) {
           return;

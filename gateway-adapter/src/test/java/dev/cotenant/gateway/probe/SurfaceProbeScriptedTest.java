@@ -513,4 +513,23 @@ class SurfaceProbeScriptedTest {
   private static Map<String, Object> tool(String name) {
     return Map.of("name", name, "inputSchema", Map.of("type", "object"));
   }
+
+  /** A scratch root a killed JVM left is removed by the next probe; one of a live process is kept. */
+  @Test
+  void aScratchRootLeftByAProcessThatIsGoneIsRemovedByTheNextProbe() throws Exception {
+    Process gone = new ProcessBuilder("true").start();
+    gone.waitFor();
+    Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+    Path left = Files.createDirectories(tmp.resolve(SurfaceProbe.SCRATCH_PREFIX + gone.pid() + "-42/probe-shared-1"));
+    Path mine = Files.createDirectories(tmp.resolve(SurfaceProbe.SCRATCH_PREFIX + ProcessHandle.current().pid() + "-43"));
+    try {
+      run(new ScriptedSessions(handshake(TOOLS), echo(List.of(ECHO))));
+      assertFalse(Files.exists(left.getParent()), "left by a process that is gone");
+      assertTrue(Files.isDirectory(mine), "a live process's is kept");
+    } finally {
+      Files.deleteIfExists(left);
+      Files.deleteIfExists(left.getParent());
+      Files.deleteIfExists(mine);
+    }
+  }
 }
