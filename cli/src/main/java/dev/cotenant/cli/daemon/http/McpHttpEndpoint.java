@@ -445,13 +445,42 @@ public final class McpHttpEndpoint extends Handler.Abstract implements AutoClose
     return false;
   }
 
+  /**
+   * The body, or {@value #MAX_BODY_BYTES} + 1 bytes when it is larger. A body over the limit by
+   * at most {@link #DRAIN_BYTES} is read to its end and discarded before the refusal: a client
+   * still sending it would otherwise find the connection reset under it and lose the 413.
+   */
   private static byte[] readBody(Request request) throws IOException {
     long length = request.getLength();
-    if (length > MAX_BODY_BYTES) {
+    if (length > MAX_BODY_BYTES + DRAIN_BYTES) {
       return new byte[MAX_BODY_BYTES + 1];
     }
     try (InputStream in = Content.Source.asInputStream(request)) {
-      return in.readNBytes(MAX_BODY_BYTES + 1);
+      if (length > MAX_BODY_BYTES) {
+        drain(in, length);
+        return new byte[MAX_BODY_BYTES + 1];
+      }
+      byte[] body = in.readNBytes(MAX_BODY_BYTES + 1);
+      if (body.length > MAX_BODY_BYTES) {
+        drain(in, DRAIN_BYTES);
+      }
+      return body;
+    }
+  }
+
+  /** How far over the limit a body is still read to its end before it is refused. */
+  static final long DRAIN_BYTES = MAX_BODY_BYTES;
+
+  /** Reads and discards at most {@code most} bytes, stopping at the end of the body. */
+  private static void drain(InputStream in, long most) throws IOException {
+    byte[] buffer = new byte[64 * 1024];
+    long left = most;
+    while (left > 0) {
+      int n = in.read(buffer, 0, (int) Math.min(buffer.length, left));
+      if (n < 0) {
+        return;
+      }
+      left -= n;
     }
   }
 
