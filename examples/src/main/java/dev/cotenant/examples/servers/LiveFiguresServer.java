@@ -10,9 +10,9 @@ import java.util.List;
 /**
  * Stateless, but its answers are figures no two runs agree on, except by chance: the answers a
  * probe must not take for a leak. {@code memory_use} answers the machine's live memory figures
- * ({@code MemFree}, {@code MemAvailable}, {@code Cached} from {@code /proc/meminfo}, and the
- * three load averages; not {@code /proc/loadavg}'s last pid, which inside a pid namespace counts
- * the process's own threads, so a backend serving two sessions shows a higher one every time); {@code records} answers 250 records generated once, at random, when the process
+ * ({@code MemFree}, {@code MemAvailable}, {@code Cached} from {@code /proc/meminfo}; not the
+ * load average, whose few digits often agree by chance, nor {@code /proc/loadavg}'s last pid,
+ * which inside a pid namespace counts the process's own threads); {@code records} answers 250 records generated once, at random, when the process
  * starts ({@code id=<8 hex digits> score=<0..999999>}, one line each). Nothing a caller sends is
  * remembered; both tools are annotated {@code readOnlyHint: true}.
  */
@@ -48,7 +48,7 @@ public final class LiveFiguresServer {
 
   private static SyncToolSpecification memoryUse() {
     return StdioServerHost.tool(
-        StdioServerHost.stringTool("memory_use", "Returns the machine's live memory figures and load average.",
+        StdioServerHost.stringTool("memory_use", "Returns the machine's live memory figures.",
             List.of(), List.of(), StdioServerHost.readOnlyHints()),
         (exchange, request) -> {
           try {
@@ -58,8 +58,6 @@ public final class LiveFiguresServer {
                 sb.append(line.replaceAll("\\s+", " ")).append('\n');
               }
             }
-            String[] load = Files.readString(Path.of("/proc/loadavg")).strip().split(" ");
-            sb.append("load ").append(load[0]).append(' ').append(load[1]).append(' ').append(load[2]);
             return StdioServerHost.text(sb.toString());
           } catch (IOException e) {
             return StdioServerHost.error("cannot read the machine's figures: " + e.getMessage());

@@ -80,7 +80,8 @@ class FalseLeakGuardsIT {
     assertEquals(Outcome.HAZARD, r.outcome(), r.toString());
     ToolResult current = tool(r, "current_directory");
     assertEquals(ToolStatus.LEAKED, current.status(), r.toString());
-    assertEquals(SurfaceReport.FindingKind.MARKER, current.findings().get(0).kind(), current.toString());
+    assertTrue(current.findings().stream().anyMatch(f -> f.kind() == SurfaceReport.FindingKind.MARKER),
+        "the other caller's marker, in the directory it changed to: " + current);
     assertTrue(tool(r, "change_directory").arguments().contains("{scratch}"),
         "the directory came from the caller's scratch directory: " + tool(r, "change_directory").arguments());
   }

@@ -615,7 +615,9 @@ public final class SurfaceProbe {
                 ? sandbox.around(sessions, sandboxing.network(), List.of(scratchRoot))
                 : sessions;
           }
-          scratch = Files.createTempDirectory(scratchRoot, label + "-");
+          // One name for every phase's backends: a path a tool echoes differs between any two
+          // backends by its random part only, which the dedicated runs show to be volatile.
+          scratch = Files.createTempDirectory(scratchRoot, "backend-");
         }
       } catch (IOException e) {
         throw new SessionException(SessionException.Kind.START, "no scratch directory: " + e.getMessage());

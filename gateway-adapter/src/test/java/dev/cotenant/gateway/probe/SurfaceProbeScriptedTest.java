@@ -98,7 +98,7 @@ class SurfaceProbeScriptedTest {
       assertTrue(s.closed, s.label + " closed");
       Path cwd = Path.of(s.server.cwd().orElseThrow());
       assertTrue(cwd.getParent().getFileName().toString().startsWith("cotenant-probe-"), cwd.toString());
-      assertTrue(cwd.getFileName().toString().startsWith(s.label + "-"), cwd.toString());
+      assertTrue(cwd.getFileName().toString().startsWith("backend-"), cwd.toString());
       assertFalse(Files.exists(cwd), "the scratch directory " + cwd + " is removed");
       assertFalse(Files.exists(cwd.getParent()), "the probe's scratch root " + cwd.getParent() + " is removed");
       assertEquals(s.label.equals("probe-shared") ? 6 : 3, sent(s, "tools/call"), "one call per caller and round");
