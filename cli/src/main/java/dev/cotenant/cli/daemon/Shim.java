@@ -100,7 +100,7 @@ public final class Shim {
     if (clientClosed) {
       return EXIT_CLIENT_CLOSED;
     }
-    boolean alive = daemonPid > 0 && ProcessHandle.of(daemonPid).map(ProcessHandle::isAlive).orElse(false);
+    boolean alive = daemonPid > 0 && stillRunning(daemonPid);
     String reason = alive
         ? "the daemon (pid " + daemonPid + ") ended " + server + "'s session"
         : "the daemon (pid " + daemonPid + ") went away";
@@ -118,6 +118,46 @@ public final class Shim {
       // The client is gone too.
     }
     return fail(reason + (why == null ? "" : " (" + why + ")"));
+  }
+
+  /**
+   * Whether the daemon still runs once its connection has closed. A killed daemon closes its
+   * sockets while it exits, and then stays a zombie until its parent reaps it, which
+   * {@link ProcessHandle#isAlive} still counts as alive; so a zombie counts as gone, and a
+   * process that is still exiting gets a short while to finish.
+   */
+  static boolean stillRunning(long pid) {
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(500);
+    while (true) {
+      if (!running(pid)) {
+        return false;
+      }
+      if (System.nanoTime() > deadline) {
+        return true;
+      }
+      try {
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return true;
+      }
+    }
+  }
+
+  private static boolean running(long pid) {
+    if (!ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
+      return false;
+    }
+    try {
+      // /proc/PID/stat: "pid (comm) S ..."; the comm may hold spaces and parentheses, the state follows the last ')'.
+      String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc", Long.toString(pid), "stat"));
+      int close = stat.lastIndexOf(')');
+      char state = close > 0 && close + 2 < stat.length() ? stat.charAt(close + 2) : 'R';
+      return state != 'Z' && state != 'X';
+    } catch (IOException | RuntimeException e) {
+      // No /proc (not Linux): what ProcessHandle said; gone meanwhile: gone.
+      return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+    }
   }
 
   private void upstream(LineChannel daemon, SocketChannel socket) {

@@ -144,4 +144,37 @@ class DaemonPartsTest {
     ShimJson.Peek q = ShimJson.peek("{\"daemon_pid\":42}".getBytes(StandardCharsets.UTF_8), List.of(), List.of("daemon_pid"));
     assertArrayEquals(new long[] {42}, q.numbers());
   }
+
+  /**
+   * A daemon killed with SIGKILL is a zombie until its parent reaps it; the shim must read that
+   * as gone ("went away"), not as a daemon that ended the session on purpose.
+   */
+  @Test
+  void aZombieDaemonCountsAsGoneAndARunningOneAsRunning() throws Exception {
+    // sh forks a child that exits at once, then becomes `sleep`, which never reaps it: a zombie.
+    Process sh = new ProcessBuilder("sh", "-c", "sleep 0 & exec sleep 30").start();
+    try {
+      ProcessHandle zombie = null;
+      for (int i = 0; i < 200 && zombie == null; i++) {
+        zombie = sh.descendants().filter(h -> {
+          try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(h.pid()), "stat"));
+            return stat.charAt(stat.lastIndexOf(')') + 2) == 'Z';
+          } catch (IOException | RuntimeException e) {
+            return false;
+          }
+        }).findFirst().orElse(null);
+        if (zombie == null) {
+          Thread.sleep(25);
+        }
+      }
+      assertTrue(zombie != null, "no zombie child of " + sh.pid());
+      assertTrue(zombie.isAlive(), "ProcessHandle counts a zombie as alive, which is why the shim looks further");
+      assertEquals(false, Shim.stillRunning(zombie.pid()));
+      assertTrue(Shim.stillRunning(sh.pid()), "a running process is running");
+    } finally {
+      sh.destroyForcibly().waitFor();
+    }
+    assertEquals(false, Shim.stillRunning(sh.pid()), "reaped: gone");
+  }
 }

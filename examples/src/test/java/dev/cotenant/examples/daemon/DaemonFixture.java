@@ -186,12 +186,13 @@ public final class DaemonFixture implements AutoCloseable {
     drain(p.getInputStream());
     CompletableFuture<String> err = drain(p.getErrorStream());
     long deadline = System.nanoTime() + BOUND.toNanos();
-    while (state().map(s -> s.path("pid").asLong() != p.pid()).orElse(true)) {
+    // daemon.json is written before the socket opens (the socket opens last): ready is both.
+    while (state().map(s -> s.path("pid").asLong() != p.pid()).orElse(true) || !Files.exists(home.resolve("cotenant.sock"))) {
       if (!p.isAlive()) {
         fail("cotenant serve exited with " + p.exitValue() + ": " + err.join());
       }
       if (System.nanoTime() > deadline) {
-        fail("cotenant serve did not write daemon.json");
+        fail("cotenant serve did not write daemon.json and open its socket");
       }
       Thread.sleep(50);
     }
