@@ -42,9 +42,10 @@ class CotenantCliIT {
   @TempDir Path tmp;
 
   /** What one run printed. */
-  private record Run(int code, String out, String err) {}
+  record Run(int code, String out, String err) {}
 
-  private Run cotenant(String... args) throws IOException, InterruptedException {
+  /** Runs {@code ./cotenant ARGS} from the repository root, its processes marked for the leak check. */
+  static Run cotenant(String... args) throws IOException, InterruptedException {
     assertTrue(
         Files.isRegularFile(ROOT.resolve("cli/target/cotenant.jar")),
         "cli/target/cotenant.jar is missing: run the reactor build (mvn -B verify) from the repository root");
@@ -78,13 +79,13 @@ class CotenantCliIT {
     });
   }
 
-  private static Map<String, JsonNode> rows(String json) {
+  static Map<String, JsonNode> rows(String json) {
     Map<String, JsonNode> rows = new LinkedHashMap<>();
     JsonMapper.builder().build().readTree(json).path("servers").forEach(s -> rows.put(s.path("name").stringValue(), s));
     return rows;
   }
 
-  private static List<String> reasons(JsonNode row) {
+  static List<String> reasons(JsonNode row) {
     List<String> out = new ArrayList<>();
     row.path("reasons").forEach(r -> {
       String detail = r.path("detail").stringValue();

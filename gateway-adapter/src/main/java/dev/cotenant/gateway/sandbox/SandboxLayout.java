@@ -253,10 +253,24 @@ final class SandboxLayout {
     args.addAll(mounts);
     cwd.ifPresent(c -> args.addAll(List.of("--chdir", c.toString())));
     args.add("--");
-    args.add(server.command());
-    args.addAll(server.args());
-
     Map<String, String> env = new TreeMap<>(server.env());
+    NpxLaunch.Outcome npx = NpxLaunch.resolve(server.command(), server.args(), server.env(),
+        cwd.orElse(Path.of("").toAbsolutePath()));
+    if (npx.resolved().isPresent()) {
+      NpxLaunch.Resolved r = npx.resolved().get();
+      args.add(r.command());
+      args.addAll(r.args());
+      String path = env.getOrDefault("PATH", Objects.requireNonNullElse(System.getenv("PATH"), "/usr/local/bin:/usr/bin:/bin"));
+      env.put("PATH", r.binDirectory() + ":" + path);
+      notes.add(server.command() + " " + String.join(" ", server.args()) + ": runs " + r.command() + " from " + r.from()
+          + " (npx would ask the registry first)");
+    } else if (npx.why().isPresent() && !network) {
+      throw new Unlaunchable("npx cannot start " + server.name() + " in the sandbox: " + npx.why().get());
+    } else {
+      args.add(server.command());
+      args.addAll(server.args());
+    }
+
     if (!server.env().containsKey("HOME")) {
       env.put("HOME", privateHome.toString());
     }
@@ -264,6 +278,15 @@ final class SandboxLayout {
     ServerDescription wrapped = new ServerDescription(server.name(), server.transport(), bwrap, args, server.cwd(), env,
         server.url(), server.enabled());
     return new Launch(wrapped, root, List.copyOf(notes));
+  }
+
+  /** A launch the sandbox cannot start; its message says why and what to do. */
+  static final class Unlaunchable extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    Unlaunchable(String message) {
+      super(message);
+    }
   }
 
   /** The path part of an argument: the value after {@code =} in {@code --flag=VALUE}, else itself. */

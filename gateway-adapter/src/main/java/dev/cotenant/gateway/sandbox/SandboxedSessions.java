@@ -47,6 +47,8 @@ final class SandboxedSessions implements SessionTransport {
       synchronized (layout) {
         launch = layout.prepare(server, live);
       }
+    } catch (SandboxLayout.Unlaunchable e) {
+      throw new SessionException(SessionException.Kind.START, LogSafe.escape(String.valueOf(e.getMessage()), 600));
     } catch (IOException | RuntimeException e) {
       throw new SessionException(SessionException.Kind.START, "the sandbox could not be prepared: "
           + LogSafe.escape(String.valueOf(e.getMessage()), 200));
