@@ -29,6 +29,7 @@ public final class SurfaceOutput {
       out.println("the server declares caller identity: every request carried its caller's block");
     }
     r.planNotes().forEach(n -> out.println("plan: " + Output.cell(n)));
+    r.annotationNotes().forEach(n -> out.println("annotation: " + Output.cell(n)));
     for (ToolResult t : r.tools()) {
       String status = status(t.status());
       out.println("tool " + Output.cell(t.name()) + ": " + status + (t.why().isEmpty() ? "" : ": " + Output.cell(t.why())));
@@ -172,6 +173,8 @@ public final class SurfaceOutput {
     counts(traffic.putObject("unroutable"), r.traffic().unroutable());
     ArrayNode notes = o.putArray("planNotes");
     r.planNotes().forEach(notes::add);
+    ArrayNode annotations = o.putArray("annotationNotes");
+    r.annotationNotes().forEach(annotations::add);
     return o;
   }
 

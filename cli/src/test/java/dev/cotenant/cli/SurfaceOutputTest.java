@@ -211,4 +211,24 @@ class SurfaceOutputTest {
         text(network).lines().skip(1).findFirst().orElseThrow());
     assertTrue(SurfaceOutput.json(network).path("sandbox").path("network").booleanValue());
   }
+
+  @Test
+  void aContradictedReadOnlyAnnotationHasALineOfItsOwnAndIsInTheJson() {
+    SurfaceReport r = new SurfaceReport("thinker", "identity", 3, false, List.of(PASSED_TOOL), List.of(),
+        Traffic.none(), Map.of(), Outcome.PASSED, Optional.empty(), Optional.empty(), List.of("the plan names gone"), 0,
+        SANDBOX, List.of("think is annotated readOnlyHint: true, but\nkept it"));
+    List<String> lines = text(r).lines().toList();
+    int plan = lines.indexOf("plan: the plan names gone");
+    assertEquals("annotation: think is annotated readOnlyHint: true, but\\nkept it", lines.get(plan + 1),
+        "after the plan's notes, before the tools, escaped: " + lines);
+    JsonNode json = SurfaceOutput.json(r);
+    assertEquals(1, json.path("annotationNotes").size(), json.toString());
+    assertEquals("think is annotated readOnlyHint: true, but\nkept it", json.path("annotationNotes").get(0).stringValue());
+    assertEquals(0, SurfaceOutput.json(passedReport()).path("annotationNotes").size());
+  }
+
+  private static SurfaceReport passedReport() {
+    return new SurfaceReport("echo", "identity", 3, false, List.of(PASSED_TOOL), List.of(), Traffic.none(), Map.of(),
+        Outcome.PASSED, Optional.empty(), Optional.empty(), List.of(), 0, SANDBOX);
+  }
 }

@@ -36,7 +36,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The default whole-surface probe (no plan, in the sandbox) over twelve third-party MCP servers
+ * The default whole-surface probe (no plan, in the sandbox) over thirteen third-party MCP servers
  * from npm, each outcome asserted against its ground truth in {@code examples/CORPUS.md}: no
  * server that keeps state passes, at least four stateless ones pass, every leak names its tool,
  * round and what crossed, and the operator's state files are unchanged afterwards.
@@ -69,6 +69,8 @@ class RealServersProbeIT {
         new Entry("sheet-music", List.of("@modelcontextprotocol/server-sheet-music/dist/index.js", "--stdio"), Map.of(),
             Truth.STATELESS_PASSES, Set.of()),
         new Entry("scenario-modeler", List.of("@modelcontextprotocol/server-scenario-modeler/dist/index.js", "--stdio"),
+            Map.of(), Truth.STATELESS_PASSES, Set.of()),
+        new Entry("cohort-heatmap", List.of("@modelcontextprotocol/server-cohort-heatmap/dist/index.js", "--stdio"),
             Map.of(), Truth.STATELESS_PASSES, Set.of()),
         new Entry("budget-allocator", List.of("@modelcontextprotocol/server-budget-allocator/dist/index.js", "--stdio"),
             Map.of(), Truth.STATELESS_PASSES, Set.of()),

@@ -153,11 +153,13 @@ final class AnswerDiff {
    *     and {@code whole text, too long to align}, {@code whole text, too long to match} or {@code
    *     whole text, over 1000000 characters} for a string taken as volatile whole
    */
-  record Comparison(List<Difference> differences, int unlistedDifferences, List<String> volatileParts) {
+  record Comparison(
+      List<Difference> differences, int unlistedDifferences, List<String> volatileParts, List<Place> volatilePlaces) {
     /** Copies the lists. */
     Comparison {
       differences = List.copyOf(differences);
       volatileParts = List.copyOf(volatileParts);
+      volatilePlaces = List.copyOf(volatilePlaces);
     }
 
     /** True when the shared answer differs from the dedicated ones nowhere but where they are volatile. */
@@ -179,6 +181,40 @@ final class AnswerDiff {
     return walk.result();
   }
 
+  /** The most volatile places a comparison keeps (each listed part is one; unlisted ones too). */
+  static final int MAX_PLACES = 4_096;
+
+  /**
+   * Where {@code before} and {@code after} differ, as a place another comparison's difference can
+   * be looked up in: a value as a whole ({@code from} = {@code to} = -1; it covers everything
+   * below {@code path}), or {@code before}'s tokens {@code from} (inclusive, from 0) to {@code to}
+   * (exclusive) of the text at {@code path}; {@code from} = {@code to} for text only {@code after}
+   * holds between two tokens.
+   */
+  record Place(String path, int from, int to) {
+    /** A value volatile as a whole. */
+    static Place whole(String path) {
+      return new Place(path, -1, -1);
+    }
+
+    /**
+     * True when a difference at {@code path}, at 1-based token {@code token} of its text (0 when
+     * it names no token), lies in this place.
+     */
+    boolean covers(String path, int token) {
+      if (from < 0) {
+        return path.equals(this.path) || path.startsWith(this.path + ".") || path.startsWith(this.path + "[");
+      }
+      if (!path.equals(this.path)) {
+        return false;
+      }
+      if (token <= 0) {
+        return true;
+      }
+      return to > from ? from < token && token <= to : token == from || token == from + 1;
+    }
+  }
+
   // ---- the walk -------------------------------------------------------------------------------
 
   /** The state of one comparison. Confined to the call of {@link #compare}. */
@@ -186,6 +222,7 @@ final class AnswerDiff {
     private final List<Difference> differences = new ArrayList<>();
     private int unlistedDifferences;
     private final List<String> parts = new ArrayList<>();
+    private final List<Place> places = new ArrayList<>();
     private int unlistedParts;
     private long cells = MAX_CELLS;
 
@@ -194,12 +231,13 @@ final class AnswerDiff {
       if (unlistedParts > 0) {
         listed.add("… and " + unlistedParts + " more");
       }
-      return new Comparison(differences, unlistedDifferences, listed);
+      return new Comparison(differences, unlistedDifferences, listed, places);
     }
 
     void value(String path, int depth, Object b, Object a, Object s) {
       Kind kind = Kind.of(b);
       if (Kind.of(a) != kind) {
+        volatileAt(Place.whole(path));
         if (listingParts()) {
           part(path, "", render(b, PART_EXCERPT), render(a, PART_EXCERPT));
         }
@@ -235,6 +273,7 @@ final class AnswerDiff {
         Object key = e.getKey();
         Object vb = norm(e.getValue());
         if (!a.containsKey(key)) {
+          volatileAt(Place.whole(path + member(key)));
           if (listingParts()) {
             part(path + member(key), "", render(vb, PART_EXCERPT), ABSENT);
           }
@@ -247,8 +286,11 @@ final class AnswerDiff {
         }
       }
       for (Map.Entry<?, ?> e : a.entrySet()) {
-        if (!b.containsKey(e.getKey()) && listingParts()) {
-          part(path + member(e.getKey()), "", ABSENT, render(norm(e.getValue()), PART_EXCERPT));
+        if (!b.containsKey(e.getKey())) {
+          volatileAt(Place.whole(path + member(e.getKey())));
+          if (listingParts()) {
+            part(path + member(e.getKey()), "", ABSENT, render(norm(e.getValue()), PART_EXCERPT));
+          }
         }
       }
       for (Map.Entry<?, ?> e : s.entrySet()) {
@@ -260,6 +302,7 @@ final class AnswerDiff {
 
     private void array(String path, int depth, List<?> b, List<?> a, List<?> s) {
       if (b.size() != a.size()) {
+        volatileAt(Place.whole(path));
         if (listingParts()) {
           part(path, "", elements(b.size()), elements(a.size()));
         }
@@ -279,6 +322,7 @@ final class AnswerDiff {
     /** Compares values as wholes: equal in both dedicated answers → equal in the shared one. */
     private void whole(String path, String position, Object b, Object a, Object s) {
       if (!sameValue(b, a)) {
+        volatileAt(Place.whole(path));
         if (listingParts()) {
           part(path, position, render(b, PART_EXCERPT), render(a, PART_EXCERPT));
         }
@@ -314,11 +358,13 @@ final class AnswerDiff {
         wholeText(path, "too long to match", b, a, s);
         return;
       }
+      boolean listing = true;
       for (Pattern.Run run : pattern.runs) {
-        if (!listingParts()) {
-          break;
+        volatileAt(new Place(path, run.from(), run.to()));
+        listing = listing && listingParts();
+        if (listing) {
+          part(path, run.position(tb.count), quote(run.before), quote(run.after));
         }
-        part(path, run.position(tb.count), quote(run.before), quote(run.after));
       }
       if (failure != null && listingDifferences()) {
         int p = failure[0];
@@ -333,6 +379,7 @@ final class AnswerDiff {
     /** Compares strings as wholes, showing a differing shared string around its first differing character. */
     private void wholeText(String path, String why, String b, String a, String s) {
       if (!b.equals(a)) {
+        volatileAt(Place.whole(path));
         if (listingParts()) {
           part(path, "whole text, " + why, quote(b), quote(a));
         }
@@ -445,6 +492,12 @@ final class AnswerDiff {
       }
       unlistedDifferences++;
       return false;
+    }
+
+    private void volatileAt(Place place) {
+      if (places.size() < MAX_PLACES) {
+        places.add(place);
+      }
     }
 
     private boolean listingParts() {

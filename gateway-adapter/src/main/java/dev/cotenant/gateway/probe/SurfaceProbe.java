@@ -260,9 +260,25 @@ public final class SurfaceProbe {
     }
     // A changed answer without a marker may be chance (a random figure that happened to agree in
     // both dedicated runs): it counts only if a replay, with fresh markers and fresh backends,
-    // shows the same tool or listing change again at the same place.
+    // shows the same tool or listing change again at the same place, and neither run's dedicated
+    // backends disagree there.
     Run replay = new Run(server, identity, plan, rounds, run.sandboxing);
-    return confirm(first, replay.execute());
+    SurfaceReport second = replay.execute();
+    return confirm(first, second, new Volatility(run.volatilePlaces, replay.volatilePlaces));
+  }
+
+  /**
+   * Where each run's dedicated backends disagreed, by tool or listing ({@code tools/call NAME} for
+   * a tool), in any round and for either caller: four dedicated answers per call in all.
+   */
+  record Volatility(Map<String, Set<AnswerDiff.Place>> first, Map<String, Set<AnswerDiff.Place>> replay) {
+    static final Volatility NONE = new Volatility(Map.of(), Map.of());
+
+    /** True when {@code f}'s place varies between dedicated backends in {@code places}. */
+    static boolean varies(Map<String, Set<AnswerDiff.Place>> places, String channel, Finding f) {
+      int token = token(f);
+      return places.getOrDefault(channel, Set.of()).stream().anyMatch(p -> p.covers(f.path(), token));
+    }
   }
 
   /** True when some changed answer is the only sign of a leak on its tool or listing. */
@@ -291,27 +307,41 @@ public final class SurfaceProbe {
    * of either run stand; times add up.
    */
   static SurfaceReport confirm(SurfaceReport first, SurfaceReport replay) {
+    return confirm(first, replay, Volatility.NONE);
+  }
+
+  /**
+   * {@link #confirm(SurfaceReport, SurfaceReport)}, where a changed answer also counts only at a
+   * place where neither run's dedicated backends disagreed: a value drawn at random per process
+   * or per call agrees in two dedicated answers by chance, hardly in all four.
+   */
+  static SurfaceReport confirm(SurfaceReport first, SurfaceReport replay, Volatility volatility) {
     Map<String, List<Finding>> before = channels(first);
     List<ToolResult> tools = new ArrayList<>();
     for (ToolResult t : replay.tools()) {
-      List<Finding> earlier = before.getOrDefault("tools/call " + t.name(), List.of());
+      String channel = "tools/call " + t.name();
+      List<Finding> earlier = before.getOrDefault(channel, List.of());
       Optional<ToolResult> firstResult = first.tools().stream().filter(x -> x.name().equals(t.name())).findFirst();
-      List<Finding> kept = kept(earlier, t.findings());
-      List<String> volatileParts = volatileParts(earlier, t.findings(), t.volatileParts());
+      Confirmation c = new Confirmation(channel, earlier, t.findings(), volatility);
+      List<Finding> kept = c.kept();
+      List<String> volatileParts = c.volatileParts(t.volatileParts());
       ToolStatus status;
       String why = t.why();
       if (kept.stream().anyMatch(SurfaceProbe::observation)) {
         status = ToolStatus.LEAKED;
         why = "";
-      } else if (t.status() == ToolStatus.LEAKED && firstResult.map(x -> x.status() == ToolStatus.LEAKED).orElse(false)) {
+      } else if (t.status() == ToolStatus.LEAKED && firstResult.map(x -> x.status() == ToolStatus.LEAKED).orElse(false)
+          && !c.explained()) {
         status = ToolStatus.NOT_PROVEN;
         why = "its answers on the shared backend changed in both runs, but not in the same way; not confirmed";
       } else if (t.status() == ToolStatus.NOT_PROVEN || firstResult.map(x -> x.status() == ToolStatus.NOT_PROVEN).orElse(false)) {
         status = ToolStatus.NOT_PROVEN;
         why = t.status() == ToolStatus.NOT_PROVEN ? t.why() : firstResult.get().why();
       } else if (t.status() == ToolStatus.LEAKED) {
-        status = firstResult.map(ToolResult::status).orElse(ToolStatus.NOT_PROVEN);
-        why = firstResult.map(ToolResult::why).orElse("it was listed in the replay only");
+        // Changed only where dedicated backends disagree too, or in the first run only.
+        status = firstResult.map(x -> x.status() == ToolStatus.LEAKED ? ToolStatus.PASSED : x.status())
+            .orElse(ToolStatus.NOT_PROVEN);
+        why = firstResult.map(x -> x.status() == ToolStatus.LEAKED ? "" : x.why()).orElse("it was listed in the replay only");
       } else {
         status = t.status();
       }
@@ -320,9 +350,10 @@ public final class SurfaceProbe {
     List<ListingResult> listings = new ArrayList<>();
     for (ListingResult l : replay.listings()) {
       List<Finding> earlier = before.getOrDefault(l.method(), List.of());
-      List<Finding> kept = kept(earlier, l.findings());
+      Confirmation c = new Confirmation(l.method(), earlier, l.findings(), volatility);
+      List<Finding> kept = c.kept();
       listings.add(new ListingResult(l.method(), kept.stream().anyMatch(SurfaceProbe::observation), kept,
-          volatileParts(earlier, l.findings(), l.volatileParts())));
+          c.volatileParts(l.volatileParts())));
     }
     Map<HazardCode, String> hazards = new EnumMap<>(HazardCode.class);
     Stream.concat(tools.stream().flatMap(t -> t.findings().stream()), listings.stream().flatMap(l -> l.findings().stream()))
@@ -351,21 +382,12 @@ public final class SurfaceProbe {
         ? replay.traffic() : first.traffic();
     return new SurfaceReport(replay.server(), replay.identity(), replay.rounds(), replay.callerBlocks(), tools, listings,
         traffic, hazards, outcome, stopped, Optional.empty(), replay.planNotes(),
-        first.elapsedMillis() + replay.elapsedMillis(), replay.sandbox());
-  }
-
-  /**
-   * True when both runs changed an answer at the same place: a counter or a toggle changes where it
-   * is every time, a figure that happened to agree in two dedicated runs almost never twice at
-   * the same place.
-   */
-  private static boolean confirmed(List<Finding> first, List<Finding> replay) {
-    return first.stream().filter(f -> f.kind() == FindingKind.CHANGED_ANSWER).anyMatch(f -> replay.stream()
-        .anyMatch(g -> g.kind() == FindingKind.CHANGED_ANSWER && place(g).equals(place(f))));
+        first.elapsedMillis() + replay.elapsedMillis(), replay.sandbox(),
+        Stream.concat(first.annotationNotes().stream(), replay.annotationNotes().stream()).distinct().toList());
   }
 
   /** Where in a text a changed answer was seen: {@code (token 5 of 9)}, as the difference names it. */
-  private static final java.util.regex.Pattern TOKEN = java.util.regex.Pattern.compile("\\((?:after )?token \\d+ of \\d+\\)");
+  private static final java.util.regex.Pattern TOKEN = java.util.regex.Pattern.compile("\\((?:after )?token (\\d+) of \\d+\\)");
 
   /** The place of a changed answer: its path, and within a text the token. */
   private static String place(Finding f) {
@@ -373,33 +395,75 @@ public final class SurfaceProbe {
     return f.path() + (m.find() ? " " + m.group() : "");
   }
 
-  /** Markers of either run; changed answers only where both runs changed the same place; the replay's unconfirmed. */
-  private static List<Finding> kept(List<Finding> first, List<Finding> replay) {
-    boolean confirmed = confirmed(first, replay);
-    List<Finding> out = new ArrayList<>();
-    for (Finding f : Stream.concat(first.stream(), replay.stream()).toList()) {
-      boolean keep = f.kind() == FindingKind.MARKER || (f.kind() == FindingKind.CHANGED_ANSWER && confirmed)
-          || (f.kind() == FindingKind.UNCONFIRMED && replay.contains(f));
-      if (keep && out.size() < MAX_FINDINGS) {
-        out.add(f);
-      }
-    }
-    return out;
+  /** The 1-based token a changed answer names, or 0. */
+  private static int token(Finding f) {
+    java.util.regex.Matcher m = TOKEN.matcher(f.detail());
+    return m.find() ? Integer.parseInt(m.group(1)) : 0;
   }
 
-  /** The replay's volatile parts, and each changed answer that was not confirmed. */
-  private static List<String> volatileParts(List<Finding> first, List<Finding> replay, List<String> replayVolatile) {
-    boolean confirmed = confirmed(first, replay);
-    List<String> out = new ArrayList<>(replayVolatile);
-    if (!confirmed) {
-      for (Finding f : Stream.concat(first.stream(), replay.stream()).toList()) {
-        if (f.kind() == FindingKind.CHANGED_ANSWER && out.size() < MAX_FINDINGS * 2) {
-          out.add(f.path() + ": differed once on the shared backend (round " + f.round() + ", " + f.caller()
-              + "), not on replay");
+  /** One tool's or listing's findings in both runs, and what counts of them. */
+  private static final class Confirmation {
+    final List<Finding> first;
+    final List<Finding> replay;
+    /** Changed answers at a place the other run's (or its own run's) dedicated backends disagreed on. */
+    final Set<Finding> varying = new LinkedHashSet<>();
+    final boolean confirmed;
+
+    Confirmation(String channel, List<Finding> first, List<Finding> replay, Volatility volatility) {
+      this.first = first;
+      this.replay = replay;
+      for (Finding f : first) {
+        if (f.kind() == FindingKind.CHANGED_ANSWER && (Volatility.varies(volatility.replay(), channel, f)
+            || Volatility.varies(volatility.first(), channel, f))) {
+          varying.add(f);
         }
       }
+      for (Finding g : replay) {
+        if (g.kind() == FindingKind.CHANGED_ANSWER && (Volatility.varies(volatility.first(), channel, g)
+            || Volatility.varies(volatility.replay(), channel, g))) {
+          varying.add(g);
+        }
+      }
+      // Both runs changed the answer at the same place, where no dedicated backend of either run
+      // disagreed: a counter or a toggle changes where it is every time; a figure that happened
+      // to agree in two dedicated runs almost never does so twice, let alone in all four.
+      this.confirmed = first.stream().filter(f -> f.kind() == FindingKind.CHANGED_ANSWER && !varying.contains(f))
+          .anyMatch(f -> replay.stream().anyMatch(g -> g.kind() == FindingKind.CHANGED_ANSWER && !varying.contains(g)
+              && place(g).equals(place(f))));
     }
-    return out;
+
+    /** True when every changed answer of both runs lies where dedicated backends disagree too. */
+    boolean explained() {
+      return Stream.concat(first.stream(), replay.stream())
+          .allMatch(f -> f.kind() != FindingKind.CHANGED_ANSWER || varying.contains(f));
+    }
+
+    /** Markers of either run; changed answers only when confirmed; the replay's unconfirmed. */
+    List<Finding> kept() {
+      List<Finding> out = new ArrayList<>();
+      for (Finding f : Stream.concat(first.stream(), replay.stream()).toList()) {
+        boolean keep = f.kind() == FindingKind.MARKER
+            || (f.kind() == FindingKind.CHANGED_ANSWER && confirmed && !varying.contains(f))
+            || (f.kind() == FindingKind.UNCONFIRMED && replay.contains(f));
+        if (keep && out.size() < MAX_FINDINGS) {
+          out.add(f);
+        }
+      }
+      return out;
+    }
+
+    /** The replay's volatile parts, and each changed answer that was not confirmed, with why. */
+    List<String> volatileParts(List<String> replayVolatile) {
+      List<String> out = new ArrayList<>(replayVolatile);
+      for (Finding f : Stream.concat(first.stream(), replay.stream()).toList()) {
+        if (f.kind() != FindingKind.CHANGED_ANSWER || (confirmed && !varying.contains(f)) || out.size() >= MAX_FINDINGS * 2) {
+          continue;
+        }
+        String why = varying.contains(f) ? "where dedicated backends disagree too" : "not on replay";
+        out.add(place(f) + ": differed once on the shared backend (round " + f.round() + ", " + f.caller() + "), " + why);
+      }
+      return out;
+    }
   }
 
   /** One caller's fixed values. */
@@ -511,6 +575,8 @@ public final class SurfaceProbe {
     /** Tools that stopped being called, with why. */
     final Map<String, String> dropped = new LinkedHashMap<>();
     final List<ToolResult> skippedTools = new ArrayList<>();
+    /** Tools annotated readOnlyHint: true that kept what their calls sent, with the note saying so. */
+    final Map<String, String> contradicted = new LinkedHashMap<>();
     List<String> listedTools = List.of();
     List<Planned> called = List.of();
     Map<String, Object> toolAnnotations = Map.of();
@@ -526,6 +592,9 @@ public final class SurfaceProbe {
 
     /** The values of the secret env names the backends see, longest first. */
     final List<String> secretValues;
+
+    /** Where the two dedicated answers of a call disagreed, by tool or listing, in any round. */
+    final Map<String, Set<AnswerDiff.Place>> volatilePlaces = new LinkedHashMap<>();
 
     /** The directory every backend's scratch directory is made in; made on the first open. */
     @Nullable Path scratchRoot;
@@ -651,6 +720,7 @@ public final class SurfaceProbe {
       if (first) {
         decide(lanes.get(0));
         calibrate();
+        checkReadOnly();
       }
       try {
         listings(lanes, 0);
@@ -821,6 +891,72 @@ public final class SurfaceProbe {
         }
       }
       called = List.copyOf(chosen);
+    }
+
+    /**
+     * Whether the tools annotated {@code readOnlyHint: true} keep what their calls send: on a
+     * backend of its own, only they are called, each with a marker of its own, then each again;
+     * a marker of an earlier call that shows in a later answer (the tool's own or another
+     * reader's) was kept by the tool it was sent to, since no other tool was called. Such a tool
+     * is noted ({@link SurfaceReport#annotationNotes()}) and is called with the writers from then
+     * on, so that what it keeps is there when the other caller reads. The per-call scratch
+     * directories the probe made itself are not counted.
+     */
+    private void checkReadOnly() throws SessionException, InterruptedException {
+      List<Planned> readers = called.stream().filter(Planned::readOnly).toList();
+      if (readers.isEmpty()) {
+        return;
+      }
+      int n = readers.size();
+      String nonce = hex(4);
+      Caller probe = caller("A", "alpha-readonly", "cotenant-probe-r-" + nonce, nonce,
+          Stream.generate(() -> hex(4)).limit(2L * n).toList());
+      Backend backend = open(false, "probe-annotations");
+      Lane lane = new Lane(probe, backend);
+      // Per reader called in the first pass: its marker, and the scratch directory the probe made for the call.
+      Map<String, String[]> sent = new LinkedHashMap<>();
+      try {
+        for (int pass = 0; pass < 2; pass++) {
+          for (int i = 0; i < n; i++) {
+            Planned r = readers.get(i);
+            int round = pass * n + i + 1;
+            CompletableFuture<Map<String, Object>> answer = call(lane, "tools/call", callParams(lane, r, round));
+            Map<String, Object> got;
+            try {
+              got = await(answer, System.nanoTime() + callTimeout.toNanos(), "tools/call " + r.name());
+            } catch (SessionException e) {
+              if (e.kind() != SessionException.Kind.TIMEOUT || aborted.get() != null) {
+                throw e;
+              }
+              answer.cancel(false);
+              return;
+            }
+            String text = StatelessnessProbe.toJson(got);
+            for (Map.Entry<String, String[]> e : sent.entrySet()) {
+              String[] m = e.getValue();
+              if (!contradicted.containsKey(e.getKey()) && text.replace(m[1], "").contains(m[0])) {
+                contradicted.put(e.getKey(), LogSafe.escape(e.getKey(), 80) + " is annotated readOnlyHint: true, but the marker"
+                    + " of its earlier call came back in " + (e.getKey().equals(r.name()) ? "its own" : LogSafe.escape(r.name(), 80)
+                    + "'s") + " later answer, with no other tool called: it keeps what it is sent, and was called with the"
+                    + " writers");
+              }
+            }
+            if (pass == 0) {
+              sent.put(r.name(), new String[] {probe.marker(round), backend.scratch.resolve(probe.marker(round)).toString()});
+            }
+          }
+        }
+      } finally {
+        if (backend.session != null) {
+          backend.session.close();
+        }
+      }
+      if (!contradicted.isEmpty()) {
+        List<Planned> reordered = new ArrayList<>(called.stream().filter(p -> !p.readOnly() || contradicted.containsKey(p.name()))
+            .toList());
+        reordered.addAll(called.stream().filter(p -> p.readOnly() && !contradicted.containsKey(p.name())).toList());
+        called = List.copyOf(reordered);
+      }
     }
 
     /** The top-level string arguments of a schema-synthesised call whose names mean a path. */
@@ -1163,7 +1299,8 @@ public final class SurfaceProbe {
           .map(t -> "the plan names " + LogSafe.escape(t, 80) + ", which the server does not list").toList();
       long elapsed = (System.nanoTime() - started) / 1_000_000;
       return new SurfaceReport(server.name(), identity, rounds, callerBlocks, tools, listings, traffic, hazards, outcome,
-          stopped.map(StatelessnessProbe::bounded), Optional.empty(), planNotes, elapsed, sandboxing);
+          stopped.map(StatelessnessProbe::bounded), Optional.empty(), planNotes, elapsed, sandboxing,
+          List.copyOf(contradicted.values()));
     }
 
     private boolean seen(String method) {
@@ -1244,6 +1381,12 @@ public final class SurfaceProbe {
             continue;
           }
           AnswerDiff.Comparison c = AnswerDiff.compare(d1, d2, answer);
+          Set<AnswerDiff.Place> places = volatilePlaces.computeIfAbsent(channel, k -> new LinkedHashSet<>());
+          for (AnswerDiff.Place place : c.volatilePlaces()) {
+            if (places.size() < AnswerDiff.MAX_PLACES) {
+              places.add(place);
+            }
+          }
           if (!c.volatileParts().isEmpty()) {
             List<String> v = volatiles.computeIfAbsent(channel, k -> new ArrayList<>());
             for (String part : c.volatileParts()) {

@@ -30,6 +30,9 @@ import java.util.Set;
  * @param planNotes the plan's entries for tools the server does not list
  * @param elapsedMillis how long the probe took, spawns and teardown included
  * @param sandbox where the backends ran: in the sandbox, or in the fallback and why
+ * @param annotationNotes tools annotated {@code readOnlyHint: true} whose calls showed in later
+ *     answers, one line each with the evidence; a note, not a hazard (such a tool was called with
+ *     the writers, and what it keeps is judged like any state)
  */
 public record SurfaceReport(
     String server,
@@ -45,7 +48,17 @@ public record SurfaceReport(
     Optional<String> notRecorded,
     List<String> planNotes,
     long elapsedMillis,
-    Sandboxing sandbox) {
+    Sandboxing sandbox,
+    List<String> annotationNotes) {
+
+  /** A report with no annotation notes. */
+  public SurfaceReport(String server, String identity, int rounds, boolean callerBlocks, List<ToolResult> tools,
+      List<ListingResult> listings, Traffic traffic, Map<HazardCode, String> hazards, Outcome outcome,
+      Optional<String> notRunReason, Optional<String> notRecorded, List<String> planNotes, long elapsedMillis,
+      Sandboxing sandbox) {
+    this(server, identity, rounds, callerBlocks, tools, listings, traffic, hazards, outcome, notRunReason, notRecorded,
+        planNotes, elapsedMillis, sandbox, List.of());
+  }
 
   /**
    * Where a probe's backends ran.
@@ -95,12 +108,13 @@ public record SurfaceReport(
     Objects.requireNonNull(notRecorded, "notRecorded");
     planNotes = List.copyOf(planNotes);
     Objects.requireNonNull(sandbox, "sandbox");
+    annotationNotes = List.copyOf(annotationNotes);
   }
 
   /** This report, saying that what its outcome records could not be written, and why. */
   public SurfaceReport withNotRecorded(String why) {
     return new SurfaceReport(server, identity, rounds, callerBlocks, tools, listings, traffic, hazards, outcome,
-        notRunReason, Optional.of(why), planNotes, elapsedMillis, sandbox);
+        notRunReason, Optional.of(why), planNotes, elapsedMillis, sandbox, annotationNotes);
   }
 
   /** True when the probe passed. */

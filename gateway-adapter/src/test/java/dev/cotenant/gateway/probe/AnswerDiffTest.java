@@ -522,6 +522,41 @@ class AnswerDiffTest {
     assertEquals(10, c.unlistedDifferences());
     assertEquals(AnswerDiff.MAX_LISTED + 1, c.volatileParts().size());
     assertEquals("… and 10 more", c.volatileParts().get(AnswerDiff.MAX_LISTED));
+    assertEquals(60, c.volatilePlaces().size(), "every volatile place is kept, listed or not");
+    assertTrue(c.volatilePlaces().contains(AnswerDiff.Place.whole("$[119]")), c.volatilePlaces().toString());
+  }
+
+  /** The 1-based token a difference's position names. */
+  private static int token(Difference d) {
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("^token (\\d+) of").matcher(d.position());
+    assertTrue(m.find(), d.position());
+    return Integer.parseInt(m.group(1));
+  }
+
+  /**
+   * The places one comparison found volatile tell whether another comparison's difference lies
+   * where dedicated answers disagree: the probe's confirmation looks differences up in them.
+   */
+  @Test
+  void aVolatilePlaceCoversTheTokensItSpansAndNoOther() {
+    List<AnswerDiff.Place> seconds = texts("t=07 calls=1 of 3", "t=09 calls=1 of 3", "t=08 calls=1 of 3").volatilePlaces();
+    assertEquals(1, seconds.size(), seconds.toString());
+    AnswerDiff.Place p = seconds.get(0);
+    assertEquals(TEXT, p.path());
+    int counter = token(only(texts("t=07 calls=1 of 3", "t=07 calls=1 of 3", "t=07 calls=2 of 3")));
+    int clock = token(only(texts("t=07 calls=1 of 3", "t=07 calls=1 of 3", "t=08 calls=1 of 3")));
+    assertTrue(p.covers(TEXT, clock), p + " covers token " + clock);
+    assertFalse(p.covers(TEXT, counter), p + " does not cover token " + counter);
+    assertFalse(p.covers("$.result.content[1].text", clock), "another path");
+    assertTrue(p.covers(TEXT, 0), "a difference naming no token of the same text");
+
+    AnswerDiff.Place whole = AnswerDiff.Place.whole("$.result.content");
+    assertTrue(whole.covers(TEXT, 4));
+    assertTrue(whole.covers("$.result.content", 0));
+    assertFalse(whole.covers("$.result.contents", 0), "a longer key is not below it");
+    AnswerDiff.Place insertion = new AnswerDiff.Place(TEXT, 3, 3);
+    assertTrue(insertion.covers(TEXT, 3) && insertion.covers(TEXT, 4));
+    assertFalse(insertion.covers(TEXT, 2) || insertion.covers(TEXT, 5));
   }
 
   @Test

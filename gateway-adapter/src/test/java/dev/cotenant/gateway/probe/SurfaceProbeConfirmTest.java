@@ -127,4 +127,61 @@ class SurfaceProbeConfirmTest {
     assertEquals(Outcome.NOT_PROVEN, r.outcome());
     assertEquals("answered isError", r.tools().get(1).why());
   }
+
+  /**
+   * A value drawn at random agrees in two dedicated answers by chance, then differs on the shared
+   * backend, and can do so twice at the same place: it is not confirmed where any dedicated
+   * backend of either run disagreed, in any round.
+   */
+  @Test
+  void aChangeWhereDedicatedBackendsDisagreeInEitherRunIsNotConfirmedAndTheToolPasses() {
+    String text = "$.result.content[0].text";
+    Finding at3 = new Finding(1, "A", FindingKind.CHANGED_ANSWER, text,
+        "A's answer to heatmap ... at " + text + " (token 3 of 9): expected 41, got 47");
+    Finding again3 = new Finding(3, "B", FindingKind.CHANGED_ANSWER, text,
+        "B's answer to heatmap ... at " + text + " (token 3 of 9): expected 44, got 42");
+    SurfaceReport first = report(List.of(tool("heatmap", ToolStatus.LEAKED, at3)), leak(at3));
+    SurfaceReport replay = report(List.of(tool("heatmap", ToolStatus.LEAKED, again3)), leak(again3));
+    String channel = "tools/call heatmap";
+
+    // Tokens 2-3 varied between the replay's dedicated backends (another round, say).
+    SurfaceReport r = SurfaceProbe.confirm(first, replay, new SurfaceProbe.Volatility(Map.of(),
+        Map.of(channel, java.util.Set.of(new AnswerDiff.Place(text, 1, 3)))));
+    assertEquals(Map.of(), r.hazards(), r.toString());
+    assertEquals(Outcome.PASSED, r.outcome(), r.toString());
+    assertEquals(ToolStatus.PASSED, r.tools().get(0).status());
+    assertEquals(List.of(
+        text + " (token 3 of 9): differed once on the shared backend (round 1, A), where dedicated backends disagree too",
+        text + " (token 3 of 9): differed once on the shared backend (round 3, B), where dedicated backends disagree too"),
+        r.tools().get(0).volatileParts());
+
+    // The first run's own dedicated backends count as much; so does a whole value above the text.
+    assertEquals(Outcome.PASSED, SurfaceProbe.confirm(first, replay, new SurfaceProbe.Volatility(
+        Map.of(channel, java.util.Set.of(AnswerDiff.Place.whole("$.result"))), Map.of())).outcome());
+
+    // Elsewhere (token 5, another tool, another path) it explains nothing: confirmed.
+    for (SurfaceProbe.Volatility v : List.of(
+        new SurfaceProbe.Volatility(Map.of(), Map.of(channel, java.util.Set.of(new AnswerDiff.Place(text, 4, 5)))),
+        new SurfaceProbe.Volatility(Map.of(), Map.of("tools/call other", java.util.Set.of(AnswerDiff.Place.whole("$")))),
+        new SurfaceProbe.Volatility(Map.of(), Map.of(channel, java.util.Set.of(AnswerDiff.Place.whole("$.result.content[0].te")))))) {
+      SurfaceReport c = SurfaceProbe.confirm(first, replay, v);
+      assertEquals(Outcome.HAZARD, c.outcome(), v.toString());
+      assertEquals(ToolStatus.LEAKED, c.tools().get(0).status());
+    }
+  }
+
+  /** One run's change explained by volatility, the other's not: the same place is not confirmed twice. */
+  @Test
+  void aChangeExplainedInOneRunDoesNotConfirmTheOther() {
+    String text = "$.result.content[0].text";
+    Finding at3 = new Finding(1, "A", FindingKind.CHANGED_ANSWER, text, "... at " + text + " (token 3 of 9): x");
+    Finding at7 = new Finding(1, "A", FindingKind.CHANGED_ANSWER, text, "... at " + text + " (token 7 of 9): y");
+    SurfaceReport r = SurfaceProbe.confirm(
+        report(List.of(tool("t", ToolStatus.LEAKED, at3, at7)), leak(at3)),
+        report(List.of(tool("t", ToolStatus.LEAKED, at3)), leak(at3)),
+        new SurfaceProbe.Volatility(Map.of(), Map.of("tools/call t", java.util.Set.of(new AnswerDiff.Place(text, 2, 3)))));
+    assertEquals(Map.of(), r.hazards(), r.toString());
+    assertEquals(ToolStatus.NOT_PROVEN, r.tools().get(0).status(),
+        "token 7 changed in the first run only, and is not explained: not proven, never passed");
+  }
 }
