@@ -76,8 +76,8 @@ import org.jspecify.annotations.Nullable;
  *       with the shortest caller values ({@value #SAMPLE_MARKER}, {@value #SAMPLE_WORKSPACE}) and
  *       with the longest ({@value #MAX_MARKER_LENGTH} and {@value #MAX_WORKSPACE_LENGTH}
  *       characters). When it does not, a required string takes its {@code default}, or else the
- *       first of its {@code examples}, when that satisfies them; otherwise the schema is
- *       unsupported. A pattern Java cannot compile, or one too costly to match, is unsupported.
+ *       first of its {@code examples}, when that satisfies them, or else a string generated to
+ *       match its {@code pattern} ({@link #generated}); otherwise the schema is unsupported. A pattern Java cannot compile, or one too costly to match, is unsupported.
  *   <li><b>Integers and numbers</b> take the smallest valid value of at least 1 within {@code
  *       minimum}, {@code maximum}, {@code exclusiveMinimum} and {@code exclusiveMaximum} (as
  *       numbers, or in the draft-04 form as booleans qualifying {@code minimum} and {@code
@@ -609,12 +609,50 @@ final class SchemaArguments {
           return new Value(fallback);
         }
       }
+      Optional<String> generated = generated(s);
+      if (generated.isPresent()) {
+        return new Value(generated.get());
+      }
     } catch (PatternSyntaxException e) {
       return new Fail("the pattern " + show(s.get("pattern")) + " is not a regular expression Java accepts");
     } catch (TooCostly e) {
       return new Fail("the pattern " + show(s.get("pattern")) + " is too costly to match");
     }
     return new Fail(problem + ", and neither \"default\" nor the first of \"examples\" does");
+  }
+
+  /** The longest pattern a string is generated from. */
+  private static final int MAX_GENERATED_PATTERN = 500;
+
+  /**
+   * A string generated to match the schema's {@code pattern} (RgxGen, seeded by the pattern, so
+   * every run and both callers get the same one) that also satisfies its lengths and holds no
+   * brace; empty when there is no pattern, RgxGen cannot read it, or eight tries fit nothing
+   * (four with each repetition at most twice, four with at most 16).
+   */
+  static Optional<String> generated(Map<String, Object> s) {
+    Object pattern = s.get("pattern");
+    if (!(pattern instanceof String) || ((String) pattern).length() > MAX_GENERATED_PATTERN) {
+      return Optional.empty();
+    }
+    try {
+      // Short repetitions first (a `+` or `*` repeated at most twice), so a maxLength is kept.
+      for (int repetitions : new int[] {2, 16}) {
+        com.github.curiousoddman.rgxgen.config.RgxGenProperties properties = new com.github.curiousoddman.rgxgen.config.RgxGenProperties();
+        com.github.curiousoddman.rgxgen.config.RgxGenOption.INFINITE_PATTERN_REPETITION.setInProperties(properties, repetitions);
+        com.github.curiousoddman.rgxgen.RgxGen gen = com.github.curiousoddman.rgxgen.RgxGen.parse(properties, (String) pattern);
+        java.util.Random random = new java.util.Random(((String) pattern).hashCode());
+        for (int i = 0; i < 4; i++) {
+          String v = gen.generate(random);
+          if (v.length() <= MAX_FALLBACK_LENGTH && !v.contains("{") && !v.contains("}") && problem(s, v) == null) {
+            return Optional.of(v);
+          }
+        }
+      }
+    } catch (RuntimeException | StackOverflowError e) {
+      // A pattern RgxGen does not read (ECMA-262 and Java differ at the edges): no candidate from it.
+    }
+    return Optional.empty();
   }
 
   /** "e.g. X", "e.g., X", "for example X", "such as X": the text after, to the end of its clause. */

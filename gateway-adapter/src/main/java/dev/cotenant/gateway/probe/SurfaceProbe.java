@@ -835,12 +835,15 @@ public final class SurfaceProbe {
      */
     private void calibrate() throws SessionException, InterruptedException {
       boolean paths = called.stream().anyMatch(p -> !pathKeys(p).isEmpty());
-      if (called.stream().allMatch(p -> p.alternatives().isEmpty()) && !paths) {
+      boolean ids = called.stream().anyMatch(p -> !idKeys(p).isEmpty());
+      if (called.stream().allMatch(p -> p.alternatives().isEmpty()) && !paths && !ids) {
         return;
       }
       Backend backend = open(false, "probe-calibration");
       Lane lane = new Lane(a, backend);
       List<Planned> chosen = new ArrayList<>();
+      // What the calls that worked answered, in order: ids and names a later tool may take.
+      List<Object> answered = new ArrayList<>();
       try {
         List<String> returned = paths ? returnedDirectories(lane) : List.of();
         for (Planned p : called) {
@@ -852,7 +855,14 @@ public final class SurfaceProbe {
               fromAnswers.add(p.arguments().with(key, dir + "/" + ArgumentTemplate.MARKER + ".txt"));
             }
           }
-          if (p.alternatives().isEmpty() && fromAnswers.isEmpty()) {
+          // Ids and names an earlier tool answered, for an argument named after one.
+          List<ArgumentTemplate> fromIds = new ArrayList<>();
+          for (String key : idKeys(p)) {
+            for (String value : returnedValues(answered, key, backend)) {
+              fromIds.add(p.arguments().with(key, value));
+            }
+          }
+          if (p.alternatives().isEmpty() && fromAnswers.isEmpty() && fromIds.isEmpty() && !ids) {
             chosen.add(p);
             continue;
           }
@@ -860,6 +870,7 @@ public final class SurfaceProbe {
           tries.add(p.arguments());
           tries.addAll(p.alternatives());
           fromAnswers.stream().filter(t -> !tries.contains(t)).limit(MAX_RETURNED_TRIES).forEach(tries::add);
+          fromIds.stream().filter(t -> !tries.contains(t)).limit(MAX_RETURNED_TRIES).forEach(tries::add);
           Planned keep = p;
           for (int i = 0; i < tries.size(); i++) {
             ArgumentTemplate t = tries.get(i);
@@ -876,6 +887,7 @@ public final class SurfaceProbe {
               break;
             }
             if (!failed(got)) {
+              answered.add(got.get("result"));
               if (i > 0) {
                 keep = new Planned(p.name(), t, "schema, candidate " + (i + 1) + " of " + tries.size()
                     + " (the first that answered without an error) " + t, p.readOnly());
@@ -956,6 +968,101 @@ public final class SurfaceProbe {
             .toList());
         reordered.addAll(called.stream().filter(p -> p.readOnly() && !contradicted.containsKey(p.name())).toList());
         called = List.copyOf(reordered);
+      }
+    }
+
+    /**
+     * The top-level string arguments of a schema-synthesised call whose names mean an id or a
+     * name ({@code id}, {@code taskId}, {@code task_id}, {@code name}, {@code entityName}, {@code
+     * key}), other than paths.
+     */
+    private List<String> idKeys(Planned p) {
+      if (!p.source().startsWith("schema")) {
+        return List.of();
+      }
+      List<String> paths = pathKeys(p);
+      return p.arguments().stringKeys().stream().filter(k -> !paths.contains(k)).filter(k -> {
+        String n = normal(k);
+        return n.endsWith("id") || n.endsWith("name") || n.equals("key");
+      }).toList();
+    }
+
+    /**
+     * Up to {@value #MAX_RETURNED} values that {@code answers} give a field of the same name as
+     * {@code key} (ignoring case, {@code _} and {@code -}), or a field {@code id} or {@code name}
+     * for a key ending so: in the structured content, and in a text content that is JSON. The
+     * caller's own marker and workspace value in a value become their placeholders, so each
+     * caller sends its own in every phase; a value holding a brace, a line break or the scratch
+     * directory, or longer than 200 characters, is not used.
+     */
+    private List<String> returnedValues(List<Object> answers, String key, Backend backend) {
+      String k = normal(key);
+      List<String> out = new ArrayList<>();
+      for (Object answer : answers) {
+        List<Object> roots = new ArrayList<>();
+        if (answer instanceof Map<?, ?>) {
+          Map<?, ?> result = (Map<?, ?>) answer;
+          if (result.get("structuredContent") != null) {
+            roots.add(result.get("structuredContent"));
+          }
+          if (result.get("content") instanceof List<?>) {
+            for (Object c : (List<?>) result.get("content")) {
+              if (c instanceof Map<?, ?> && ((Map<?, ?>) c).get("text") instanceof String) {
+                String text = ((String) ((Map<?, ?>) c).get("text")).strip();
+                if ((text.startsWith("{") || text.startsWith("[")) && text.length() <= 1_000_000) {
+                  try {
+                    roots.add(JSON.readValue(text, Object.class));
+                  } catch (RuntimeException e) {
+                    // not JSON: nothing to take from it
+                  }
+                }
+              }
+            }
+          }
+        }
+        for (Object root : roots) {
+          fieldValues(root, k, out, 0);
+        }
+      }
+      List<String> usable = new ArrayList<>();
+      for (String v : out) {
+        String t = v;
+        for (int round = 1; round <= rounds; round++) {
+          t = t.replace(a.marker(round), ArgumentTemplate.MARKER).replace(a.workspace(round), ArgumentTemplate.WORKSPACE);
+        }
+        String placeholders = t.replace(ArgumentTemplate.MARKER, "").replace(ArgumentTemplate.WORKSPACE, "");
+        if (!placeholders.contains("{") && !placeholders.contains("}") && !t.contains("\n") && t.length() <= 200
+            && !t.contains(backend.scratch.toString()) && !t.isBlank() && !usable.contains(t)) {
+          usable.add(t);
+        }
+        if (usable.size() >= MAX_RETURNED) {
+          break;
+        }
+      }
+      return usable;
+    }
+
+    private void fieldValues(@Nullable Object value, String key, List<String> out, int depth) {
+      if (depth > 16 || out.size() >= 64) {
+        return;
+      }
+      if (value instanceof Map<?, ?>) {
+        for (Map.Entry<?, ?> e : ((Map<?, ?>) value).entrySet()) {
+          String field = normal(String.valueOf(e.getKey()));
+          boolean named = field.equals(key) || (key.endsWith("id") && field.equals("id"))
+              || (key.endsWith("name") && field.equals("name"));
+          Object v = e.getValue();
+          if (named && (v instanceof String || v instanceof Integer || v instanceof Long
+              || v instanceof java.math.BigInteger)) {
+            out.add(String.valueOf(v));
+          } else {
+            fieldValues(v, key, out, depth + 1);
+          }
+        }
+      } else if (value instanceof List<?>) {
+        for (Object v : (List<?>) value) {
+          fieldValues(v, key, out, depth + 1);
+        }
       }
     }
 
@@ -1473,6 +1580,13 @@ public final class SurfaceProbe {
       return value == null ? Json.NULL : value;
     }
   }
+
+  /** A name in lower case without {@code _} and {@code -}: {@code task_id} and {@code taskId} read alike. */
+  private static String normal(String name) {
+    return name.toLowerCase(Locale.ROOT).replace("_", "").replace("-", "");
+  }
+
+  private static final tools.jackson.databind.json.JsonMapper JSON = tools.jackson.databind.json.JsonMapper.builder().build();
 
   /** True when a finding is an observation (recorded), not an unconfirmed difference. */
   private static boolean observation(Finding f) {

@@ -188,7 +188,7 @@ class SchemaArgumentsTest {
   @Test
   void aRequiredFailureNamesThePropertyPathEscaped() {
     assertUnsupported("{\"type\":\"object\",\"properties\":{\"outer\":{\"type\":\"object\",\"properties\":"
-            + "{\"in\\nner\":{\"type\":\"string\",\"pattern\":\"^[0-9]+$\"}},\"required\":[\"in\\nner\"]}},\"required\":[\"outer\"]}",
+            + "{\"in\\nner\":{\"type\":\"string\",\"pattern\":\"^(?=a)b\"}},\"required\":[\"in\\nner\"]}},\"required\":[\"outer\"]}",
         "required property `outer`: required property `in\\nner`: ");
   }
 
@@ -222,11 +222,11 @@ class SchemaArgumentsTest {
   @Test
   void anyOfAndOneOfTakeTheFirstAlternativeThatSynthesises() {
     assertArguments("{\"p\":1}",
-        one("{\"anyOf\":[{\"type\":\"string\",\"pattern\":\"^[0-9]+$\"},{\"type\":\"integer\"},{\"type\":\"string\"}]}", true));
+        one("{\"anyOf\":[{\"type\":\"string\",\"pattern\":\"^(?=a)b\"},{\"type\":\"integer\"},{\"type\":\"string\"}]}", true));
     assertArguments("{\"p\":1}",
-        one("{\"oneOf\":[{\"type\":\"string\",\"pattern\":\"^[0-9]+$\"},{\"type\":\"integer\"}]}", true));
+        one("{\"oneOf\":[{\"type\":\"string\",\"pattern\":\"^(?=a)b\"},{\"type\":\"integer\"}]}", true));
     assertArguments("{\"p\":\"{marker}\"}", one("{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"integer\"}]}", true));
-    assertUnsupported(one("{\"anyOf\":[{\"type\":\"string\",\"pattern\":\"^[0-9]+$\"},false]}", true),
+    assertUnsupported(one("{\"anyOf\":[{\"type\":\"string\",\"pattern\":\"^(?=a)b\"},false]}", true),
         "required property `p`", "no alternative of \"anyOf\"", "pattern");
   }
 
@@ -244,7 +244,7 @@ class SchemaArgumentsTest {
   @Test
   void alternativesAreReadWithTheKeywordsBesideThem() {
     // The required pattern beside anyOf applies to the alternative it takes.
-    assertUnsupported(one("{\"pattern\":\"^[0-9]+$\",\"anyOf\":[{\"type\":\"string\"}]}", true), "pattern");
+    assertUnsupported(one("{\"pattern\":\"^(?=a)b\",\"anyOf\":[{\"type\":\"string\"}]}", true), "pattern");
     assertArguments("{\"tenant\":\"{workspace}\",\"workspace\":\"{workspace}\"}",
         "{\"type\":\"object\",\"properties\":{\"tenant\":{\"allOf\":[{\"$ref\":\"#/$defs/W\"}]},\"workspace\":{\"$ref\":\"#/$defs/W\"}},"
             + "\"required\":[\"tenant\",\"workspace\"],\"$defs\":{\"W\":{\"type\":\"string\",\"pattern\":\"^cotenant-probe-\"}}}");
@@ -361,15 +361,15 @@ class SchemaArgumentsTest {
   @Test
   void anUnsatisfiablePatternFallsBackToDefaultThenExamplesOrIsUnsupported() {
     assertUnsupported(
-        "{\"type\":\"object\",\"properties\":{\"code\":{\"type\":\"string\",\"pattern\":\"^[0-9]+$\"}},\"required\":[\"code\"]}",
-        "required property `code`", "`{marker}` (as `alpha-1-0a1b2c3d`) does not match the pattern `^[0-9]+$`",
+        "{\"type\":\"object\",\"properties\":{\"code\":{\"type\":\"string\",\"pattern\":\"^(?=a)b\"}},\"required\":[\"code\"]}",
+        "required property `code`", "`{marker}` (as `alpha-1-0a1b2c3d`) does not match the pattern `^(?=a)b`",
         "neither \"default\" nor the first of \"examples\"");
     assertArguments("{\"p\":\"123\"}", one("{\"type\":\"string\",\"pattern\":\"^[0-9]+$\",\"default\":\"123\"}", true));
     assertArguments("{\"p\":\"42\"}",
         one("{\"type\":\"string\",\"pattern\":\"^[0-9]+$\",\"default\":\"abc\",\"examples\":[\"42\",\"7\"]}", true));
-    assertUnsupported(one("{\"type\":\"string\",\"pattern\":\"^[0-9]+$\",\"default\":\"abc\",\"examples\":[\"x\",\"7\"]}", true),
+    assertUnsupported(one("{\"type\":\"string\",\"pattern\":\"^(?=a)b\",\"default\":\"abc\",\"examples\":[\"x\",\"7\"]}", true),
         "required property `p`");
-    assertUnsupported(one("{\"type\":\"string\",\"pattern\":\"^[0-9]+$\",\"default\":12}", true), "required property `p`");
+    assertUnsupported(one("{\"type\":\"string\",\"pattern\":\"^(?=a)b\",\"default\":12}", true), "required property `p`");
   }
 
   @Test
@@ -378,8 +378,9 @@ class SchemaArgumentsTest {
     assertEquals(16, SchemaArguments.SAMPLE_MARKER.length());
     assertEquals(SchemaArguments.MAX_MARKER_LENGTH, SchemaArguments.LONGEST_MARKER.length());
     assertEquals(SchemaArguments.MAX_WORKSPACE_LENGTH, SchemaArguments.LONGEST_WORKSPACE.length());
-    assertUnsupported(one("{\"type\":\"string\",\"pattern\":\"^.{1,20}$\"}", true),
-        "(as `bravo-123456789-0a1b2c3d`) does not match");
+    // The shortest marker matches `^.{1,20}$`, the longest does not: a generated string is taken.
+    String generated = synthesized(one("{\"type\":\"string\",\"pattern\":\"^.{1,20}$\"}", true)).toString();
+    assertFalse(generated.contains("{marker}"), generated);
     assertArguments("{\"p\":\"{marker}\"}", one("{\"type\":\"string\",\"pattern\":\"^.{1,24}$\"}", true));
   }
 
@@ -503,15 +504,15 @@ class SchemaArgumentsTest {
             + "\"observations\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},"
             + "\"required\":[\"name\",\"observations\"]}}", true));
     assertArguments("{\"p\":[]}", one("{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":0}", true));
-    assertArguments("{\"p\":[]}", one("{\"type\":\"array\",\"items\":{\"type\":\"string\",\"pattern\":\"^[0-9]+$\"}}", true));
+    assertArguments("{\"p\":[]}", one("{\"type\":\"array\",\"items\":{\"type\":\"string\",\"pattern\":\"^(?=a)b\"}}", true));
     assertArguments("{}", one("{\"type\":\"array\",\"items\":{\"type\":\"string\"}}", false));
   }
 
   @Test
   void arraysThatCannotBeSynthesisedAreUnsupported() {
-    assertUnsupported(one("{\"type\":\"array\",\"items\":{\"type\":\"string\",\"pattern\":\"^[0-9]+$\"},\"minItems\":1}", true),
+    assertUnsupported(one("{\"type\":\"array\",\"items\":{\"type\":\"string\",\"pattern\":\"^(?=a)b\"},\"minItems\":1}", true),
         "required property `p`", "item 0 of 1");
-    assertArguments("{\"p\":[]}", one("{\"type\":\"array\",\"items\":{\"type\":\"string\",\"pattern\":\"^[0-9]+$\"}}", true));
+    assertArguments("{\"p\":[]}", one("{\"type\":\"array\",\"items\":{\"type\":\"string\",\"pattern\":\"^(?=a)b\"}}", true));
     assertUnsupported(one("{\"type\":\"array\",\"minItems\":3,\"maxItems\":2}", true), "maxItems");
     assertUnsupported(one("{\"type\":\"array\",\"minItems\":2,\"uniqueItems\":true}", true), "uniqueItems");
     assertUnsupported(one("{\"type\":\"array\",\"contains\":{\"type\":\"string\"}}", true), "contains");
@@ -554,7 +555,7 @@ class SchemaArgumentsTest {
     String why = assertTimeoutPreemptively(Duration.ofSeconds(20), () -> unsupported(schema));
     assertTrue(why.contains("more than 10000 steps"), why);
     // Alternatives that all fail deep down are bounded too.
-    String alternatives = "{\"type\":\"string\",\"pattern\":\"^[0-9]+$\"}";
+    String alternatives = "{\"type\":\"string\",\"pattern\":\"^(?=a)b\"}";
     for (int i = 0; i < 14; i++) {
       alternatives = "{\"anyOf\":[" + alternatives + "," + alternatives + "]}";
     }
@@ -701,8 +702,11 @@ class SchemaArgumentsTest {
   void aFallbackOfTheLongestLengthConsideredIsTaken() {
     String longest = "x".repeat(1_000);
     assertArguments("{\"p\":\"" + longest + "\"}", one("{\"type\":\"string\",\"pattern\":\"^x+$\",\"default\":\"" + longest + "\"}", true));
-    assertUnsupported(one("{\"type\":\"string\",\"pattern\":\"^x+$\",\"default\":\"" + longest + "x\"}", true),
-        "does not match the pattern");
+    // One character longer is not taken; a string generated from the pattern is.
+    String t = synthesized(one("{\"type\":\"string\",\"pattern\":\"^x+$\",\"default\":\"" + longest + "x\"}", true))
+        .toString();
+    assertFalse(t.contains(longest + "x"), t);
+    assertTrue(t.matches("\\{\"p\":\"x+\"\\}"), t);
   }
 
   /**
@@ -807,5 +811,36 @@ class SchemaArgumentsTest {
 
   private static String nestedValue(int depth) {
     return "{\"n\":".repeat(depth - 1) + "{\"n\":\"{marker}\"}" + "}".repeat(depth - 1);
+  }
+
+  /** The value at {@code p} of the arguments synthesised for one required string property. */
+  private static String value(String property) {
+    return MAPPER.readTree(synthesized(one(property, true)).toString()).path("p").stringValue();
+  }
+
+  /**
+   * A string whose pattern the marker cannot match gets one generated to match it, the same on
+   * every run, within its lengths, and never one holding a brace (the probe reads braces as
+   * placeholders).
+   */
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(strings = {
+      "^[A-Z]{2}$", "^\\d{4}-\\d{2}-\\d{2}$", "^(\\*|[0-5]?\\d) (\\*|[01]?\\d|2[0-3])$", "^[01]+$",
+      "^(?:[0-9]{1,3}\\.){3}[0-9]{1,3}$", "^[gimsuy]*$", "^v\\d+\\.\\d+\\.\\d+$"})
+  void aPatternTheMarkerCannotMatchGetsAGeneratedStringThatMatchesIt(String pattern) {
+    String property = "{\"type\":\"string\",\"pattern\":" + MAPPER.writeValueAsString(pattern) + "}";
+    String v = value(property);
+    assertTrue(java.util.regex.Pattern.compile(pattern).matcher(v).find(), v + " matches " + pattern);
+    assertEquals(v, value(property), "the same on every run");
+  }
+
+  @Test
+  void aGeneratedStringKeepsTheLengthsAndNeverHoldsABrace() {
+    String v = value("{\"type\":\"string\",\"pattern\":\"^[a-z]+$\",\"maxLength\":3}");
+    assertTrue(v.matches("[a-z]{1,3}"), v);
+    assertUnsupported(one("{\"type\":\"string\",\"pattern\":\"^\\\\{[a-z]\\\\}$\"}", true), "does not match the pattern");
+    assertTrue(SchemaArguments.generated(Map.of("pattern", "^\\{[a-z]\\}$")).isEmpty());
+    assertTrue(SchemaArguments.generated(Map.of()).isEmpty(), "no pattern, nothing generated");
+    assertTrue(SchemaArguments.generated(Map.of("pattern", "x".repeat(501))).isEmpty(), "too long a pattern");
   }
 }

@@ -26,6 +26,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -582,5 +583,47 @@ class SurfaceProbeScriptedTest {
     assertEquals(Outcome.PASSED, r.outcome(), r.toString());
     assertEquals(List.of(), r.annotationNotes());
     assertTrue(sessions.opened.stream().anyMatch(x -> x.label.equals("probe-annotations")));
+  }
+
+  /**
+   * A reader that needs an id a writer answered (a task store keyed by a counter, one per
+   * process): the calibration backend calls the writer first, and the id it answered, as JSON
+   * text, becomes the reader's next candidate. On the shared backend both callers then read task
+   * 1, which the first caller wrote: the other caller's marker crosses, and the leak is seen.
+   * Kills {@code returnedValues} returning nothing, and the writer left uncalled on the
+   * calibration backend.
+   */
+  @Test
+  void anIdAWriterAnsweredIsTriedForAnArgumentNamedAfterItAndFindsTheLeak() throws Exception {
+    Map<String, Object> create = Map.of("name", "create_task", "inputSchema", Map.of("type", "object",
+        "properties", Map.of("title", Map.of("type", "string")), "required", List.of("title")));
+    Map<String, Object> get = Map.of("name", "get_task", "annotations", Map.of("readOnlyHint", true),
+        "inputSchema", Map.of("type", "object", "properties", Map.of("task_id", Map.of("type", "string")),
+            "required", List.of("task_id")));
+    ScriptedSessions sessions = new ScriptedSessions(handshake(TOOLS), (s, method, params) -> switch (method) {
+      case "tools/list" -> result(Map.of("tools", List.of(create, get)));
+      case "tools/call" -> {
+        @SuppressWarnings("unchecked")
+        Map<String, String> tasks = (Map<String, String>) s.state.computeIfAbsent("tasks", k -> new LinkedHashMap<String, String>());
+        if (params.get("name").equals("create_task")) {
+          String id = "task-" + (tasks.size() + 1);
+          tasks.put(id, String.valueOf(arguments(params).get("title")));
+          yield text("{\"id\": \"" + id + "\", \"status\": \"open\"}");
+        }
+        String title = tasks.get(String.valueOf(arguments(params).get("task_id")));
+        yield title == null
+            ? result(Map.of("content", List.of(Map.of("type", "text", "text", "no such task")), "isError", true))
+            : text(title);
+      }
+      default -> result(Map.of());
+    });
+    SurfaceReport r = run(sessions);
+    assertEquals("schema, candidate 2 of 2 (the first that answered without an error) {\"task_id\":\"task-1\"}",
+        tool(r, "get_task").arguments());
+    assertEquals(Outcome.HAZARD, r.outcome(), r.toString());
+    assertEquals(ToolStatus.LEAKED, tool(r, "get_task").status(), r.toString());
+    Scripted calibration = sessions.opened.stream().filter(x -> x.label.equals("probe-calibration")).findFirst().orElseThrow();
+    assertEquals(List.of("create_task", "get_task", "get_task"), calibration.requests.stream()
+        .filter(e -> e.getKey().equals("tools/call")).map(e -> e.getValue().get("name")).toList());
   }
 }

@@ -179,10 +179,10 @@ class SurfaceProbeTest {
 
   @Test
   void aPlanTemplateReplacesTheSynthesisedArguments() throws Exception {
+    // Without a plan, the marker cannot match `^[0-9]{6}$`: a string generated to match it is sent.
     SurfaceReport r = probe.run(server("pattern"), "id", ProbePlan.empty(), 3);
-    assertEquals(Outcome.NOT_PROVEN, r.outcome(), r.toString());
-    assertEquals(ToolStatus.SKIPPED, tool(r, "code").status());
-    assertTrue(tool(r, "code").why().startsWith("no arguments could be made from its inputSchema"), tool(r, "code").why());
+    assertEquals(Outcome.PASSED, r.outcome(), r.toString());
+    assertTrue(tool(r, "code").arguments().matches("schema \\{\"code\":\"[0-9]{6}\"\\}"), tool(r, "code").arguments());
 
     SurfaceReport planned = probe.run(server("pattern"), "id",
         ProbePlan.parse("plan", "{\"tools\": {\"code\": {\"arguments\": {\"code\": \"123456\"}}}}"), 3);
