@@ -595,6 +595,10 @@ final class SchemaArguments {
             return new Value(hint);
           }
         }
+        Optional<String> known = knownValue(name, s.get("description"));
+        if (known.isPresent() && usable(s, known.get())) {
+          return new Value(known.get());
+        }
       }
       problem = problem(s, chosen);
       if (problem == null) {
@@ -651,6 +655,65 @@ final class SchemaArguments {
       }
     } catch (RuntimeException | StackOverflowError e) {
       // A pattern RgxGen does not read (ECMA-262 and Java differ at the edges): no candidate from it.
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Well-known kinds of string, by the property's name (lower case, without {@code _} and {@code
+   * -}, trailing digits dropped: {@code date2} reads as {@code date}) or the last word of it
+   * ({@code startDate}, {@code start_date}), and, where the name alone is ambiguous, a word its
+   * description holds; each with one ordinary valid value. The first match wins.
+   */
+  private static final List<Known> KNOWN = List.of(
+      new Known("cron", "", "0 12 * * 1"),
+      new Known("expression", "cron", "0 12 * * 1"),
+      new Known("expression", "", "2+3*4"),
+      new Known("expr", "", "2+3*4"),
+      new Known("formula", "", "2+3*4"),
+      new Known("cidr", "", "192.168.1.0/24"),
+      new Known("ip", "", "192.168.1.10"),
+      new Known("ipaddress", "", "192.168.1.10"),
+      new Known("color", "", "#336699"),
+      new Known("colour", "", "#336699"),
+      new Known("datetime", "", "2026-01-01T12:00:00Z"),
+      new Known("timestamp", "iso", "2026-01-01T12:00:00Z"),
+      new Known("date", "", "2026-01-01"),
+      new Known("timezone", "", "UTC"),
+      new Known("tz", "", "UTC"),
+      new Known("version", "", "1.2.3"),
+      new Known("range", "semver", "^1.0.0"),
+      new Known("range", "version", "^1.0.0"),
+      new Known("token", "jwt", "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJzdWIiOiJjb3RlbmFudCJ9."),
+      new Known("jwt", "", "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJzdWIiOiJjb3RlbmFudCJ9."),
+      new Known("number", "digit", "79927398713"),
+      new Known("value", "convert", "1"),
+      new Known("unit", "", "m"),
+      new Known("from", "unit", "m"),
+      new Known("to", "unit", "km"),
+      new Known("language", "", "en"),
+      new Known("locale", "", "en-US"),
+      new Known("currency", "", "USD"),
+      new Known("country", "", "US"));
+
+  /** A kind of string: the name it goes by, a word its description must hold (or none), a value. */
+  private record Known(String name, String described, String value) {}
+
+  /**
+   * The ordinary value of a string whose name means a well-known kind ({@link #KNOWN}): an
+   * arithmetic expression, a cron line, an IP address or CIDR block, a colour, a date, a time
+   * zone, a version or range, a JWT, a Luhn number, a unit, a language or currency code.
+   */
+  static Optional<String> knownValue(String name, @Nullable Object description) {
+    String n = name.toLowerCase(Locale.ROOT).replace("_", "").replace("-", "").replaceAll("[0-9]+$", "");
+    // The last word of the name: startDate, start_date and start-date all end in "date"; update does not.
+    String[] words = name.replaceAll("[0-9]+$", "").split("[_\\-\\s]+|(?<=[a-z0-9])(?=[A-Z])");
+    String last = words.length == 0 ? n : words[words.length - 1].toLowerCase(Locale.ROOT);
+    String d = description instanceof String ? ((String) description).toLowerCase(Locale.ROOT) : "";
+    for (Known k : KNOWN) {
+      if ((n.equals(k.name()) || last.equals(k.name())) && (k.described().isEmpty() || d.contains(k.described()))) {
+        return Optional.of(k.value());
+      }
     }
     return Optional.empty();
   }

@@ -843,4 +843,41 @@ class SchemaArgumentsTest {
     assertTrue(SchemaArguments.generated(Map.of()).isEmpty(), "no pattern, nothing generated");
     assertTrue(SchemaArguments.generated(Map.of("pattern", "x".repeat(501))).isEmpty(), "too long a pattern");
   }
+
+  /** A string whose name means a well-known kind gets an ordinary value of it in the hinted candidate. */
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', value = {
+      "expression   | Math expression to evaluate                      | 2+3*4",
+      "expression   | Cron expression (5 fields: min hour dom mon dow)  | 0 12 * * 1",
+      "ip           | IP address                                       | 192.168.1.10",
+      "cidr         | CIDR notation                                    | 192.168.1.0/24",
+      "date2        | Second date for diff                             | 2026-01-01",
+      "startDate    | When                                             | 2026-01-01",
+      "start_date   | When                                             | 2026-01-01",
+      "sourceTimezone | Source zone                                    | UTC",
+      "version2     | Second version                                   | 1.2.3",
+      "range        | Semver range                                     | ^1.0.0",
+      "token        | JWT token to decode                              | eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJzdWIiOiJjb3RlbmFudCJ9.",
+      "number       | Number string to validate or generate check digit for | 79927398713",
+      "from         | Source unit                                      | m",
+      "color        | Color value                                      | #336699",
+      "value        | Value to convert (string or number)              | 1",
+  })
+  void aNameThatMeansAWellKnownKindGetsAnOrdinaryValue(String name, String description, String value) {
+    assertEquals(java.util.Optional.of(value), SchemaArguments.knownValue(name, description));
+  }
+
+  @Test
+  void namesThatOnlyLookLikeAKnownKindGetNothing() {
+    assertEquals(java.util.Optional.empty(), SchemaArguments.knownValue("update", "What to change"), "update is no date");
+    assertEquals(java.util.Optional.empty(), SchemaArguments.knownValue("from", "Source base (2-36)"), "a base, not a unit");
+    assertEquals(java.util.Optional.empty(), SchemaArguments.knownValue("token", "An API token"), "not a JWT");
+    assertEquals(java.util.Optional.empty(), SchemaArguments.knownValue("range", null));
+    assertEquals(java.util.Optional.empty(), SchemaArguments.knownValue("text", "Text to analyze"));
+    // In a candidate: the hinted set takes it, the first (the marker's) does not.
+    List<ArgumentTemplate> c = SchemaArguments.candidates(schema(one("{\"type\":\"string\",\"description\":\"IP address\"}", true)
+        .replace("\"p\"", "\"ip\"")));
+    assertEquals("{\"ip\":\"{marker}\"}", c.get(0).toString());
+    assertTrue(c.stream().anyMatch(t -> t.toString().equals("{\"ip\":\"192.168.1.10\"}")), c.toString());
+  }
 }
