@@ -874,18 +874,11 @@ public final class SurfaceProbe {
           Planned keep = p;
           for (int i = 0; i < tries.size(); i++) {
             ArgumentTemplate t = tries.get(i);
-            Planned candidate = new Planned(p.name(), t, p.source(), p.readOnly());
-            CompletableFuture<Map<String, Object>> answer = call(lane, "tools/call", callParams(lane, candidate, 1));
-            Map<String, Object> got;
-            try {
-              got = await(answer, System.nanoTime() + callTimeout.toNanos(), "tools/call " + p.name());
-            } catch (SessionException e) {
-              if (e.kind() != SessionException.Kind.TIMEOUT || aborted.get() != null) {
-                throw e;
-              }
-              answer.cancel(false);
+            Optional<Map<String, Object>> answer = callOnce(lane, new Planned(p.name(), t, p.source(), p.readOnly()), 1);
+            if (answer.isEmpty()) {
               break;
             }
+            Map<String, Object> got = answer.get();
             if (!failed(got)) {
               answered.add(got.get("result"));
               if (i > 0) {
@@ -932,18 +925,11 @@ public final class SurfaceProbe {
           for (int i = 0; i < n; i++) {
             Planned r = readers.get(i);
             int round = pass * n + i + 1;
-            CompletableFuture<Map<String, Object>> answer = call(lane, "tools/call", callParams(lane, r, round));
-            Map<String, Object> got;
-            try {
-              got = await(answer, System.nanoTime() + callTimeout.toNanos(), "tools/call " + r.name());
-            } catch (SessionException e) {
-              if (e.kind() != SessionException.Kind.TIMEOUT || aborted.get() != null) {
-                throw e;
-              }
-              answer.cancel(false);
+            Optional<Map<String, Object>> answer = callOnce(lane, r, round);
+            if (answer.isEmpty()) {
               return;
             }
-            String text = StatelessnessProbe.toJson(got);
+            String text = StatelessnessProbe.toJson(answer.get());
             for (Map.Entry<String, String[]> e : sent.entrySet()) {
               String[] m = e.getValue();
               if (!contradicted.containsKey(e.getKey()) && text.replace(m[1], "").contains(m[0])) {
@@ -1085,18 +1071,11 @@ public final class SurfaceProbe {
         if (!p.readOnly() || !p.arguments().equals(ArgumentTemplate.empty()) || out.size() >= MAX_RETURNED) {
           continue;
         }
-        CompletableFuture<Map<String, Object>> answer = call(lane, "tools/call", callParams(lane, p, 1));
-        Map<String, Object> got;
-        try {
-          got = await(answer, System.nanoTime() + callTimeout.toNanos(), "tools/call " + p.name());
-        } catch (SessionException e) {
-          if (e.kind() != SessionException.Kind.TIMEOUT || aborted.get() != null) {
-            throw e;
-          }
-          answer.cancel(false);
+        Optional<Map<String, Object>> answer = callOnce(lane, p, 1);
+        if (answer.isEmpty()) {
           continue;
         }
-        java.util.regex.Matcher m = ABSOLUTE_PATH.matcher(String.join("\n", strings(got.get("result"))));
+        java.util.regex.Matcher m = ABSOLUTE_PATH.matcher(String.join("\n", strings(answer.get().get("result"))));
         while (m.find() && out.size() < MAX_RETURNED) {
           String dir = m.group(1).replaceAll("/+$", "");
           if (!dir.isEmpty() && !out.contains(dir) && Files.isDirectory(Path.of(dir)) && !dir.equals("/")
@@ -1106,6 +1085,25 @@ public final class SurfaceProbe {
         }
       }
       return out;
+    }
+
+    /**
+     * Calls {@code p} once, outside the rounds (calibration, the read-only check); empty when it
+     * did not answer within the call timeout (the call is then cancelled). A timeout of the whole
+     * probe, or any other failure, is thrown.
+     */
+    private Optional<Map<String, Object>> callOnce(Lane lane, Planned p, int round)
+        throws SessionException, InterruptedException {
+      CompletableFuture<Map<String, Object>> answer = call(lane, "tools/call", callParams(lane, p, round));
+      try {
+        return Optional.of(await(answer, System.nanoTime() + callTimeout.toNanos(), "tools/call " + p.name()));
+      } catch (SessionException e) {
+        if (e.kind() != SessionException.Kind.TIMEOUT || aborted.get() != null) {
+          throw e;
+        }
+        answer.cancel(false);
+        return Optional.empty();
+      }
     }
 
     /** Every string value in {@code value}, at any depth. */
