@@ -85,19 +85,20 @@ import org.slf4j.LoggerFactory;
  *       last one (its own default cannot be restored).
  *   <li><b>Server requests.</b> {@code ping} is answered locally. Any other request
  *       ({@code sampling/createMessage}, {@code elicitation/create}, {@code roots/list}, ...) goes
- *       to its owner: the only attached session, or else the only session with a call in flight.
+ *       to its owner, and a backend request names none: the owner is the only attached session.
  *       It reaches that client under a client-side id ({@code "cotenant-<n>"}), and the backend's
  *       reply is written when the client answers ({@link #onRequestAsync}; a client's error
  *       answer is passed on with its code and message; a session that closes first makes it
- *       {@value #INTERNAL_ERROR}). With no owner it is answered {@value #INTERNAL_ERROR}
- *       {@code "cannot route <method>: <N> sessions have calls in flight"} and, when more than one
- *       session is attached, {@link HazardCode#UNROUTABLE_SERVER_REQUEST} is observed.
+ *       {@value #INTERNAL_ERROR}). With two or more sessions attached it goes to nobody, whatever
+ *       calls are in flight (timing is not evidence of whom it is for): it is answered
+ *       {@value #INTERNAL_ERROR} {@code "cannot route <method>: <N> sessions share this backend
+ *       and nothing in it names one"}, and {@link HazardCode#UNROUTABLE_SERVER_REQUEST} is
+ *       observed.
  *   <li><b>Request-scoped notifications</b> ({@code notifications/message},
  *       {@code notifications/progress} with a token nobody owns, and every notification not named
- *       in 8) go to the owner as in 6. With no owner they are dropped and, when more than one
- *       session is attached, {@link HazardCode#UNATTRIBUTABLE_NOTIFICATION} is observed. With one
- *       session attached, everything goes to it and nothing is observed: a backend serving one
- *       session legitimately owns it. {@code notifications/cancelled} from the backend names one
+ *       in 8) go to the owner as in 6: with one session attached, to it, and nothing is observed
+ *       (a backend serving one session legitimately owns it); with two or more, they are dropped
+ *       and {@link HazardCode#UNATTRIBUTABLE_NOTIFICATION} is observed. {@code notifications/cancelled} from the backend names one
  *       of its own requests by an id this class never sees, so it is dropped, unobserved.
  *   <li><b>Broadcasts and subscriptions.</b> {@code notifications/<kind>/list_changed} (tools,
  *       prompts, resources, roots, any kind) goes to every attached client.
@@ -128,7 +129,7 @@ import org.slf4j.LoggerFactory;
  * under it. Subscriptions and the logging level each have their own lock, held while their
  * backend request is written so that those requests reach the backend in the order they were
  * decided. A request counts as in flight from just before it is written until its answer has
- * been taken, so a server request sent while it is handled finds its owner.
+ * been taken.
  */
 public final class Multiplexer implements ServerMessageHandler, AutoCloseable {
   /** The JSON-RPC error code of a call interrupted by the backend's end. */
@@ -448,13 +449,13 @@ public final class Multiplexer implements ServerMessageHandler, AutoCloseable {
     }
     if (owner == null || routed == null) {
       if (attached > 1) {
-        observe(HazardCode.UNROUTABLE_SERVER_REQUEST, attached, LogSafe.escape(method, 80) + " from the backend while "
-            + busy + " of " + attached + " sessions had calls in flight");
+        observe(HazardCode.UNROUTABLE_SERVER_REQUEST, attached, LogSafe.escape(method, 80) + " from the backend with "
+            + attached + " sessions attached (" + busy + " with calls in flight): nothing in it names the session it is for");
       } else {
         LOG.debug("{}: no session to route {} to", name(), LogSafe.escape(method, 80));
       }
-      return CompletableFuture.completedFuture(new Error(INTERNAL_ERROR,
-          "cannot route " + LogSafe.escape(method, 80) + ": " + busy + " sessions have calls in flight"));
+      return CompletableFuture.completedFuture(new Error(INTERNAL_ERROR, "cannot route " + LogSafe.escape(method, 80)
+          + ": " + attached + " sessions share this backend and nothing in it names one"));
     }
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("jsonrpc", "2.0");
@@ -535,8 +536,8 @@ public final class Multiplexer implements ServerMessageHandler, AutoCloseable {
     }
     if (owner == null) {
       if (attached > 1) {
-        observe(HazardCode.UNATTRIBUTABLE_NOTIFICATION, attached, LogSafe.escape(method, 80) + " from the backend while "
-            + busy + " of " + attached + " sessions had calls in flight");
+        observe(HazardCode.UNATTRIBUTABLE_NOTIFICATION, attached, LogSafe.escape(method, 80) + " from the backend with "
+            + attached + " sessions attached (" + busy + " with calls in flight): nothing in it names the session it is for");
       } else {
         LOG.debug("{}: dropped {}: no session is attached", name(), LogSafe.escape(method, 80));
       }
@@ -552,21 +553,12 @@ public final class Multiplexer implements ServerMessageHandler, AutoCloseable {
     deliver(owner, notification(method, params));
   }
 
-  /** The only attached session, or else the only session with a call in flight; null when neither. Under the lock. */
+  /**
+   * The only attached session; null with none or with two or more. Which session has a call in
+   * flight says nothing about whom a backend message is for, so it never decides. Under the lock.
+   */
   private @Nullable Channel ownerLocked() {
-    if (channels.size() == 1) {
-      return channels.values().iterator().next();
-    }
-    Channel owner = null;
-    for (Channel c : channels.values()) {
-      if (!c.inFlight.isEmpty()) {
-        if (owner != null) {
-          return null;
-        }
-        owner = c;
-      }
-    }
-    return owner;
+    return channels.size() == 1 ? channels.values().iterator().next() : null;
   }
 
   /** The sessions with a call in flight. Under the lock. */

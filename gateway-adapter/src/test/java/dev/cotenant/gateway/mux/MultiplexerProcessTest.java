@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.cotenant.api.HazardCode;
 import dev.cotenant.gateway.Cotenant;
 import dev.cotenant.spi.HandshakeEra;
 import dev.cotenant.spi.Mcp;
@@ -242,22 +243,31 @@ class MultiplexerProcessTest {
     assertEquals(List.of(), a.answersTo("a-1"), "no answer after the cancellation");
   }
 
+  /**
+   * A real server asks for sampling during a call. With one session attached the request is its
+   * own and the answer reaches the server; once a second session is attached, the server's next
+   * request goes to nobody (a's call in flight is no evidence it is a's), and it is observed.
+   */
   @Test
-  void aServerRequestReachesTheOnlyClientWithACallInFlightAndItsAnswerTheBackend() throws Exception {
+  void aServerRequestReachesTheOnlyAttachedClientAndNobodyOnceASecondIsAttached() throws Exception {
     Shared s = shared(FakeServer.builder().name("mux-sampling").era(FakeServer.Era.LEGACY)
         .sendsServerRequestOnCall("sampling/createMessage").build(), HandshakeEra.INITIALIZE);
     RecordingClient a = RecordingClient.attach(s.mux(), "a", legacy("a", s.version()));
-    RecordingClient b = RecordingClient.attach(s.mux(), "b", legacy("b", s.version()));
     a.onServerRequest = r -> Map.of("result", Map.of("role", "assistant", "model", "a-model",
         "content", Map.of("type", "text", "text", "sampled for " + ((Map<?, ?>) r.get("params")).get("marker"))));
-    b.onServerRequest = r -> Map.of("result", Map.of("model", "b's, wrongly"));
 
     String answer = text(a.call(1, "tools/call", call("ask", Map.of("marker", "a-" + nonce))));
-
     assertTrue(answer.contains("sampled for a-" + nonce), answer);
     assertEquals(1, a.messages("sampling/createMessage").size());
-    assertEquals(List.of(), b.received);
     assertEquals(List.of(), hazards.seen);
+
+    RecordingClient b = RecordingClient.attach(s.mux(), "b", legacy("b", s.version()));
+    b.onServerRequest = r -> Map.of("result", Map.of("model", "b's, wrongly"));
+    Map<String, Object> second = a.call(2, "tools/call", call("ask", Map.of("marker", "a2-" + nonce)));
+    assertFalse(String.valueOf(second).contains("b's, wrongly"), String.valueOf(second));
+    assertEquals(1, a.messages("sampling/createMessage").size(), "the second request did not reach a");
+    assertEquals(List.of(), b.received);
+    assertEquals(List.of(HazardCode.UNROUTABLE_SERVER_REQUEST), hazards.seen.stream().map(RecordingHazards.Seen::code).toList());
   }
 
   @Test
@@ -290,8 +300,13 @@ class MultiplexerProcessTest {
     assertEquals(List.of(), hazards.seen);
   }
 
+  /**
+   * The backend logs at the finest level any attached session asked for. With two attached, a
+   * log message names neither: a's call's messages reach neither a nor b, and are observed.
+   * Once a leaves, b alone owns what the backend logs, at or above its own level.
+   */
   @Test
-  void theBackendLogsAtTheFinestLevelAskedAndEachClientSeesItsOwn() throws Exception {
+  void theBackendLogsAtTheFinestLevelAskedAndOnlyASessionAloneSeesItsMessages() throws Exception {
     Shared s = shared(FakeServer.builder().name("mux-logging").era(FakeServer.Era.LEGACY).tool("work").logsAtLevels().build(),
         HandshakeEra.INITIALIZE);
     RecordingClient a = RecordingClient.attach(s.mux(), "a", legacy("a", s.version()));
@@ -300,18 +315,17 @@ class MultiplexerProcessTest {
     assertEquals(Map.of(), result(b.call(1, "logging/setLevel", Map.of("level", "error"))));
 
     a.call(2, "tools/call", call("work", Map.of("marker", "a-log")));
-    b.call(2, "tools/call", call("work", Map.of("marker", "b-log")));
-
-    assertEquals(List.of("warning", "error", "critical", "alert", "emergency"),
-        paramsOf(a.received, "notifications/message", "level"));
-    assertEquals(List.of("a-log"), paramsOf(a.received, "notifications/message", "data").stream().distinct().toList());
-    assertEquals(List.of("error", "critical", "alert", "emergency"), paramsOf(b.received, "notifications/message", "level"),
-        "the backend sent b's call's warning too; b asked for error");
-    assertEquals(List.of("b-log"), paramsOf(b.received, "notifications/message", "data").stream().distinct().toList());
+    assertEquals(List.of(), paramsOf(a.received, "notifications/message", "level"));
+    assertEquals(List.of(), paramsOf(b.received, "notifications/message", "level"), "a's log never reaches b");
+    assertTrue(hazards.seen.stream().allMatch(h -> h.code() == HazardCode.UNATTRIBUTABLE_NOTIFICATION) && !hazards.seen.isEmpty(),
+        hazards.seen.toString());
 
     a.channel.close();
     assertEquals(List.of("warning", "error"), paramsOf(receivedRequests(b, 3), "logging/setLevel", "level"));
-    assertEquals(List.of(), hazards.seen);
+    b.call(4, "tools/call", call("work", Map.of("marker", "b-log")));
+    assertEquals(List.of("error", "critical", "alert", "emergency"), paramsOf(b.received, "notifications/message", "level"),
+        "b asked for error");
+    assertEquals(List.of("b-log"), paramsOf(b.received, "notifications/message", "data").stream().distinct().toList());
   }
 
   @Test

@@ -392,21 +392,21 @@ class MultiplexerTest {
     assertEquals(Map.of(), result(b.answersTo(1).get(0)));
     assertEquals(List.of("error", "info"), levels(), "sent when the finest level changes, not for a coarser one");
 
+    // Two sessions attached: a log message names neither, so it reaches neither, whatever is in flight.
     a.request(3, "tools/call", call("a"));
+    mux.onNotification("notifications/message", Map.of("level", "emergency", "data", "whose?"));
+    assertEquals(List.of(), a.params("notifications/message"));
+    assertEquals(List.of(), b.params("notifications/message"));
+    backend.only("tools/call").result(text("a"));
+
+    b.channel.close();
+    assertEquals(List.of("error", "info", "critical"), levels(), "the holder of the finest level left");
+    // One session attached: it owns every message, at or above its own level.
     for (String level : List.of("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")) {
       mux.onNotification("notifications/message", Map.of("level", level, "data", level));
     }
     assertEquals(List.of("critical", "alert", "emergency"), a.params("notifications/message").stream()
         .map(p -> p.get("level")).toList());
-    backend.only("tools/call").result(text("a"));
-
-    b.request(3, "tools/call", call("b"));
-    mux.onNotification("notifications/message", Map.of("level", "debug", "data", "d"));
-    mux.onNotification("notifications/message", Map.of("level", "notice", "data", "n"));
-    assertEquals(List.of("notice"), b.params("notifications/message").stream().map(p -> p.get("level")).toList());
-
-    b.channel.close();
-    assertEquals(List.of("error", "info", "critical"), levels(), "the holder of the finest level left");
   }
 
   private List<Object> levels() {
@@ -439,23 +439,32 @@ class MultiplexerTest {
 
   // ---- rule 6: server requests ----
 
+  /**
+   * With one session attached the request is its own, and its answer goes back to the backend.
+   * With a second attached, the same request (the first session's call still in flight) goes to
+   * nobody: a call in flight is timing, not evidence of whom the request is for.
+   */
   @Test
-  void aServerRequestGoesToTheOnlyClientWithACallInFlightAndItsAnswerBack() throws Exception {
+  void aServerRequestGoesToTheOnlyAttachedClientAndItsAnswerBackAndToNobodyOnceTwoAreAttached() throws Exception {
     legacyBackend();
-    RecordingClient a = client("a");
     RecordingClient b = client("b");
-    RecordingClient c = client("c");
     b.request(1, "tools/call", call("b"));
     CompletableFuture<ServerMessageHandler.Reply> reply =
         mux.onRequestAsync("sampling/createMessage", Map.of("maxTokens", 5)).toCompletableFuture();
-    assertEquals(List.of(), a.received);
-    assertEquals(List.of(), c.received);
     Map<String, Object> routed = b.messages("sampling/createMessage").get(0);
     assertEquals(Map.of("maxTokens", 5), routed.get("params"));
     assertFalse(reply.isDone(), "answered when the client answers");
     b.channel.fromClient(Map.of("jsonrpc", "2.0", "id", routed.get("id"), "result", Map.of("model", "m")));
     assertEquals(new ServerMessageHandler.Result(Map.of("model", "m")), reply.get());
     assertEquals(0, mux.hazards());
+
+    RecordingClient a = client("a");
+    ServerMessageHandler.Reply r = mux.onRequestAsync("sampling/createMessage", Map.of()).toCompletableFuture().get();
+    assertEquals(new ServerMessageHandler.Error(-32603,
+        "cannot route sampling/createMessage: 2 sessions share this backend and nothing in it names one"), r);
+    assertEquals(1, b.messages("sampling/createMessage").size(), "b, the only one with a call in flight, gets nothing more");
+    assertEquals(List.of(), a.received);
+    assertEquals(1, mux.hazards());
   }
 
   @Test
@@ -477,11 +486,13 @@ class MultiplexerTest {
     a.request(1, "tools/call", call("a"));
     b.request(1, "tools/call", call("b"));
     ServerMessageHandler.Reply r = mux.onRequestAsync("roots/list", Map.of()).toCompletableFuture().get();
-    assertEquals(new ServerMessageHandler.Error(-32603, "cannot route roots/list: 2 sessions have calls in flight"), r);
+    assertEquals(new ServerMessageHandler.Error(-32603,
+        "cannot route roots/list: 3 sessions share this backend and nothing in it names one"), r);
     assertEquals(List.of(), a.messages("roots/list"));
     assertEquals(List.of(), b.messages("roots/list"));
     assertEquals(List.of(new RecordingHazards.Seen(HazardCode.UNROUTABLE_SERVER_REQUEST, 3,
-        "roots/list from the backend while 2 of 3 sessions had calls in flight")), hazards.seen);
+        "roots/list from the backend with 3 sessions attached (2 with calls in flight): nothing in it names the session it"
+            + " is for")), hazards.seen);
     assertEquals(1, mux.hazards());
   }
 
@@ -491,7 +502,8 @@ class MultiplexerTest {
     client("a");
     client("b");
     ServerMessageHandler.Reply r = mux.onRequestAsync("sampling/createMessage", Map.of()).toCompletableFuture().get();
-    assertEquals(new ServerMessageHandler.Error(-32603, "cannot route sampling/createMessage: 0 sessions have calls in flight"), r);
+    assertEquals(new ServerMessageHandler.Error(-32603,
+        "cannot route sampling/createMessage: 2 sessions share this backend and nothing in it names one"), r);
     assertEquals(HazardCode.UNROUTABLE_SERVER_REQUEST, hazards.seen.get(0).code());
   }
 
@@ -523,7 +535,6 @@ class MultiplexerTest {
   void aServerRequestRoutedToAClientThatLeavesIsAnsweredWithAnError() throws Exception {
     legacyBackend();
     RecordingClient a = client("a");
-    client("b");
     a.request(1, "tools/call", call("a"));
     CompletableFuture<ServerMessageHandler.Reply> reply =
         mux.onRequestAsync("sampling/createMessage", Map.of()).toCompletableFuture();
@@ -537,10 +548,11 @@ class MultiplexerTest {
   void anAnswerToARequestNeverRoutedToThatClientIsDropped() throws Exception {
     legacyBackend();
     RecordingClient a = client("a");
-    RecordingClient b = client("b");
     a.request(1, "tools/call", call("a"));
     CompletableFuture<ServerMessageHandler.Reply> reply = mux.onRequestAsync("roots/list", Map.of()).toCompletableFuture();
     Object id = a.messages("roots/list").get(0).get("id");
+    // b attaches after the request was routed to a, and answers it under a's id.
+    RecordingClient b = client("b");
     b.channel.fromClient(Map.of("jsonrpc", "2.0", "id", id, "result", Map.of("roots", List.of("b's"))));
     assertFalse(reply.isDone(), "b cannot answer what was asked of a");
     a.channel.fromClient(Map.of("jsonrpc", "2.0", "id", id, "result", Map.of("roots", List.of())));
@@ -549,18 +561,25 @@ class MultiplexerTest {
 
   // ---- rule 7: request-scoped notifications ----
 
+  /**
+   * The failure this rule exists for: b's tool answers at once and its server sends b's log
+   * message later, while a's long call is the only one in flight. Timing would hand b's message
+   * to a; with two sessions attached it goes to nobody and is observed.
+   */
   @Test
-  void aRequestScopedNotificationGoesToTheOnlyClientWithACallInFlight() {
+  void aRequestScopedNotificationGoesToNobodyWhenTwoAreAttachedWhateverIsInFlight() {
     legacyBackend();
     RecordingClient a = client("a");
     RecordingClient b = client("b");
-    b.request(1, "tools/call", call("b"));
-    mux.onNotification("notifications/message", Map.of("level", "info", "data", "about b's call"));
+    a.request(1, "tools/call", call("a"));
+    mux.onNotification("notifications/message", Map.of("level", "info", "data", "b's secret"));
     mux.onNotification("custom/event", Map.of("x", 1));
-    assertEquals(List.of(), a.received);
-    assertEquals(List.of(Map.of("level", "info", "data", "about b's call")), b.params("notifications/message"));
-    assertEquals(List.of(Map.of("x", 1)), b.params("custom/event"));
-    assertEquals(0, mux.hazards());
+    assertEquals(List.of(), a.messages("notifications/message"));
+    assertEquals(List.of(), a.messages("custom/event"));
+    assertEquals(List.of(), b.received);
+    assertEquals(2, mux.hazards());
+    assertEquals(List.of(HazardCode.UNATTRIBUTABLE_NOTIFICATION, HazardCode.UNATTRIBUTABLE_NOTIFICATION),
+        hazards.seen.stream().map(RecordingHazards.Seen::code).toList());
   }
 
   @Test
@@ -576,9 +595,11 @@ class MultiplexerTest {
     assertEquals(List.of(), b.messages("notifications/message"));
     assertEquals(List.of(
         new RecordingHazards.Seen(HazardCode.UNATTRIBUTABLE_NOTIFICATION, 2,
-            "notifications/message from the backend while 0 of 2 sessions had calls in flight"),
+            "notifications/message from the backend with 2 sessions attached (0 with calls in flight): nothing in it names"
+                + " the session it is for"),
         new RecordingHazards.Seen(HazardCode.UNATTRIBUTABLE_NOTIFICATION, 2,
-            "notifications/message from the backend while 2 of 2 sessions had calls in flight")), hazards.seen);
+            "notifications/message from the backend with 2 sessions attached (2 with calls in flight): nothing in it names"
+                + " the session it is for")), hazards.seen);
   }
 
   @Test
