@@ -127,7 +127,8 @@ public final class Daemon implements AutoCloseable {
           }
         }
         watcher = new RecordsWatcher(cotenant.recordsDirectory(), cotenant.recordStores(),
-            !cotenant.config().get(dev.cotenant.gateway.providers.Spi.RECORDS_KEY, "file").equals("file"));
+            !cotenant.config().get(dev.cotenant.gateway.providers.Spi.RECORDS_KEY, "file").equals("file"),
+            sharing::recordsChanged);
         writeState();
         // The socket opens last: a client it answers (a shim, `serve --detach`) finds the daemon
         // ready, daemon.json written and HTTP listening.

@@ -46,7 +46,15 @@ final class RecordsWatcher implements AutoCloseable {
    * Watches {@code directory}; with {@code remote}, the records live elsewhere and are re-read
    * every {@value #REMOTE_PERIOD_MS} ms whatever the directory shows.
    */
+  private final Runnable onReload;
+
   RecordsWatcher(Path directory, RecordStores stores, boolean remote) {
+    this(directory, stores, remote, () -> { });
+  }
+
+  /** As above; {@code onReload} runs after each reload (the daemon tells its sharing the records changed). */
+  RecordsWatcher(Path directory, RecordStores stores, boolean remote, Runnable onReload) {
+    this.onReload = onReload;
     this.directory = directory;
     this.stores = stores;
     this.remote = remote;
@@ -95,6 +103,7 @@ final class RecordsWatcher implements AutoCloseable {
         stores.hazardLedger().reload();
       }
       stores.preflightCache().load();
+      onReload.run();
       if (changed) {
         LOG.info("the records in {} changed; new sessions are placed by the verdicts they give now", directory);
       }

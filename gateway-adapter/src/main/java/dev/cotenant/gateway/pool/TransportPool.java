@@ -121,7 +121,8 @@ import org.slf4j.LoggerFactory;
  *       new entry beyond it throws {@link PoolException.Kind#BUDGET_EXHAUSTED}, naming the
  *       budget and {@value PoolSettings#SPAWN_BUDGET}. A restart keeps its entry's slot.
  *   <li><b>Drain.</b> {@link #drainAll} stops new acquires ({@link PoolException.Kind#CLOSED}) and
- *       closes every entry; see there.
+ *       closes every entry; see there. {@link #drainAndReopen} does the same and then accepts
+ *       acquires again.
  * </ol>
  *
  * <h2>Threads, timers and the clock</h2>
@@ -162,6 +163,8 @@ public final class TransportPool<B extends PooledBackend> implements AutoCloseab
   private final Map<String, Set<PoolKey>> sessionIndex = new HashMap<>();
   /** False once a drain began. Guarded by {@link #lock}. */
   private boolean accepting = true;
+  /** Set by {@link #close}: a pool closed never accepts again, even after a {@link #drainAndReopen}. */
+  private boolean closedForGood;
   /** Guarded by {@link #lock}. */
   private long attachSerial;
 
@@ -512,6 +515,27 @@ public final class TransportPool<B extends PooledBackend> implements AutoCloseab
     return new DrainResult(drained, forced, errors);
   }
 
+  /**
+   * Drains every backend now, as {@link #drainAll}, and then accepts acquires again, so the next
+   * session starts a backend afresh: what an operator's "drain the backends" means while the
+   * gateway keeps serving. Acquires during the drain are refused ({@link PoolException.Kind#CLOSED}).
+   * A pool {@link #close closed} meanwhile stays closed.
+   */
+  public DrainResult drainAndReopen(boolean force, Duration timeout) throws InterruptedException {
+    try {
+      return drainAll(force, timeout);
+    } finally {
+      lock.lock();
+      try {
+        if (!closedForGood) {
+          accepting = true;
+        }
+      } finally {
+        lock.unlock();
+      }
+    }
+  }
+
   private void closeRemaining(List<PoolEntry<B>> all, String why) {
     List<Runnable> later = new ArrayList<>();
     lock.lock();
@@ -566,6 +590,12 @@ public final class TransportPool<B extends PooledBackend> implements AutoCloseab
   /** {@code drainAll(true, settings.closeTimeout())}; an interrupt is kept on the thread. */
   @Override
   public void close() {
+    lock.lock();
+    try {
+      closedForGood = true;
+    } finally {
+      lock.unlock();
+    }
     try {
       drainAll(true, settings.closeTimeout());
     } catch (InterruptedException e) {

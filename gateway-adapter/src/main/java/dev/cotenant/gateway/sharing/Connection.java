@@ -61,6 +61,8 @@ public final class Connection implements AutoCloseable {
   private @Nullable ClientChannel channel;
   private int generation;
   private boolean closed;
+  /** The records' revision ({@link Sharing#recordsChanged}) at which the verdict was last asked. */
+  private long recordsChecked;
 
   Connection(Sharing owner, ServerDescription server, String sessionId, Map<String, Object> initializeParams,
       ClientSink toClient) {
@@ -126,6 +128,7 @@ public final class Connection implements AutoCloseable {
           channel = ((Attach.Attached) a).channel();
           generation = b.generation;
           decision = d;
+          recordsChecked = owner.recordsRevision();
           return;
         }
         l.release();
@@ -187,6 +190,18 @@ public final class Connection implements AutoCloseable {
         leave();
         place(new PlacementDecision(Placement.DEDICATED, false, "a hazard was observed on its shared backend"));
         return Objects.requireNonNull(channel);
+      }
+      if (d.placement() == Placement.SHARED && !d.forced() && starts && calls.isEmpty() && asked.isEmpty()
+          && recordsChecked != owner.recordsRevision()) {
+        // The records changed (a hazard from the API, another terminal, another replica): the
+        // verdict is asked again, and a session whose server no longer shares moves.
+        recordsChecked = owner.recordsRevision();
+        PlacementDecision now = owner.placement(server);
+        if (now.placement() != Placement.SHARED) {
+          leave();
+          place(new PlacementDecision(Placement.DEDICATED, false, "the records changed: " + now.why()));
+          return Objects.requireNonNull(channel);
+        }
       }
       Duration wait = owner.pool().settings().closeTimeout();
       MuxBackend b = l.awaitBackend(wait);

@@ -53,7 +53,9 @@ import org.slf4j.LoggerFactory;
  *       session goes.
  *   <li><b>Attached sessions move.</b> After a hazard on a shared backend, each session attached
  *       to it moves to a dedicated backend of its own at its next message; calls it has in
- *       flight on the shared backend finish there. The shared backend drains once the last
+ *       flight on the shared backend finish there. A hazard recorded elsewhere (an API, another
+ *       process, another replica) moves them too, once the host says the records changed
+ *       ({@link #recordsChanged}). The shared backend drains once the last
  *       session has left (the pool's grace and idle cap).
  *   <li><b>Restarts.</b> When a backend dies, calls in flight fail with "call interrupted"
  *       ({@link Multiplexer#CALL_INTERRUPTED}) and are never replayed; the pool restarts the
@@ -91,6 +93,8 @@ public final class Sharing implements AutoCloseable {
   private final Map<String, Map<String, Object>> firstClient = new ConcurrentHashMap<>();
   /** The connection ids of shared backends on which a hazard was observed. */
   private final Set<String> hazardous = ConcurrentHashMap.newKeySet();
+  /** Counts {@link #recordsChanged} calls: a session on a shared backend asks its verdict again when it moved. */
+  private final java.util.concurrent.atomic.AtomicLong recordsRevision = new java.util.concurrent.atomic.AtomicLong();
 
   /**
    * @param sessions opens backends
@@ -140,6 +144,22 @@ public final class Sharing implements AutoCloseable {
     return settings;
   }
 
+  /**
+   * Says the records changed outside this runtime's own observations: a hazard recorded through
+   * a host's API, a ledger another process or replica wrote and this runtime reloaded, a
+   * registration cleared. Each session on a shared backend (not forced) asks its server's verdict
+   * again at its next message that starts something, once nothing is outstanding between it and
+   * the backend, and moves to a backend of its own when the verdict no longer shares. Cheap; call
+   * it after every reload.
+   */
+  public void recordsChanged() {
+    recordsRevision.incrementAndGet();
+  }
+
+  long recordsRevision() {
+    return recordsRevision.get();
+  }
+
   /** Where a new session of {@code server} would go now, and why. */
   public PlacementDecision placement(ServerDescription server) {
     return PlacementDecision.decide(server.name(), verdicts.apply(server), settings);
@@ -175,9 +195,20 @@ public final class Sharing implements AutoCloseable {
     return pool.restartByName(serverName);
   }
 
-  /** Drains every backend; see {@link TransportPool#drainAll}. */
+  /**
+   * Drains every backend and stops accepting sessions for good; see {@link TransportPool#drainAll}.
+   * For shutting down.
+   */
   public DrainResult drainAll(boolean force, Duration timeout) throws InterruptedException {
     return pool.drainAll(force, timeout);
+  }
+
+  /**
+   * Drains every backend, then accepts sessions again: the next session of each server starts a
+   * backend afresh. See {@link TransportPool#drainAndReopen}.
+   */
+  public DrainResult drainBackends(boolean force, Duration timeout) throws InterruptedException {
+    return pool.drainAndReopen(force, timeout);
   }
 
   /** Releases every backend {@code sessionId} holds. */

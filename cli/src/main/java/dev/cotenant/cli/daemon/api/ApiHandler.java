@@ -253,6 +253,8 @@ public final class ApiHandler extends Handler.Abstract implements AutoCloseable 
     HazardLedger ledger = cotenant.recordStores().hazardLedger();
     boolean recorded = ledger.record(name, cotenant.identityOf(server.description()).ledgerKey(), code, attached);
     ledger.flush();
+    // Sessions already sharing a backend of this server ask its verdict again at their next call.
+    sharing.recordsChanged();
     ObjectNode o = Output.object();
     o.put("recorded", recorded);
     return new Answer(201, Output.text(o).getBytes(StandardCharsets.UTF_8), Map.of());
@@ -340,7 +342,8 @@ public final class ApiHandler extends Handler.Abstract implements AutoCloseable 
     JsonBody body = x.body("force", "timeoutMs");
     boolean force = body.optionalBoolean("force").orElse(false);
     int timeout = body.optionalInt("timeoutMs", 0, 600_000).orElse(DEFAULT_DRAIN_TIMEOUT_MS);
-    return Answer.ok(Backends.drained(sharing.drainAll(force, Duration.ofMillis(timeout))));
+    // The daemon keeps serving: the next session of each server starts a backend afresh.
+    return Answer.ok(Backends.drained(sharing.drainBackends(force, Duration.ofMillis(timeout))));
   }
 
   private Answer probe(Exchange x) throws ApiError, InterruptedException {

@@ -1,6 +1,7 @@
 package dev.cotenant.cli.daemon.api;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cotenant.api.ServerDescription;
@@ -89,6 +90,14 @@ class ApiBackendsTest {
       assertEquals(1, drained.json().path("drained").asInt() + drained.json().path("forced").asInt(), drained.toString());
       ApiDaemon.await("the pool to be empty", () -> api.daemon.sharingRuntime().accounting().isEmpty());
       assertEquals(0, api.get("/api/backends").json().path("totals").path("backends").asInt());
+
+      // The daemon keeps serving after a drain: a new session starts a backend afresh. (It was
+      // refused "the pool is draining" until a restart of the daemon.)
+      try (Connection c = api.daemon.sharingRuntime().connect(configured, "session-c", CLIENT, m -> {})) {
+        assertTrue(c.backendPid().isPresent(), "a backend for the new session");
+        assertNotEquals(pool.get(0).pid().getAsLong(), c.backendPid().getAsLong(), "a new one");
+        assertEquals(1, api.get("/api/backends").json().path("totals").path("backends").asInt());
+      }
     }
   }
 }
