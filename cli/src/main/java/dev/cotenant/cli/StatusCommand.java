@@ -20,6 +20,9 @@ public final class StatusCommand extends CliCommand {
   /** Exit status when no daemon runs. */
   public static final int EXIT_NOT_RUNNING = 1;
 
+  /** Exit status when a daemon holds the socket but does not answer (stopped with SIGSTOP, hung, another user's). */
+  public static final int EXIT_NO_ANSWER = 3;
+
   /** For picocli. */
   public StatusCommand() {}
 
@@ -27,7 +30,13 @@ public final class StatusCommand extends CliCommand {
   public Integer call() throws Exception {
     CliContext ctx = context();
     CotenantHome home = cotenantHome();
-    Optional<Map<String, Object>> status = askDaemon(home, "status", " (start one: cotenant serve)");
+    Optional<Map<String, Object>> status;
+    try {
+      status = askDaemon(home, "status", " (start one: cotenant serve)");
+    } catch (java.io.IOException e) {
+      ctx.err().println("cotenant: " + e.getMessage());
+      return EXIT_NO_ANSWER;
+    }
     if (status.isEmpty()) {
       return EXIT_NOT_RUNNING;
     }

@@ -23,7 +23,13 @@ public final class StopCommand extends CliCommand {
   public Integer call() throws Exception {
     CliContext ctx = context();
     CotenantHome home = cotenantHome();
-    Optional<Map<String, Object>> answer = askDaemon(home, "stop", "");
+    Optional<Map<String, Object>> answer;
+    try {
+      answer = askDaemon(home, "stop", "");
+    } catch (java.io.IOException e) {
+      ctx.err().println("cotenant: " + e.getMessage());
+      return StatusCommand.EXIT_NO_ANSWER;
+    }
     if (answer.isEmpty()) {
       return StatusCommand.EXIT_NOT_RUNNING;
     }

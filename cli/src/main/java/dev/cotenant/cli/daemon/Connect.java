@@ -51,11 +51,27 @@ public final class Connect {
       err.println("cotenant connect " + name + ": " + e.getMessage());
       err.flush();
       return Shim.EXIT_DAEMON;
+    } catch (IOException | RuntimeException e) {
+      // The home cannot hold a daemon (a regular file, read-only, a socket path over the limit):
+      // one line saying which and why, never a stack trace.
+      err.println("cotenant connect " + name + ": cannot reach or start the daemon in " + home.dir() + ": " + why(e));
+      err.flush();
+      return Shim.EXIT_DAEMON;
     }
     try (socket) {
       return new Shim(name, configs, new FileInputStream(FileDescriptor.in), new FileOutputStream(FileDescriptor.out), err)
           .run(socket);
     }
+  }
+
+  /** What went wrong, in words: the exception's message, and for a file system error its reason. */
+  static String why(Exception e) {
+    if (e instanceof java.nio.file.FileSystemException) {
+      java.nio.file.FileSystemException f = (java.nio.file.FileSystemException) e;
+      String reason = f.getReason() == null ? e.getClass().getSimpleName() : f.getReason();
+      return (f.getFile() == null ? "" : f.getFile() + ": ") + reason.toLowerCase(java.util.Locale.ROOT);
+    }
+    return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
   }
 
   /**

@@ -9,6 +9,7 @@ import java.io.PrintWriter;
 import java.nio.channels.SocketChannel;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code cotenant connect}: relays one MCP client's stdio session to the daemon. Lines from the
@@ -34,6 +35,13 @@ public final class Shim {
 
   /** Exit status: the client closed its input. */
   public static final int EXIT_CLIENT_CLOSED = 0;
+  /**
+   * How long the daemon may take to accept a session: long enough to start a backend and hand
+   * over its handshake (an {@code npx} launch, a JVM), short enough that a stopped or hung daemon
+   * ends the shim with a reason instead of holding its client forever.
+   */
+  static final java.time.Duration HELLO_TIMEOUT = java.time.Duration.ofSeconds(120);
+
   /** Exit status: the daemon could not be reached, refused the session, or went away. */
   public static final int EXIT_DAEMON = 1;
 
@@ -45,6 +53,8 @@ public final class Shim {
   /** The client's requests not answered yet, by their id's JSON text. */
   private final java.util.Set<String> pending = ConcurrentHashMap.newKeySet();
   private volatile boolean clientClosed;
+  /** Why the client side ended the session (a message over the limit); null while it has not. */
+  private volatile @Nullable String clientError;
 
   /**
    * @param server the server's name
@@ -65,7 +75,8 @@ public final class Shim {
   public int run(SocketChannel socket) {
     LineChannel daemon = new LineChannel(socket);
     long daemonPid;
-    try {
+    ChannelDeadline deadline = new ChannelDeadline(socket, HELLO_TIMEOUT);
+    try (deadline) {
       daemon.writeLine(ShimJson.hello(server, configs));
       byte[] reply = daemon.readLine();
       if (reply == null) {
@@ -77,6 +88,10 @@ public final class Shim {
       }
       daemonPid = r.numbers()[0];
     } catch (IOException e) {
+      if (deadline.fired()) {
+        return fail("the daemon did not answer within " + HELLO_TIMEOUT.toSeconds() + " s: it may be stopped (kill -CONT"
+            + " its pid) or hung");
+      }
       return fail("the daemon closed the connection before answering (" + e.getMessage() + ")");
     }
     Thread up = new Thread(() -> upstream(daemon, socket), "cotenant-connect-up");
@@ -96,6 +111,9 @@ public final class Shim {
       }
     } catch (IOException e) {
       why = e.getMessage();
+    }
+    if (clientError != null) {
+      return fail(clientError);
     }
     if (clientClosed) {
       return EXIT_CLIENT_CLOSED;
@@ -168,7 +186,10 @@ public final class Shim {
       while ((b = in.read()) >= 0) {
         if (b != '\n') {
           if (line.size() >= LineChannel.MAX_LINE) {
-            throw new IOException("the client sent a message longer than " + LineChannel.MAX_LINE + " bytes");
+            // No message that long is read; the session ends, and the shim with it.
+            clientError = "the client sent a message longer than " + LineChannel.MAX_LINE + " bytes; the session was ended";
+            socket.close();
+            return;
           }
           line.write(b);
           continue;

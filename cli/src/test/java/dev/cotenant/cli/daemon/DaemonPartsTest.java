@@ -2,6 +2,7 @@ package dev.cotenant.cli.daemon;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -176,5 +177,45 @@ class DaemonPartsTest {
       sh.destroyForcibly().waitFor();
     }
     assertEquals(false, Shim.stillRunning(sh.pid()), "reaped: gone");
+  }
+
+  /**
+   * A home that cannot hold a daemon: a regular file, or one whose socket path is over the Unix
+   * limit. {@code connect} says so in one line and exits 1; it threw a stack trace before.
+   */
+  @Test
+  void connectToAHomeThatCannotHoldADaemonSaysWhyInOneLine(@TempDir Path dir) throws Exception {
+    Path file = Files.writeString(dir.resolve("home-file"), "x");
+    Path deep = Files.createDirectories(dir.resolve("d".repeat(120)));
+    for (Path home : List.of(file, deep)) {
+      java.io.StringWriter text = new java.io.StringWriter();
+      int code = Connect.run("echo", List.of(), false, List.of(),
+          CotenantHome.resolve(java.util.Map.of("COTENANT_HOME", home.toString()), dir), java.util.Map.of(),
+          new java.io.PrintWriter(text, true));
+      String err = text.toString();
+      assertEquals(Shim.EXIT_DAEMON, code, err);
+      assertEquals(1, err.strip().lines().count(), err);
+      assertTrue(err.startsWith("cotenant connect echo: cannot reach or start the daemon in "), err);
+      assertFalse(err.contains("Exception") || err.contains("\tat "), err);
+    }
+    assertTrue(Files.isRegularFile(file), "the file is left as it was");
+  }
+
+  /**
+   * A daemon stopped with SIGSTOP still has its connections accepted by the kernel, and never
+   * answers: {@code status} and {@code stop} hung with no output. A listener that accepts and
+   * says nothing stands in for it: the question ends with one clear error.
+   */
+  @Test
+  void aDaemonThatAcceptsAndNeverAnswersIsReportedNotWaitedForForever(@TempDir Path dir) throws Exception {
+    CotenantHome home = CotenantHome.resolve(java.util.Map.of("COTENANT_HOME", dir.resolve("h").toString()), dir);
+    home.ensure();
+    try (java.nio.channels.ServerSocketChannel silent = java.nio.channels.ServerSocketChannel.open(java.net.StandardProtocolFamily.UNIX)) {
+      silent.bind(java.net.UnixDomainSocketAddress.of(home.socket()));
+      java.io.IOException e = assertThrows(java.io.IOException.class,
+          () -> DaemonControl.ask(home, "status", java.time.Duration.ofMillis(300)));
+      assertTrue(e.getMessage().startsWith("the daemon at " + home.socket() + " did not answer within 1 s: it may be stopped"),
+          e.getMessage());
+    }
   }
 }

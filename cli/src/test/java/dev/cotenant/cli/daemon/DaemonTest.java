@@ -326,6 +326,30 @@ class DaemonTest {
     }
   }
 
+  /**
+   * A client message over the line limit: the shim reads no more of it, ends the session and
+   * exits 1 with one line saying why. It lingered before, its reading side still waiting on a
+   * daemon that had nothing to say.
+   */
+  @Test
+  void aClientMessageOverTheLimitEndsTheSessionAndTheShimExits1() throws Exception {
+    Daemon d = daemon(echo());
+    d.start();
+    try (Client a = new Client("fake", home().socket())) {
+      a.initialize();
+      byte[] chunk = new byte[1 << 20];
+      java.util.Arrays.fill(chunk, (byte) 'x');
+      for (int i = 0; i < LineChannel.MAX_LINE / chunk.length; i++) {
+        a.toShim.write(chunk);
+      }
+      a.toShim.write('x');
+      a.toShim.flush();
+      assertEquals(Shim.EXIT_DAEMON, a.exit.get(30, TimeUnit.SECONDS));
+      assertEquals("cotenant connect fake: the client sent a message longer than " + LineChannel.MAX_LINE
+          + " bytes; the session was ended", a.err.toString().strip());
+    }
+  }
+
   @Test
   void stopOverTheSocketStopsTheDaemonAndStatusThenSaysNoneRuns() throws Exception {
     Daemon d = daemon(echo());
