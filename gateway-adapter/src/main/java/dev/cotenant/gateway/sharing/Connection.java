@@ -182,7 +182,14 @@ public final class Connection implements AutoCloseable {
       if (closed) {
         throw new PoolException(PoolException.Kind.CLOSED, "the connection is closed", null);
       }
-      Lease<MuxBackend> l = Objects.requireNonNull(lease);
+      if (lease == null) {
+        // An earlier move to a backend of its own failed (a start that failed, the spawn budget):
+        // the session has no backend; it tries again at each message until one is had.
+        place(new PlacementDecision(Placement.DEDICATED, false, "its shared backend had a hazard; moved once a backend"
+            + " of its own could be started"));
+        return Objects.requireNonNull(channel);
+      }
+      Lease<MuxBackend> l = lease;
       PlacementDecision d = Objects.requireNonNull(decision);
       if (d.placement() == Placement.SHARED && owner.hazardous(l.key()) && !d.forced() && starts
           && calls.isEmpty() && asked.isEmpty()) {

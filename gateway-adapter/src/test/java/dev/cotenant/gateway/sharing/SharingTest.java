@@ -214,6 +214,42 @@ class SharingTest {
     cb.close();
   }
 
+  /**
+   * A hazard moves a session, and its backend of its own cannot be started (here the spawn
+   * budget, 1, is the shared backend's). Every later message of the session is answered "no
+   * backend" with the reason; the session's next message threw a NullPointerException before,
+   * which ended the shim.
+   */
+  @Test
+  void aSessionWhoseMoveFailedIsAnsweredNoBackendAtEachMessageNeverANullPointer() throws Exception {
+    ServerDescription server = FakeServer.builder().name("asks-tight").era(FakeServer.Era.LEGACY).tool("echo")
+        .experimental("cotenant.caller-identity", Map.of("version", 1))
+        .sendsServerRequestOnCall("roots/list").build().description();
+    Cotenant cotenant = cotenant(SharingSettings.ENABLED, "true", dev.cotenant.gateway.pool.PoolSettings.SPAWN_BUDGET, "1");
+    cotenant.evaluator(1).uncappedPass(List.of(server));
+    sharing = cotenant.sharing();
+    Client a = new Client();
+    Client b = new Client();
+    Connection ca = sharing.connect(server, "session-a", init(), a);
+    Connection cb = sharing.connect(server, "session-b", init(), b);
+    initialized(ca, a);
+    initialized(cb, b);
+    ca.fromClient(call(1, "a-1", 0));
+    assertTrue(String.valueOf(a.answer(1)).contains("cannot route roots/list"), "the hazard");
+
+    for (int id = 7; id <= 8; id++) {
+      ca.fromClient(Map.of("jsonrpc", "2.0", "id", id, "method", "ping"));
+      Map<String, Object> answer = a.answer(id);
+      Map<?, ?> error = (Map<?, ?>) answer.get("error");
+      assertTrue(error != null, "no backend could be had: " + answer);
+      assertEquals(Connection.NO_BACKEND, ((Number) error.get("code")).intValue(), answer.toString());
+      assertTrue(String.valueOf(error.get("message")).contains(dev.cotenant.gateway.pool.PoolSettings.SPAWN_BUDGET),
+          answer.toString());
+    }
+    ca.close();
+    cb.close();
+  }
+
   @Test
   void aClientOfAnEarlierVersionOnADedicatedBackendOfADualEraServerIsServed() throws Exception {
     // The backend speaks 2026-07-28 (server/discover); the client initializes with 2025-11-25. Its
