@@ -13,6 +13,7 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The lock and the atomic replacement behind {@link LockedJsonFile}: an in-process lock plus an
@@ -86,6 +87,26 @@ final class ConfigFileLock implements AutoCloseable {
 
   /** Replaces {@code file} (or, for a symbolic link, its target) with {@code content}; call while held. */
   void replace(Path file, byte[] content) throws IOException {
+    replace(file, content, null);
+  }
+
+  /** The file changed between its read and its replacement (an editor that does not take the lock). */
+  static final class ChangedMeanwhile extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    ChangedMeanwhile(Path file) {
+      super(file + " changed while the new text was being written");
+    }
+  }
+
+  /**
+   * As {@link #replace(Path, byte[])}; with {@code expected} (the bytes the file held when it
+   * was read, or an empty array for a file that did not exist), the file is read again just
+   * before the rename, and a file that no longer holds them is left as it is: {@link
+   * ChangedMeanwhile}. An editor that does not take the lock can still write in the moment
+   * between that check and the rename, but no longer while the new text is made and synced.
+   */
+  void replace(Path file, byte[] content, byte @Nullable [] expected) throws IOException {
     Path target = Files.isSymbolicLink(file) ? file.toRealPath() : file;
     Set<PosixFilePermission> mode = null;
     if (Files.exists(target) && Files.getFileAttributeView(target, PosixFileAttributeView.class) != null) {
@@ -102,6 +123,12 @@ final class ConfigFileLock implements AutoCloseable {
       }
       if (mode != null) {
         Files.setPosixFilePermissions(tmp, mode);
+      }
+      if (expected != null) {
+        byte[] now = Files.exists(target) ? Files.readAllBytes(target) : new byte[0];
+        if (!java.util.Arrays.equals(now, expected)) {
+          throw new ChangedMeanwhile(file);
+        }
       }
       Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     } finally {

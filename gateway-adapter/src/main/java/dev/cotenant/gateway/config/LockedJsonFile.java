@@ -54,19 +54,31 @@ public final class LockedJsonFile {
    */
   public <T> T update(boolean createIfMissing, Transaction<T> tx) throws ConfigException {
     try (ConfigFileLock held = ConfigFileLock.hold(file)) {
-      boolean exists = Files.exists(file);
-      ObjectNode root = read(createIfMissing);
-      ObjectNode before = root.deepCopy();
-      T result = tx.apply(root);
-      if (!root.equals(before)) {
-        String text = exists ? Files.readString(file) : "";
+      // An edit that lands while the new text is made (an editor takes no lock) is not lost: the
+      // transaction runs again on the file as it is now, up to three times.
+      for (int attempt = 1; ; attempt++) {
+        boolean exists = Files.exists(file);
+        byte[] read = exists ? Files.readAllBytes(file) : new byte[0];
+        ObjectNode root = read(createIfMissing);
+        ObjectNode before = root.deepCopy();
+        T result = tx.apply(root);
+        if (root.equals(before)) {
+          return result;
+        }
+        String text = new String(read, java.nio.charset.StandardCharsets.UTF_8);
         if (exists && hasComments(text)) {
           throw new ConfigException(file, "holds comments, which rewriting it would lose; nothing was written. "
               + "Add the \"cotenant\" section by hand, or remove the comments and run again");
         }
-        held.replace(file, serialise(root, exists ? JsonLayout.of(text) : JsonLayout.DEFAULT));
+        try {
+          held.replace(file, serialise(root, exists ? JsonLayout.of(text) : JsonLayout.DEFAULT), read);
+          return result;
+        } catch (ConfigFileLock.ChangedMeanwhile e) {
+          if (attempt == 3) {
+            throw new ConfigException(file, "kept changing while it was written; nothing was written. Run again", e);
+          }
+        }
       }
-      return result;
     } catch (IOException e) {
       throw new ConfigException(file, "cannot lock or write: " + e.getMessage(), e);
     }
@@ -87,7 +99,10 @@ public final class LockedJsonFile {
       if (!now.equals(expected)) {
         throw new ConfigException(file, "changed since it was read; nothing was written. Run the command again");
       }
-      held.replace(file, replacement.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      held.replace(file, replacement.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+          now.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    } catch (ConfigFileLock.ChangedMeanwhile e) {
+      throw new ConfigException(file, "changed while it was written; nothing was written. Run the command again", e);
     } catch (IOException e) {
       throw new ConfigException(file, "cannot read, lock or write: " + e.getMessage(), e);
     }

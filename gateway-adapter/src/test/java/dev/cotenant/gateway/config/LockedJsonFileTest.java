@@ -106,4 +106,60 @@ class LockedJsonFileTest {
       assertEquals(2, left.count(), "no temporary file is left beside it");
     }
   }
+
+  /**
+   * A user's edit that lands while the new text is being made (an editor takes no lock) is kept:
+   * the file is read again before the rename, and the transaction runs again on the edited file.
+   * The transaction itself stands in for the editor on its first run. Before, the edit was
+   * overwritten every time.
+   */
+  @Test
+  void anEditMadeWhileTheFileIsWrittenIsKeptAndTheChangeAppliedToIt() throws Exception {
+    Path f = write("edited.json", "{\n  \"a\": 1\n}\n");
+    int[] runs = {0};
+    new LockedJsonFile(f).update(false, root -> {
+      if (runs[0]++ == 0) {
+        try {
+          Files.writeString(f, "{\n  \"a\": 1,\n  \"mine\": true\n}\n");
+        } catch (IOException e) {
+          throw new AssertionError(e);
+        }
+      }
+      return root.put("b", 2);
+    });
+    assertEquals(2, runs[0], "run again on the edited file");
+    assertEquals("{\n  \"a\": 1,\n  \"mine\": true,\n  \"b\": 2\n}\n", Files.readString(f));
+
+    // An editor that keeps writing: after three runs nothing is written, and the error says so.
+    Path busy = write("busy.json", "{}");
+    int[] n = {0};
+    ConfigException e = assertThrows(ConfigException.class, () -> new LockedJsonFile(busy).update(false, root -> {
+      try {
+        Files.writeString(busy, "{\"edit\": " + (++n[0]) + "}");
+      } catch (IOException x) {
+        throw new AssertionError(x);
+      }
+      return root.put("b", 2);
+    }));
+    assertTrue(e.getMessage().contains("kept changing while it was written; nothing was written"), e.getMessage());
+    assertEquals("{\"edit\": 3}", Files.readString(busy), "the last edit is there, untouched");
+  }
+
+  /** The check before the rename, as {@code replaceText} uses it: a changed file is left as it is. */
+  @Test
+  void aReplacementIsNotRenamedOverAFileThatChangedSinceItWasRead() throws Exception {
+    Path f = write("r.json", "{\"a\": 1}");
+    try (ConfigFileLock held = ConfigFileLock.hold(f)) {
+      assertThrows(ConfigFileLock.ChangedMeanwhile.class,
+          () -> held.replace(f, "{\"b\": 2}".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+              "{\"a\": 0}".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+      assertEquals("{\"a\": 1}", Files.readString(f));
+      held.replace(f, "{\"b\": 2}".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+          "{\"a\": 1}".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      assertEquals("{\"b\": 2}", Files.readString(f));
+    }
+    try (java.util.stream.Stream<Path> left = Files.list(dir)) {
+      assertFalse(left.anyMatch(p -> p.getFileName().toString().endsWith(".tmp")), "no temporary file is left");
+    }
+  }
 }
