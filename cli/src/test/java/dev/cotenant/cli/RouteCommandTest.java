@@ -295,8 +295,19 @@ class RouteCommandTest {
     assertEquals(JSONC.readTree(jsonc).path("servers").path("echo"), JSON.readTree(Files.readString(sidecar())).path("mcpServers").path("echo"));
 
     assertEquals(0, cli.run("route", ".vscode/mcp.json", "--undo", "--apply").code());
-    assertEquals(JSONC.readTree(jsonc), JSONC.readTree(Files.readString(vscode)));
-    assertTrue(Files.readString(vscode).contains("// servers for this workspace\n"));
+    assertEquals(jsonc, Files.readString(vscode),
+        "undone verbatim: the comment and trailing comma inside the entry are back, byte for byte");
+  }
+
+  /** A one-line entry comes back on one line, as it was, not reformatted. */
+  @Test
+  void aRoutedOneLineEntryIsRestoredAsItWas() throws IOException {
+    String text = "{\"mcpServers\": {\"echo\": {\"command\":\"/opt/echo/bin/echo-server\" , \"args\":[\"-v\"]}}}\n";
+    Path file = cli.write("one-line.json", text);
+    assertEquals(0, cli.run("route", "one-line.json", "--launcher", LAUNCHER, "--apply").code());
+    assertFalse(Files.readString(file).equals(text), "routed");
+    assertEquals(0, cli.run("route", "one-line.json", "--undo", "--apply").code());
+    assertEquals(text, Files.readString(file));
   }
 
   @Test

@@ -153,20 +153,46 @@ public final class ConfigText {
    * objects) replaced by its new value.
    */
   public String with(Map<Slot, ? extends JsonNode> replacements) {
-    List<Map.Entry<Span, JsonNode>> edits = new ArrayList<>();
+    return with(replacements, Map.of());
+  }
+
+  /**
+   * As {@link #with(Map)}, a slot in {@code verbatim} taking that text as it is (an entry's
+   * original text, comments and layout included) instead of its value rendered.
+   */
+  public String with(Map<Slot, ? extends JsonNode> replacements, Map<Slot, String> verbatim) {
+    List<Map.Entry<Span, String>> edits = new ArrayList<>();
     replacements.forEach((slot, value) -> {
       Span span = spans.get(slot);
       if (span == null) {
         throw new IllegalArgumentException("no entry " + slot + " in " + file);
       }
-      edits.add(Map.entry(span, value));
+      edits.add(Map.entry(span, verbatim.containsKey(slot) ? verbatim.get(slot) : render(value, span)));
     });
-    edits.sort(Comparator.comparingInt((Map.Entry<Span, JsonNode> e) -> e.getKey().start()).reversed());
+    edits.sort(Comparator.comparingInt((Map.Entry<Span, String> e) -> e.getKey().start()).reversed());
     StringBuilder sb = new StringBuilder(text);
-    for (Map.Entry<Span, JsonNode> e : edits) {
-      sb.replace(e.getKey().start(), e.getKey().end(), render(e.getValue(), e.getKey()));
+    for (Map.Entry<Span, String> e : edits) {
+      sb.replace(e.getKey().start(), e.getKey().end(), e.getValue());
     }
     return sb.toString();
+  }
+
+  /** The text of the entry at {@code slot}, as the file holds it; empty when there is none. */
+  public Optional<String> textOf(Slot slot) {
+    Span span = spans.get(slot);
+    return span == null ? Optional.empty() : Optional.of(text.substring(span.start(), span.end()));
+  }
+
+  /**
+   * True when {@code entryText} (an entry's value as a file held it) reads, as this class reads a
+   * file, as {@code value}: a kept text that no longer matches its entry is not restored.
+   */
+  public static boolean reads(String entryText, JsonNode value) {
+    try {
+      return LENIENT.readTree(entryText).equals(value);
+    } catch (RuntimeException e) {
+      return false;
+    }
   }
 
   private String render(JsonNode value, Span at) {

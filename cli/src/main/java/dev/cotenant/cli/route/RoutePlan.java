@@ -14,14 +14,24 @@ import tools.jackson.databind.JsonNode;
  *     restored, to take out of the sidecar
  * @param routedAs routing: the entry that replaces each routed server (kept in the sidecar, so
  *     undoing can tell an entry changed by hand); empty when undoing
+ * @param originalTexts routing: each original entry's text as the file held it, comments,
+ *     trailing commas and line breaks included (kept in the sidecar, so undoing restores it
+ *     verbatim); empty when undoing
  */
 public record RoutePlan(
-    String text, List<Outcome> outcomes, Map<String, JsonNode> originals, Map<String, JsonNode> routedAs) {
+    String text, List<Outcome> outcomes, Map<String, JsonNode> originals, Map<String, JsonNode> routedAs,
+    Map<String, String> originalTexts) {
   public RoutePlan {
     Objects.requireNonNull(text, "text");
     outcomes = List.copyOf(outcomes);
     originals = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(originals));
     routedAs = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(routedAs));
+    originalTexts = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(originalTexts));
+  }
+
+  /** A plan that keeps no original texts. */
+  public RoutePlan(String text, List<Outcome> outcomes, Map<String, JsonNode> originals, Map<String, JsonNode> routedAs) {
+    this(text, outcomes, originals, routedAs, Map.of());
   }
 
   /** What happens to one entry. */

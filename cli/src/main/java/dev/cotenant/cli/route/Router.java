@@ -46,6 +46,7 @@ public final class Router {
     Map<ConfigText.Slot, JsonNode> replacements = new LinkedHashMap<>();
     Map<String, JsonNode> added = new LinkedHashMap<>();
     Map<String, JsonNode> routedAs = new LinkedHashMap<>();
+    Map<String, String> texts = new LinkedHashMap<>();
     Set<String> seen = new HashSet<>();
     for (String map : ConfigText.MAPS) {
       Optional<ObjectNode> servers = config.map(map);
@@ -75,21 +76,25 @@ public final class Router {
         }
         boolean typed = map.equals("servers") || entry.has("type") || entry.has("transport");
         ObjectNode routed = launch.entry(name, sidecar, typed, cotenantHome);
-        replacements.put(new ConfigText.Slot(map, name), routed);
+        ConfigText.Slot slot = new ConfigText.Slot(map, name);
+        replacements.put(slot, routed);
         added.put(name, entry.deepCopy());
         routedAs.put(name, routed);
+        config.textOf(slot).ifPresent(t -> texts.put(name, t));
         outcomes.add(new Outcome(name, Kind.ROUTED, ""));
       }
     }
-    return new RoutePlan(config.with(replacements), outcomes, added, routedAs);
+    return new RoutePlan(config.with(replacements), outcomes, added, routedAs, texts);
   }
 
   /** The plan to restore {@code config}'s entries routed through {@code sidecar}. */
   public static RoutePlan undo(ConfigText config, Path sidecar, Optional<ObjectNode> stored) {
     ObjectNode originals = Sidecar.servers(stored);
     ObjectNode routedAs = Sidecar.routedAs(stored);
+    ObjectNode texts = Sidecar.originalTexts(stored);
     List<Outcome> outcomes = new ArrayList<>();
     Map<ConfigText.Slot, JsonNode> replacements = new LinkedHashMap<>();
+    Map<ConfigText.Slot, String> verbatim = new LinkedHashMap<>();
     Map<String, JsonNode> restored = new LinkedHashMap<>();
     Set<String> inConfig = new HashSet<>();
     for (String map : ConfigText.MAPS) {
@@ -116,7 +121,14 @@ public final class Router {
           restored.put(name, original);
           outcomes.add(new Outcome(name, Kind.RESTORED, ""));
         } else if (through && (wrote == null || wrote.equals(entry))) {
-          replacements.put(new ConfigText.Slot(map, name), original);
+          ConfigText.Slot slot = new ConfigText.Slot(map, name);
+          replacements.put(slot, original);
+          // The original as the file held it (comments, trailing commas, one line), when the
+          // sidecar kept it and it still reads as the original.
+          JsonNode text = texts.get(name);
+          if (text != null && text.isString() && ConfigText.reads(text.asString(), original)) {
+            verbatim.put(slot, text.asString());
+          }
           restored.put(name, original);
           outcomes.add(new Outcome(name, Kind.RESTORED, ""));
         } else {
@@ -129,7 +141,7 @@ public final class Router {
         outcomes.add(new Outcome(e.getKey(), Kind.LEFT, "no longer in the file; its original stays in the sidecar"));
       }
     }
-    return new RoutePlan(config.with(replacements), outcomes, restored, Map.of());
+    return new RoutePlan(config.with(replacements, verbatim), outcomes, restored, Map.of());
   }
 
   /** Why {@code entry} cannot be routed, if it cannot. */

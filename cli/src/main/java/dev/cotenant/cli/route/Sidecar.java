@@ -24,7 +24,8 @@ import tools.jackson.databind.node.ObjectNode;
  * {@code cotenant connect NAME SIDECAR} has the daemon read them: an ordinary MCP configuration
  * file ({@link McpConfigReader} reads its {@code mcpServers} and ignores the rest),
  *
- * <pre>{"routedFrom": "/abs/client.json", "mcpServers": {NAME: original, ...}, "routedAs": {NAME: routed entry, ...}}</pre>
+ * <pre>{"routedFrom": "/abs/client.json", "mcpServers": {NAME: original, ...}, "routedAs": {NAME: routed entry, ...},
+ *  "originalTexts": {NAME: "the original as the client file held it", ...}}</pre>
  *
  * <p>It lives at {@code COTENANT_HOME/routes/<name>-<12 hex>.json} (the client file's name
  * without a leading dot and a {@code .json} ending, then the first 12 hex digits of the SHA-256
@@ -90,6 +91,11 @@ public final class Sidecar {
     return child(content, "mcpServers");
   }
 
+  /** The {@code originalTexts} of a sidecar's content (empty when none): each original as the file held it. */
+  static ObjectNode originalTexts(Optional<ObjectNode> content) {
+    return child(content, "originalTexts");
+  }
+
   /** The {@code routedAs} of a sidecar's content (empty when none). */
   static ObjectNode routedAs(Optional<ObjectNode> content) {
     return child(content, "routedAs");
@@ -120,6 +126,7 @@ public final class Sidecar {
       }
       ObjectNode servers = objectAt(root, "mcpServers");
       ObjectNode as = objectAt(root, "routedAs");
+      ObjectNode texts = objectAt(root, "originalTexts");
       for (Map.Entry<String, JsonNode> e : plan.originals().entrySet()) {
         JsonNode kept = servers.get(e.getKey());
         if (kept != null && !kept.equals(e.getValue())) {
@@ -128,6 +135,10 @@ public final class Sidecar {
         }
         servers.set(e.getKey(), e.getValue().deepCopy());
         as.set(e.getKey(), plan.routedAs().get(e.getKey()).deepCopy());
+        String text = plan.originalTexts().get(e.getKey());
+        if (text != null && (kept == null || !texts.has(e.getKey()))) {
+          texts.put(e.getKey(), text);
+        }
       }
       return null;
     });
@@ -166,6 +177,9 @@ public final class Sidecar {
           servers.remove(name);
           if (root.get("routedAs") instanceof ObjectNode as) {
             as.remove(name);
+          }
+          if (root.get("originalTexts") instanceof ObjectNode texts) {
+            texts.remove(name);
           }
         }
       });
