@@ -1,10 +1,12 @@
 package dev.cotenant.cli.daemon;
 
+import dev.cotenant.gateway.records.RecordsDirectory;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import dev.cotenant.gateway.records.RecordsDirectory;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -92,6 +94,41 @@ public record CotenantHome(Path dir) {
         Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
       } catch (java.nio.file.FileAlreadyExistsException e) {
         // Another process made it first.
+      }
+    }
+  }
+
+  /**
+   * Checks, as OpenSSH's StrictModes does, that what the daemon trusts is its user's alone: the
+   * home (the directory a symbolic link leads to), its {@code api-token}, and each of
+   * {@code more} (the records directory) that exists must be owned by the user the daemon runs
+   * as, and writable by no group and no other user. Another user who owns or may write any of
+   * them could plant a token the API then accepts, or swap the socket for a listener of their own.
+   *
+   * @throws IOException naming the first path that fails, its owner or mode, and what to do
+   */
+  public void checkOwnership(Path... more) throws IOException {
+    String user = System.getProperty("user.name");
+    List<Path> paths = new ArrayList<>(List.of(dir, token()));
+    paths.addAll(List.of(more));
+    for (Path p : paths) {
+      if (!Files.exists(p)) {
+        continue;
+      }
+      Path real = p.toRealPath();
+      String owner = Files.getOwner(real).getName();
+      String shown = real.equals(p) ? p.toString() : p + " (" + real + ")";
+      if (!owner.equals(user)) {
+        throw new IOException(shown + " belongs to " + owner + ", not to " + user + ", who runs the daemon: refusing to start."
+            + " The Cotenant home, its api-token and its records must be yours alone (chown them, or set " + ENV
+            + " to a directory of your own)");
+      }
+      java.util.Set<java.nio.file.attribute.PosixFilePermission> mode = Files.getPosixFilePermissions(real);
+      if (mode.contains(java.nio.file.attribute.PosixFilePermission.GROUP_WRITE)
+          || mode.contains(java.nio.file.attribute.PosixFilePermission.OTHERS_WRITE)) {
+        throw new IOException(shown + " is writable by others (" + java.nio.file.attribute.PosixFilePermissions.toString(mode)
+            + "): refusing to start. The Cotenant home, its api-token and its records must be writable by you alone"
+            + " (chmod go-w " + real + ")");
       }
     }
   }

@@ -101,6 +101,7 @@ public final class Daemon implements AutoCloseable {
     synchronized (lifecycle) {
       try {
         home.ensure();
+        home.checkOwnership(cotenant.recordsDirectory());
         home.checkSocketPathLength();
         lock = DaemonLock.acquire(home.lock());
         if (!id.isBlank()) {

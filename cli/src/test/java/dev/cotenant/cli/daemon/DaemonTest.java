@@ -140,6 +140,55 @@ class DaemonTest {
     assertTrue(e.getMessage().contains("a Unix socket's limit is " + CotenantHome.SOCKET_PATH_MAX), e.getMessage());
   }
 
+  /**
+   * What the daemon trusts must be its user's alone (StrictModes): a home, or a records
+   * directory, that others may write is refused before anything starts, naming the path and its
+   * mode. It was served before.
+   */
+  @Test
+  void aHomeOrRecordsDirectoryWritableByOthersIsRefusedAndNothingStarts() throws Exception {
+    Files.createDirectories(home().dir());
+    Files.setPosixFilePermissions(home().dir(), PosixFilePermissions.fromString("rwxrwxrwx"));
+    IOException e = assertThrows(IOException.class, daemon(echo())::start);
+    assertTrue(e.getMessage().startsWith(home().dir() + " is writable by others (rwxrwxrwx): refusing to start."),
+        e.getMessage());
+    assertFalse(Files.exists(home().socket()), "nothing was started");
+    Files.setPosixFilePermissions(home().dir(), PosixFilePermissions.fromString("rwx------"));
+
+    Path records = Files.createDirectories(dir.resolve("records"));
+    Files.setPosixFilePermissions(records, PosixFilePermissions.fromString("rwxrwx---"));
+    e = assertThrows(IOException.class, daemon(echo())::start);
+    assertTrue(e.getMessage().startsWith(records + " is writable by others (rwxrwx---)"), e.getMessage());
+    Files.setPosixFilePermissions(records, PosixFilePermissions.fromString("rwxr-x---"));
+    daemon(echo()).start();
+    assertTrue(DaemonStarter.tryConnect(home().socket()).isPresent(), "a home and records of its own: it serves");
+  }
+
+  /**
+   * A home that is a symbolic link to another user's directory holding a planted token: refused,
+   * naming the owner. Needs root (to make a directory another user owns); reported skipped
+   * otherwise.
+   */
+  @Test
+  void aHomeThatLeadsToAnotherUsersDirectoryIsRefused() throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue(System.getProperty("user.name").equals("root"),
+        "not root: a directory another user owns cannot be made here");
+    Path theirs = Files.createDirectories(dir.resolve("theirs"));
+    Files.writeString(theirs.resolve("api-token"), "x".repeat(64));
+    java.nio.file.attribute.UserPrincipal nobody =
+        theirs.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName("nobody");
+    Files.setOwner(theirs, nobody);
+    Files.setOwner(theirs.resolve("api-token"), nobody);
+    Path link = Files.createSymbolicLink(dir.resolve("home-link"), theirs);
+    Cotenant cotenant = Cotenant.builder().config(Map.of()).recordsDirectory(dir.resolve("records")).build();
+    Daemon d = new Daemon(new CotenantHome(link), cotenant, new ServerDirectory(List.of()), -1, "");
+    daemons.add(d);
+    IOException e = assertThrows(IOException.class, d::start);
+    assertTrue(e.getMessage().startsWith(link + " (" + theirs.toRealPath() + ") belongs to nobody, not to root, who runs"
+        + " the daemon: refusing to start."), e.getMessage());
+    assertFalse(Files.exists(theirs.resolve("cotenant.sock")), "no socket in their directory");
+  }
+
   @Test
   void theSocketIsItsOwnersOnlyAndStoppingRemovesItAndTheState() throws Exception {
     Daemon d = daemon(echo());
