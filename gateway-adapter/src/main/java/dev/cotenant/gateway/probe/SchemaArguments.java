@@ -705,7 +705,7 @@ final class SchemaArguments {
    * zone, a version or range, a JWT, a Luhn number, a unit, a language or currency code.
    */
   static Optional<String> knownValue(String name, @Nullable Object description) {
-    String n = name.toLowerCase(Locale.ROOT).replace("_", "").replace("-", "").replaceAll("[0-9]+$", "");
+    String n = plainName(name).replaceAll("[0-9]+$", "");
     // The last word of the name: startDate, start_date and start-date all end in "date"; update does not.
     String[] words = name.replaceAll("[0-9]+$", "").split("[_\\-\\s]+|(?<=[a-z0-9])(?=[A-Z])");
     String last = words.length == 0 ? n : words[words.length - 1].toLowerCase(Locale.ROOT);
@@ -774,6 +774,11 @@ final class SchemaArguments {
         && !((String) hint).contains("{") && problem(s, (String) hint) == null;
   }
 
+  /** A property name in lower case without {@code _} and {@code -}: {@code task_id}, {@code taskId} and {@code task-id} read alike. */
+  static String plainName(String name) {
+    return name.toLowerCase(Locale.ROOT).replace("_", "").replace("-", "");
+  }
+
   /** Name ends (lower case, without {@code _} and {@code -}) that mean a directory. */
   private static final List<String> DIRECTORY_NAMES = List.of("dir", "directory", "folder", "cwd", "workdir");
 
@@ -786,7 +791,7 @@ final class SchemaArguments {
    * named after the marker; nothing otherwise.
    */
   static Optional<String> pathFor(String name) {
-    String n = name.toLowerCase(Locale.ROOT).replace("_", "").replace("-", "");
+    String n = plainName(name);
     if (DIRECTORY_NAMES.stream().anyMatch(n::endsWith)) {
       return Optional.of(ArgumentTemplate.SCRATCH);
     }

@@ -968,7 +968,7 @@ public final class SurfaceProbe {
       }
       List<String> paths = pathKeys(p);
       return p.arguments().stringKeys().stream().filter(k -> !paths.contains(k)).filter(k -> {
-        String n = normal(k);
+        String n = SchemaArguments.plainName(k);
         return n.endsWith("id") || n.endsWith("name") || n.equals("key");
       }).toList();
     }
@@ -982,7 +982,7 @@ public final class SurfaceProbe {
      * directory, or longer than 200 characters, is not used.
      */
     private List<String> returnedValues(List<Object> answers, String key, Backend backend) {
-      String k = normal(key);
+      String k = SchemaArguments.plainName(key);
       List<String> out = new ArrayList<>();
       for (Object answer : answers) {
         List<Object> roots = new ArrayList<>();
@@ -1034,7 +1034,7 @@ public final class SurfaceProbe {
       }
       if (value instanceof Map<?, ?>) {
         for (Map.Entry<?, ?> e : ((Map<?, ?>) value).entrySet()) {
-          String field = normal(String.valueOf(e.getKey()));
+          String field = SchemaArguments.plainName(String.valueOf(e.getKey()));
           boolean named = field.equals(key) || (key.endsWith("id") && field.equals("id"))
               || (key.endsWith("name") && field.equals("name"));
           Object v = e.getValue();
@@ -1577,11 +1577,6 @@ public final class SurfaceProbe {
       }
       return value == null ? Json.NULL : value;
     }
-  }
-
-  /** A name in lower case without {@code _} and {@code -}: {@code task_id} and {@code taskId} read alike. */
-  private static String normal(String name) {
-    return name.toLowerCase(Locale.ROOT).replace("_", "").replace("-", "");
   }
 
   private static final tools.jackson.databind.json.JsonMapper JSON = tools.jackson.databind.json.JsonMapper.builder().build();

@@ -103,6 +103,19 @@ class SharingTest {
     return Cotenant.builder().config(config).recordsDirectory(records).build();
   }
 
+  /** Two clients, A and B, each connected to {@code server} and initialized. */
+  private record Pair(Client a, Client b, Connection ca, Connection cb) {}
+
+  private Pair twoSessions(ServerDescription server) throws Exception {
+    Client a = new Client();
+    Client b = new Client();
+    Connection ca = sharing.connect(server, "session-a", init(), a);
+    Connection cb = sharing.connect(server, "session-b", init(), b);
+    initialized(ca, a);
+    initialized(cb, b);
+    return new Pair(a, b, ca, cb);
+  }
+
   private static Map<String, Object> initialized(Connection c, Client client) throws InterruptedException {
     c.fromClient(Map.of("jsonrpc", "2.0", "id", 0, "method", "initialize", "params", init()));
     Map<String, Object> answer = client.answer(0);
@@ -184,12 +197,11 @@ class SharingTest {
     Cotenant cotenant = cotenant(SharingSettings.ENABLED, "true");
     cotenant.evaluator(1).uncappedPass(List.of(server));
     sharing = cotenant.sharing();
-    Client a = new Client();
-    Client b = new Client();
-    Connection ca = sharing.connect(server, "session-a", init(), a);
-    Connection cb = sharing.connect(server, "session-b", init(), b);
-    initialized(ca, a);
-    initialized(cb, b);
+    Pair p = twoSessions(server);
+    Client a = p.a();
+    Client b = p.b();
+    Connection ca = p.ca();
+    Connection cb = p.cb();
     long shared = ca.backendPid().orElseThrow();
     assertEquals(shared, cb.backendPid().orElseThrow());
 
@@ -228,12 +240,11 @@ class SharingTest {
     Cotenant cotenant = cotenant(SharingSettings.ENABLED, "true", dev.cotenant.gateway.pool.PoolSettings.SPAWN_BUDGET, "1");
     cotenant.evaluator(1).uncappedPass(List.of(server));
     sharing = cotenant.sharing();
-    Client a = new Client();
-    Client b = new Client();
-    Connection ca = sharing.connect(server, "session-a", init(), a);
-    Connection cb = sharing.connect(server, "session-b", init(), b);
-    initialized(ca, a);
-    initialized(cb, b);
+    Pair p = twoSessions(server);
+    Client a = p.a();
+    Client b = p.b();
+    Connection ca = p.ca();
+    Connection cb = p.cb();
     ca.fromClient(call(1, "a-1", 0));
     assertTrue(String.valueOf(a.answer(1)).contains("cannot route roots/list"), "the hazard");
 
