@@ -48,6 +48,9 @@ public final class StatusCommand extends CliCommand {
     }
     out.println("daemon " + s.get("pid") + "  socket " + s.get("socket")
         + (s.containsKey("port") ? "  http://127.0.0.1:" + s.get("port") + "/mcp/{server}" : "  (no HTTP)"));
+    if (s.get("backends_start") != null) {
+      out.println("backends start " + s.get("backends_start"));
+    }
     out.println("sessions: " + s.get("socket_sessions") + " over the socket, " + s.get("http_sessions") + " over HTTP");
     List<?> backends = s.get("backends") instanceof List ? (List<?>) s.get("backends") : List.of();
     if (backends.isEmpty()) {

@@ -21,6 +21,7 @@ import dev.cotenant.gateway.probe.ConcurrencyLimits;
 import dev.cotenant.gateway.probe.Statelessness;
 import dev.cotenant.gateway.probe.StatelessnessProbe;
 import dev.cotenant.gateway.probe.SurfaceProbe;
+import dev.cotenant.gateway.sandbox.PidNamespace;
 import dev.cotenant.gateway.sandbox.Sandbox;
 import dev.cotenant.gateway.mux.MuxSettings;
 import dev.cotenant.gateway.pool.PoolSettings;
@@ -100,6 +101,7 @@ public final class Cotenant {
   private final ProviderContext context;
   private final ExecutionIdentities identities;
   private final Sandbox sandbox;
+  private final PidNamespace backendNamespace;
   private final List<Selected<ManagedServerClassifier>> classifiers;
   private final List<Selected<EvidenceSource>> sources;
   private final Map<Spi<?, ?>, Lazy<?>> singles = new LinkedHashMap<>();
@@ -110,6 +112,7 @@ public final class Cotenant {
         b.recordsDirectory != null ? b.recordsDirectory : RecordsDirectory.resolve(config, b.environment, userHome());
     this.identities = ExecutionIdentities.fromConfig(config, b.environment);
     this.sandbox = Sandbox.fromConfig(config, b.environment);
+    this.backendNamespace = PidNamespace.fromConfig(config, b.environment);
     // A provider that starts servers (the pre-flight) starts them in the probes' sandbox.
     this.context = new ProviderContext(config, recordsDirectory, this::probeSessionTransport);
     ProviderDiscovery discovery = b.discovery;
@@ -319,6 +322,14 @@ public final class Cotenant {
   }
 
   /**
+   * Where the backends {@link #sharing()} starts live ({@value PidNamespace#KEY}): each in a pid
+   * namespace of its own where bubblewrap allows, so nothing a backend starts outlives it.
+   */
+  public PidNamespace backendNamespace() {
+    return backendNamespace;
+  }
+
+  /**
    * The session transport inside the {@link #sandbox()} with no network, for probes and the
    * pre-flight: the {@link #sessionTransport()} itself where no sandbox is available.
    */
@@ -435,7 +446,7 @@ public final class Cotenant {
    */
   public Sharing sharing() {
     RecordStores stores = recordStores();
-    return new Sharing(sessionTransport(),
+    return new Sharing(backendNamespace.around(sessionTransport()),
         server -> rows(List.of(new ConfiguredServer(server, recordsDirectory()))).get(0).verdict(),
         stores.hazardLedger(), identities::identify, name -> stores.concurrencyRecords().get(name),
         concurrencyLimits(), SharingSettings.fromConfig(config), PoolSettings.fromConfig(config),

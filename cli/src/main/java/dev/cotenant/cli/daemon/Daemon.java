@@ -110,6 +110,7 @@ public final class Daemon implements AutoCloseable {
           LOG.warn("{} is not set: backends of this daemon are not killed if it dies without stopping", Watchdog.ENV);
         }
         sharing = cotenant.sharing();
+        LOG.info("backends start {}", cotenant.backendNamespace().mode().describe());
         String token = ApiToken.readOrCreate(home.token());
         api = new ApiHandler(cotenant, sharing, directory, new HttpGuard(token));
         apiSocket = ApiSocket.open(home.apiSocket(), api.unguarded());
@@ -221,7 +222,7 @@ public final class Daemon implements AutoCloseable {
     return s;
   }
 
-  /** What {@code daemon.json} and {@code status} both say: pid, socket, HTTP port, records. */
+  /** What {@code daemon.json} and {@code status} both say: pid, socket, HTTP port, records, how backends start. */
   private Map<String, Object> basics() {
     Map<String, Object> s = new LinkedHashMap<>();
     s.put("pid", ProcessHandle.current().pid());
@@ -232,6 +233,7 @@ public final class Daemon implements AutoCloseable {
       s.put("mcp", "http://127.0.0.1:" + h.port() + "/mcp/{server}");
     }
     s.put("records", cotenant.recordsDirectory().toString());
+    s.put("backends_start", cotenant.backendNamespace().mode().describe());
     return s;
   }
 

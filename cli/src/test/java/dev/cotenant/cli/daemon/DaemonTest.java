@@ -428,7 +428,8 @@ class DaemonTest {
 
     Path config = dir.resolve("mcp.json");
     Files.writeString(config, "{\"mcpServers\": {}}");
-    Cotenant cotenant = Cotenant.builder().config(Map.of("cotenant.pool.drain-grace-ms", "0"))
+    Cotenant cotenant = Cotenant.builder().config(Map.of("cotenant.pool.drain-grace-ms", "0",
+            "cotenant.backends.pid-namespace", "off"))
         .recordsDirectory(dir.resolve("records")).build();
     Daemon d = new Daemon(home(), cotenant, new ServerDirectory(List.of(config)), 0, "");
     daemons.add(d);
@@ -436,7 +437,9 @@ class DaemonTest {
     StringWriter status = new StringWriter();
     assertEquals(0, cli(status, new StringWriter()).run("status"));
     assertEquals(List.of("daemon " + ProcessHandle.current().pid() + "  socket " + home().socket() + "  http://127.0.0.1:"
-        + d.httpPort().orElseThrow() + "/mcp/{server}", "sessions: 0 over the socket, 0 over HTTP", "no backend runs"),
+        + d.httpPort().orElseThrow() + "/mcp/{server}",
+        "backends start as configured, without a pid namespace: turned off (cotenant.backends.pid-namespace=off)",
+        "sessions: 0 over the socket, 0 over HTTP", "no backend runs"),
         status.toString().lines().toList());
     StringWriter statusJson = new StringWriter();
     assertEquals(0, cli(statusJson, new StringWriter()).run("status", "--json"));
