@@ -191,14 +191,14 @@ public final class Connection implements AutoCloseable {
       }
       Lease<MuxBackend> l = lease;
       PlacementDecision d = Objects.requireNonNull(decision);
-      if (d.placement() == Placement.SHARED && owner.hazardous(l.key()) && !d.forced() && starts
+      if (d.placement() == Placement.SHARED && owner.hazardous(l.key()) && starts
           && calls.isEmpty() && asked.isEmpty()) {
         // A hazard was observed on this shared backend: this session moves to one of its own.
         leave();
         place(new PlacementDecision(Placement.DEDICATED, false, "a hazard was observed on its shared backend"));
         return Objects.requireNonNull(channel);
       }
-      if (d.placement() == Placement.SHARED && !d.forced() && starts && calls.isEmpty() && asked.isEmpty()
+      if (d.placement() == Placement.SHARED && starts && calls.isEmpty() && asked.isEmpty()
           && recordsChecked != owner.recordsRevision()) {
         // The records changed (a hazard from the API, another terminal, another replica): the
         // verdict is asked again, and a session whose server no longer shares moves.

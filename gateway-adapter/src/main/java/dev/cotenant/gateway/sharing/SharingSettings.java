@@ -13,8 +13,9 @@ import java.util.Set;
  *
  * @param enabled the global switch ({@value #ENABLED}, default {@code false}): without it no
  *     backend is shared unless forced, whatever the verdicts say
- * @param forced servers shared whatever their verdict ({@value #FORCED}, comma-separated names):
- *     an operator's deliberate override, shown as {@code forced} wherever placement is shown
+ * @param forced servers shared whatever their verdict short of {@code refuted} ({@value #FORCED},
+ *     comma-separated names): an operator's deliberate override, shown as {@code forced} wherever
+ *     placement is shown; an observed hazard ends it until the operator clears the hazard
  * @param admitTimeout how long a call waits for a slot under the server's {@code maxConcurrent}
  *     ({@value #ADMIT_TIMEOUT_MS}, default 30 s) before it is answered with an error
  */
@@ -22,7 +23,7 @@ public record SharingSettings(boolean enabled, Set<String> forced, Duration admi
   /** The global sharing switch. */
   public static final String ENABLED = "cotenant.sharing.enabled";
 
-  /** Servers shared whatever their verdict. */
+  /** Servers shared whatever their verdict, short of {@code refuted}. */
   public static final String FORCED = "cotenant.sharing.forced";
 
   /** How long a call waits for a slot, in milliseconds. */

@@ -15,7 +15,7 @@ import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-/** The placement rule: shared only when forced, or when sharing is on and the verdict recommends it. */
+/** The placement rule: shared only when forced and not refuted, or when sharing is on and the verdict recommends it. */
 class PlacementDecisionTest {
   private static final Verdict DECLARED = new Verdict(Strength.DECLARED, List.of(), true, true);
   private static final Verdict MEASURED = new Verdict(Strength.MEASURED, List.of(), true, false);
@@ -37,13 +37,23 @@ class PlacementDecisionTest {
   }
 
   @Test
-  void aForcedServerIsSharedWhateverItsVerdictAndSaysSo() {
+  void aForcedServerIsSharedWhateverItsVerdictShortOfRefutedAndSaysSo() {
     SharingSettings forced = new SharingSettings(false, Set.of("s"), Duration.ofSeconds(1));
-    PlacementDecision d = PlacementDecision.decide("s", REFUTED, forced);
+    PlacementDecision d = PlacementDecision.decide("s", MEASURED, forced);
     assertEquals(Placement.SHARED, d.placement());
     assertTrue(d.forced());
-    assertEquals("forced by cotenant.sharing.forced (verdict refuted)", d.why());
-    assertEquals(Placement.DEDICATED, PlacementDecision.decide("other", REFUTED, forced).placement());
+    assertEquals("forced by cotenant.sharing.forced (verdict measured)", d.why());
+    assertEquals(Placement.DEDICATED, PlacementDecision.decide("other", MEASURED, forced).placement());
+  }
+
+  @Test
+  void anObservedHazardOutranksTheOperatorsForce() {
+    SharingSettings forced = new SharingSettings(true, Set.of("s"), Duration.ofSeconds(1));
+    PlacementDecision d = PlacementDecision.decide("s", REFUTED, forced);
+    assertEquals(Placement.DEDICATED, d.placement());
+    assertFalse(d.forced());
+    assertEquals("forced by cotenant.sharing.forced, but refuted: a hazard was observed (clear it with"
+        + " `cotenant hazards clear s` to force it again)", d.why());
   }
 
   @Test
