@@ -59,7 +59,8 @@ public final class DaemonStarter {
   /**
    * A connection to the running daemon, or empty when none answers (no socket, or a stale one).
    *
-   * @throws UnreachableException when the socket exists but refuses this user (permission denied)
+   * @throws UnreachableException when the socket exists but refuses this user (permission denied),
+   *     or another user listens on it
    */
   public static Optional<SocketChannel> tryConnect(Path socket) throws UnreachableException {
     if (!Files.exists(socket, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
@@ -69,11 +70,17 @@ public final class DaemonStarter {
       SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX);
       try {
         ch.connect(UnixDomainSocketAddress.of(socket));
-        return Optional.of(ch);
       } catch (IOException e) {
         ch.close();
         throw e;
       }
+      try {
+        checkPeer(ch, socket);
+      } catch (UnreachableException e) {
+        ch.close();
+        throw e;
+      }
+      return Optional.of(ch);
     } catch (SocketException e) {
       String m = String.valueOf(e.getMessage());
       if (m.contains("Connection refused") || m.contains("No such file")) {
@@ -86,6 +93,32 @@ public final class DaemonStarter {
       throw new UnreachableException("cannot reach the daemon at " + socket + ": " + m);
     } catch (IOException e) {
       throw new UnreachableException("cannot reach the daemon at " + socket + ": " + e.getMessage());
+    }
+  }
+
+  /**
+   * Refuses a listener that is not this user's own before a byte is sent to it: the peer's user
+   * ({@code SO_PEERCRED}, the process that listens, whatever the socket file's mode or owner) must
+   * be the user running this. A socket another user swapped in would otherwise receive the
+   * client's messages. Where the platform gives no peer credentials, the socket file's owner is
+   * checked instead.
+   */
+  static void checkPeer(SocketChannel ch, Path socket) throws UnreachableException {
+    String self = System.getProperty("user.name");
+    String peer;
+    try {
+      peer = ch.getOption(jdk.net.ExtendedSocketOptions.SO_PEERCRED).user().getName();
+    } catch (IOException | UnsupportedOperationException e) {
+      try {
+        peer = Files.getOwner(socket, java.nio.file.LinkOption.NOFOLLOW_LINKS).getName();
+      } catch (IOException notReadable) {
+        throw new UnreachableException("cannot reach the daemon at " + socket + ": its owner cannot be read ("
+            + notReadable.getMessage() + ")");
+      }
+    }
+    if (!peer.equals(self)) {
+      throw new UnreachableException("refusing the daemon at " + socket + ": it is run by " + peer + ", not by " + self
+          + "; a socket of another user's is never spoken to (check who can write to " + socket.getParent() + ")");
     }
   }
 
