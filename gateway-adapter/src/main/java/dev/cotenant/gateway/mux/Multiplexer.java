@@ -329,7 +329,7 @@ public final class Multiplexer implements ServerMessageHandler, AutoCloseable {
       }
       channels.put(sessionId, c);
     }
-    LOG.debug("session {} attached to the shared backend of {}", LogSafe.escape(sessionId, 80), name());
+    LOG.debug("session {} attached to the backend of {}", LogSafe.escape(sessionId, 80), name());
     return new Attach.Attached(c);
   }
 
@@ -515,6 +515,13 @@ public final class Multiplexer implements ServerMessageHandler, AutoCloseable {
     synchronized (lock) {
       owner = token instanceof String ? progressOwners.get(token) : null;
     }
+    if (owner == null && token instanceof String t && issuedHere(t)) {
+      // A token this multiplexer gave a call that has ended since (answered, cancelled, its
+      // session gone): late progress, attributed and of no use to anyone. Dropped, no hazard:
+      // a server may well report progress once more after a cancel reached it.
+      LOG.debug("{}: dropped progress of a call that has ended ({})", name(), LogSafe.escape(t, 40));
+      return;
+    }
     if (owner == null || owner.clientToken == null) {
       toOwner(PROGRESS, params);
       return;
@@ -522,6 +529,19 @@ public final class Multiplexer implements ServerMessageHandler, AutoCloseable {
     Map<String, Object> p = new LinkedHashMap<>(params);
     p.put("progressToken", owner.clientToken);
     deliver(owner.channel, notification(PROGRESS, p));
+  }
+
+  /** True when {@code token} is one this multiplexer issued ({@code cotenant-N}, N given out already). */
+  private boolean issuedHere(String token) {
+    if (!token.startsWith("cotenant-") || token.length() > 29) {
+      return false;
+    }
+    try {
+      long n = Long.parseLong(token.substring("cotenant-".length()));
+      return n >= 1 && n <= progressTokens.get();
+    } catch (NumberFormatException e) {
+      return false;
+    }
   }
 
   /** A request-scoped notification to the session that owns the backend's attention, if one does (rule 7). */
@@ -608,7 +628,7 @@ public final class Multiplexer implements ServerMessageHandler, AutoCloseable {
       progressOwners.clear();
     }
     if (first && !CLOSED_REASON.equals(reason)) {
-      LOG.warn("the shared backend of {} ended ({}); {} call(s) interrupted, none replayed", name(),
+      LOG.warn("the backend of {} ended ({}); {} call(s) interrupted, none replayed", name(),
           LogSafe.escape(reason, 200), interrupted.size());
     }
     for (InFlight r : interrupted) {
@@ -635,7 +655,7 @@ public final class Multiplexer implements ServerMessageHandler, AutoCloseable {
     Map<String, Object> data = new LinkedHashMap<>();
     data.put("server", serverName);
     data.put("reason", why);
-    return error(id, CALL_INTERRUPTED, CALL_INTERRUPTED_PREFIX + " the shared backend of " + name() + " ended ("
+    return error(id, CALL_INTERRUPTED, CALL_INTERRUPTED_PREFIX + " the backend of " + name() + " ended ("
         + LogSafe.escape(why, 200) + "); the call was not replayed", data);
   }
 
@@ -1064,7 +1084,7 @@ public final class Multiplexer implements ServerMessageHandler, AutoCloseable {
           return;
         case "server/discover":
           deliver(this, b.era() == HandshakeEra.DISCOVER ? result(id, b.handshake())
-              : error(id, METHOD_NOT_FOUND, "Method not found: server/discover (the shared backend speaks the initialize era)",
+              : error(id, METHOD_NOT_FOUND, "Method not found: server/discover (the backend speaks the initialize era)",
                   null));
           return;
         case "logging/setLevel":
@@ -1299,7 +1319,7 @@ public final class Multiplexer implements ServerMessageHandler, AutoCloseable {
         uris.forEach(u -> leave(b, this, u));
       }
       level(this, null);
-      LOG.debug("session {} left the shared backend of {}", LogSafe.escape(sessionId, 80), name());
+      LOG.debug("session {} left the backend of {}", LogSafe.escape(sessionId, 80), name());
     }
 
     @Override
