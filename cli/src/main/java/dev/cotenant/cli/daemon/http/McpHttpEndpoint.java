@@ -145,7 +145,15 @@ public final class McpHttpEndpoint extends Handler.Abstract implements AutoClose
     if (path.length() < 2 || path.charAt(0) != '/' || path.indexOf('/', 1) >= 0) {
       return false;
     }
-    String name = path.substring(1);
+    // The path is still percent-encoded: "/mcp/my%20server" names "my server".
+    String name;
+    try {
+      name = org.eclipse.jetty.util.URIUtil.decodePath(path.substring(1));
+    } catch (RuntimeException e) {
+      reply(response, callback, 400, null, JsonRpc.INVALID_REQUEST, "the server name in the path is not"
+          + " percent-encoded correctly: " + LogSafe.escape(path.substring(1), 120));
+      return true;
+    }
     try {
       String method = request.getMethod();
       if (HttpMethod.POST.is(method)) {

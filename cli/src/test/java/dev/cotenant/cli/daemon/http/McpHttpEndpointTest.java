@@ -144,6 +144,17 @@ class McpHttpEndpointTest {
   }
 
   @Test
+  void aServerWhoseNameHasASpaceOrAQuestionMarkIsReachedByItsPercentEncodedName() throws Exception {
+    FakeServer spaced = FakeServer.builder().name("my server?").era(FakeServer.Era.LEGACY).tool("echo").build();
+    http = new McpHttpHarness(records, List.of(spaced.description(), FAKE.description()));
+    assertTrue(http.uri("my server?").toString().endsWith("/mcp/my%20server%3F"), http.uri("my server?").toString());
+    String session = http.initialize("my server?");
+    HttpResponse<String> list = http.post("my server?", session, request(2, "tools/list", Map.of()));
+    assertEquals(200, list.statusCode(), list.body());
+    assertTrue(list.body().contains("\"echo\""), list.body());
+  }
+
+  @Test
   void unknownSessionsAndServersAre404AndAMissingSessionIs400() throws Exception {
     start();
     HttpResponse<String> noSuchSession = http.post("fake", "0123456789abcdef0123456789abcdef",

@@ -80,7 +80,8 @@ final class McpHttpHarness implements AutoCloseable {
   }
 
   URI uri(String serverName) {
-    return URI.create("http://127.0.0.1:" + server.port() + "/mcp/" + serverName);
+    // Percent-encoded as a client must: "my server?" is "/mcp/my%20server%3F".
+    return URI.create("http://127.0.0.1:" + server.port() + "/mcp/" + org.eclipse.jetty.util.URIUtil.encodePath(serverName));
   }
 
   /** A POST with the token and both Accept types, plus {@code headers} (name, value, ...). */
