@@ -87,6 +87,10 @@ public final class Cli {
         context.err().println("cotenant: " + oneLine(cannotWrite((java.nio.file.FileSystemException) cause)));
         return EXIT_INTERNAL;
       }
+      if (cause instanceof java.io.IOException && !debug) {
+        context.err().println("cotenant: " + oneLine(IoFailure.describe((java.io.IOException) cause)));
+        return EXIT_INTERNAL;
+      }
       String what =
           cause instanceof ProviderLoadingException
               ? oneLine(cause.getMessage())

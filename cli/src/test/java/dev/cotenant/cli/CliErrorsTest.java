@@ -76,8 +76,13 @@ class CliErrorsTest {
     assertEquals("cotenant: internal error: IllegalStateException: it broke\\nbadly (rerun with --debug for the stack "
         + "trace)\n", plain.err());
     Handled io = handle(new UncheckedIOException("reading", new IOException("gone")), "assess", "mcp.json");
-    assertEquals("cotenant: internal error: IOException: gone (rerun with --debug for the stack trace)\n", io.err(),
-        "the I/O failure inside is named, not its wrapper");
+    assertEquals("cotenant: a file could not be read or written: gone\n", io.err(),
+        "the I/O failure inside is named, not its wrapper, and is no internal error");
+    Handled full = handle(new UncheckedIOException("writing", new IOException("No space left on device")), "assess",
+        "mcp.json");
+    assertEquals(Cli.EXIT_INTERNAL, full.code());
+    assertEquals("cotenant: the disk is full (No space left on device): nothing was replaced, since every record and"
+        + " configuration is written to a temporary file first; free some space and try again\n", full.err());
   }
 
   @Test

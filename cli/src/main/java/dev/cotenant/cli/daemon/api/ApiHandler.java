@@ -172,6 +172,13 @@ public final class ApiHandler extends Handler.Abstract implements AutoCloseable 
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       a = Answer.error(new ApiError(500, "internal", "interrupted: the daemon is stopping"));
+    } catch (java.io.IOException | java.io.UncheckedIOException e) {
+      java.io.IOException io = e instanceof java.io.UncheckedIOException u ? u.getCause() : (java.io.IOException) e;
+      LOG.warn("{} {} failed: {}", LogSafe.escape(method, 20), LogSafe.escape(path, 200),
+          LogSafe.escape(String.valueOf(io.getMessage()), 300));
+      a = Answer.error(dev.cotenant.cli.IoFailure.diskFull(io)
+          ? new ApiError(507, "disk_full", LogSafe.escape(dev.cotenant.cli.IoFailure.describe(io), 400))
+          : new ApiError(500, "io", LogSafe.escape(dev.cotenant.cli.IoFailure.describe(io), 400)));
     } catch (Exception e) {
       LOG.warn("{} {} failed", LogSafe.escape(method, 20), LogSafe.escape(path, 200), e);
       a = Answer.error(new ApiError(500, "internal", e.getClass().getSimpleName() + ": "
