@@ -66,11 +66,25 @@ public final class ConfigText {
   private final ObjectNode root;
   private final Map<Slot, Span> spans;
 
+  /** The file's layout, read once: each rendered entry follows it (per entry, a scan of a large file was quadratic). */
+  private final String unit;
+  private final boolean spaceBeforeColon;
+  private final String eol;
+
   private ConfigText(Path file, String text, ObjectNode root, Map<Slot, Span> spans) {
     this.file = file;
     this.text = text;
     this.root = root;
     this.spans = spans;
+    Matcher m = INDENTED.matcher(text);
+    String u = "  ";
+    if (m.find()) {
+      String lead = m.group(1);
+      u = lead.charAt(0) == '\t' ? "\t" : " ".repeat(lead.length());
+    }
+    this.unit = u;
+    this.spaceBeforeColon = SPACE_BEFORE_COLON.matcher(text).find();
+    this.eol = text.contains("\r\n") ? "\r\n" : "\n";
   }
 
   /**
@@ -197,15 +211,8 @@ public final class ConfigText {
 
   private String render(JsonNode value, Span at) {
     boolean oneLine = text.substring(at.start(), at.end()).indexOf('\n') < 0;
-    Matcher m = INDENTED.matcher(text);
-    String unit = "  ";
-    if (m.find()) {
-      String lead = m.group(1);
-      unit = lead.charAt(0) == '\t' ? "\t" : " ".repeat(lead.length());
-    }
     Separators separators = Separators.createDefaultInstance()
-        .withObjectNameValueSpacing(
-            SPACE_BEFORE_COLON.matcher(text).find() ? Separators.Spacing.BOTH : Separators.Spacing.AFTER);
+        .withObjectNameValueSpacing(spaceBeforeColon ? Separators.Spacing.BOTH : Separators.Spacing.AFTER);
     DefaultPrettyPrinter printer = new DefaultPrettyPrinter(separators);
     if (oneLine) {
       printer = printer.withObjectIndenter(new DefaultPrettyPrinter.FixedSpaceIndenter())
@@ -223,7 +230,6 @@ public final class ConfigText {
     while (i < at.start() && (text.charAt(i) == ' ' || text.charAt(i) == '\t')) {
       i++;
     }
-    String eol = text.contains("\r\n") ? "\r\n" : "\n";
     return json.replace("\n", eol + text.substring(lineStart, i));
   }
 
