@@ -5,6 +5,7 @@ import dev.cotenant.api.LogSafe;
 import dev.cotenant.spi.ConcurrencyRecords;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -62,11 +63,47 @@ public final class FileConcurrencyRecords implements ConcurrencyRecords {
     return file;
   }
 
-  /** Reads the file; never throws. */
+  /**
+   * The file's identity when last read whole (inode, size, modification time) and what it read as:
+   * a file that has not changed since is not parsed again. Every writer replaces the file by an
+   * atomic rename, so a change is a new inode; a large file read for every new session was seconds
+   * each.
+   */
+  private record Read(Object key, Snapshot snapshot) {}
+
+  private volatile @org.jspecify.annotations.Nullable Read last;
+
+  /** Reads the file, or returns what it read as last time when it has not changed; never throws. */
   @Override
   public Snapshot load() {
+    // A moved-aside copy of an unreadable file makes the records incomplete while it is there.
+    Optional<String> aside = RecordsJson.movedAsideCopy(file, "records");
+    Object id = identity();
+    Object key = id == null ? null : List.of(id, aside);
+    Read seen = last;
+    if (key != null && seen != null && seen.key().equals(key)) {
+      return seen.snapshot();
+    }
+    Snapshot s = read(aside);
+    // Only a complete read is kept: one that failed (a permission, a partial write) is tried again.
+    last = key == null || !s.complete() ? null : new Read(key, s);
+    return s;
+  }
+
+  /** The file's inode, size and modification time; null when it cannot be had (no file, no inode). */
+  private @org.jspecify.annotations.Nullable Object identity() {
+    try {
+      java.nio.file.attribute.BasicFileAttributes a =
+          java.nio.file.Files.readAttributes(file, java.nio.file.attribute.BasicFileAttributes.class);
+      return a.fileKey() == null ? null : List.of(a.fileKey(), a.size(), a.lastModifiedTime());
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
+  private Snapshot read(Optional<String> aside) {
     ConcurrencyRecordsCodec.Result r = ConcurrencyRecordsCodec.read(file);
-    Optional<String> problem = RecordsJson.problems(problemOf(r), RecordsJson.movedAsideCopy(file, "records"));
+    Optional<String> problem = RecordsJson.problems(problemOf(r), aside);
     warnings.warn(problem, READS_AS);
     Map<String, ConcurrencyRecord> records = Map.of();
     Map<String, String> rejected = Map.of();

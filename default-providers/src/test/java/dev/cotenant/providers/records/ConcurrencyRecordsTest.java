@@ -152,6 +152,24 @@ class ConcurrencyRecordsTest {
   }
 
   @Test
+  void anUnchangedFileIsNotParsedAgainAndAReplacedOneIs() throws IOException {
+    FileConcurrencyRecords records = FileConcurrencyRecords.open(dir);
+    records.update("a", current -> Optional.of(ConcurrencyRecord.sidecar("a")));
+    FileConcurrencyRecords.Snapshot first = records.load();
+    assertTrue(first == records.load(), "the same file read again is the same snapshot");
+    // Another process (another FileConcurrencyRecords) replaces the file: read anew.
+    FileConcurrencyRecords.open(dir).update("b", current -> Optional.of(ConcurrencyRecord.sidecar("b")));
+    FileConcurrencyRecords.Snapshot second = records.load();
+    assertEquals(Map.of("a", ConcurrencyRecord.sidecar("a"), "b", ConcurrencyRecord.sidecar("b")), second.records());
+    // Written in place, as an editor may: a new size (or time) is a new read.
+    String text = Files.readString(records.file());
+    Files.writeString(records.file(), text.replace("\"b\"", "\"cc\""));
+    assertEquals(java.util.Set.of("a", "cc"), records.load().records().keySet());
+    Files.delete(records.file());
+    assertEquals(Map.of(), records.load().records(), "a removed file reads as no records");
+  }
+
+  @Test
   void anUpdateDeletesATempFileADeadWriterLeft() throws IOException {
     // Kills FileConcurrencyRecords.update, the call to AtomicFiles.deleteStaleTemps removed
     // (VoidMethodCallMutator).
