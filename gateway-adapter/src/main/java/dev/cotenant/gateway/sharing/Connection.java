@@ -104,6 +104,11 @@ public final class Connection implements AutoCloseable {
     synchronized (lock) {
       PlacementDecision d = wanted;
       for (int attempt = 0; attempt < 3; attempt++) {
+        // Before the acquire, which starts a backend that is not running: the backend initializes
+        // with the capabilities of its first client (sampling, roots, elicitation), as a server of
+        // the client's own would.
+        owner.rememberFirstClient(d.placement() == Placement.SHARED ? dev.cotenant.gateway.pool.PoolKey.of(server)
+            : dev.cotenant.gateway.pool.PoolKey.dedicated(server, sessionId), initializeParams);
         Lease<MuxBackend> l = owner.pool().acquire(server, sessionId, d.placement(), d.forced());
         MuxBackend b;
         try {
@@ -121,7 +126,6 @@ public final class Connection implements AutoCloseable {
           params = new LinkedHashMap<>(params);
           params.put("protocolVersion", b.protocolVersion());
         }
-        owner.rememberFirstClient(l.key(), params);
         Attach a = b.mux.attach(sessionId, params, toClient);
         if (a instanceof Attach.Attached) {
           lease = l;
