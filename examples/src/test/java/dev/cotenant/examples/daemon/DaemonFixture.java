@@ -230,6 +230,12 @@ public final class DaemonFixture implements AutoCloseable {
 
   /** An initialized SDK client over Streamable HTTP at the daemon's {@code /mcp/NAME}, with the token. */
   McpSyncClient httpClient(String server, String clientName) throws IOException {
+    return httpClient(server, clientName, spec -> spec);
+  }
+
+  /** As {@link #httpClient(String, String)}, {@code spec} adding handlers. */
+  McpSyncClient httpClient(String server, String clientName, java.util.function.UnaryOperator<McpClient.SyncSpec> spec)
+      throws IOException {
     int port = state().orElseThrow().path("port").asInt();
     String token = token();
     HttpClientStreamableHttpTransport transport = HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + port)
@@ -237,7 +243,7 @@ public final class DaemonFixture implements AutoCloseable {
         .jsonMapper(MCP_JSON)
         .httpRequestCustomizer((builder, method, uri, body, context) -> builder.header("Authorization", "Bearer " + token))
         .build();
-    return initialized(McpClient.sync(transport), clientName);
+    return initialized(spec.apply(McpClient.sync(transport)), clientName);
   }
 
   private McpSyncClient initialized(McpClient.SyncSpec spec, String clientName) {

@@ -235,6 +235,162 @@ class DaemonIT {
     }
   }
 
+  /** How a daemon ends in {@link #nothingABackendStartedOutlivesTheDaemon}. */
+  enum Ending { SIGKILL, STOP }
+
+  /**
+   * A backend that ignores SIGTERM and the end of its input, with a child whose environment is
+   * empty (no spawn cookie, no daemon id) and a grandchild that called {@code setsid} and left the
+   * tree: after the daemon ends, by SIGKILL or by {@code cotenant stop}, none of them is left. The
+   * pid namespace each backend runs in does it; the cookie and the watchdog alone cannot see the
+   * last two.
+   */
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.EnumSource(Ending.class)
+  void nothingABackendStartedOutlivesTheDaemon(Ending ending, @org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+    Path loop = Files.writeString(dir.resolve("loop.sh"), "PATH=/usr/bin:/bin\ntrap '' TERM\nwhile :; do sleep 1; done\n");
+    Path spawn = Files.writeString(dir.resolve("spawn.sh"), "/bin/sh \"$1/loop.sh\" grandchild </dev/null >/dev/null 2>&1 &\nexit 0\n");
+    Path hostile = Files.writeString(dir.resolve("hostile.sh"), String.join("\n",
+        "#!/bin/sh",
+        "here=$(dirname \"$0\")",
+        "trap '' TERM",
+        "env -i /bin/sh \"$here/loop.sh\" child </dev/null >/dev/null 2>&1 &",
+        "env -i setsid /bin/sh \"$here/spawn.sh\" \"$here\" </dev/null >/dev/null 2>&1",
+        "\"$1\"",
+        "while :; do sleep 1; done", ""));
+    Files.setPosixFilePermissions(hostile, PosixFilePermissions.fromString("rwx------"));
+    Path config = Files.writeString(dir.resolve("mcp.json"), "{\"mcpServers\": {\"hostile\": {\"command\": \""
+        + hostile + "\", \"args\": [\"" + DaemonFixture.ROOT.resolve("examples/bin/echo") + "\"]}}}");
+    String marker = dir.toString();
+    try (DaemonFixture f = new DaemonFixture(config)) {
+      Process daemon = f.serve();
+      String start = f.state().orElseThrow().path("backends_start").asString("");
+      assertTrue(start.startsWith("each in a pid namespace of its own (bubblewrap"), start);
+      McpSyncClient c = f.stdioClient("hostile", "hostile");
+      assertTrue(call(c, "echo", Map.of("text", "here")).contains("here"));
+      List<ProcessHandle> left = List.of();
+      long deadline = System.nanoTime() + DaemonFixture.BOUND.toNanos();
+      while (left.size() < 3 && System.nanoTime() < deadline) {
+        Thread.sleep(100);
+        left = commandLinesContaining(marker);
+      }
+      List<String> lines = left.stream().map(p -> p.info().commandLine().orElse("")).toList();
+      assertTrue(lines.stream().anyMatch(l -> l.endsWith("loop.sh child")), lines.toString());
+      assertTrue(lines.stream().anyMatch(l -> l.endsWith("loop.sh grandchild")), lines.toString());
+      try {
+        if (ending == Ending.SIGKILL) {
+          daemon.destroyForcibly();
+        } else {
+          DaemonFixture.Run stop = f.run("stop");
+          assertEquals(0, stop.code(), stop.err());
+        }
+        assertTrue(daemon.waitFor(DaemonFixture.BOUND.toSeconds(), TimeUnit.SECONDS));
+        assertEquals(List.of(), DaemonFixture.awaitGone(commandLinesContaining(marker), GONE).stream()
+            .map(p -> p.pid() + " " + p.info().commandLine().orElse("")).toList(), "left after " + ending);
+      } finally {
+        commandLinesContaining(marker).forEach(ProcessHandle::destroyForcibly);
+      }
+    }
+  }
+
+  /** Every process on the machine whose command line contains {@code marker}. */
+  private static List<ProcessHandle> commandLinesContaining(String marker) {
+    try (java.util.stream.Stream<ProcessHandle> all = ProcessHandle.allProcesses()) {
+      return all.filter(p -> p.info().commandLine().orElse("").contains(marker)).toList();
+    }
+  }
+
+  /**
+   * server-everything forced shared: B turns its simulated logging on, and the log messages the
+   * server sends (to nobody in particular: stdio has one client) never reach A; the multiplexer
+   * records the hazard, and the server, refuted now, places new sessions on backends of their own
+   * (an observed hazard outranks the operator's force).
+   */
+  @Test
+  void serverEverythingForcedSharedNeverGivesBsLogMessagesToAAndIsThenPlacedDedicated() throws Exception {
+    try (DaemonFixture f = new DaemonFixture()) {
+      f.serve("--set", "cotenant.sharing.forced=" + EVERYTHING);
+      List<McpSchema.LoggingMessageNotification> toA = new java.util.concurrent.CopyOnWriteArrayList<>();
+      List<McpSchema.LoggingMessageNotification> toB = new java.util.concurrent.CopyOnWriteArrayList<>();
+      McpSyncClient a = f.stdioClient(EVERYTHING, "a", spec -> spec.loggingConsumer(toA::add));
+      McpSyncClient b = f.stdioClient(EVERYTHING, "b", spec -> spec.loggingConsumer(toB::add));
+      JsonNode shared = onlyBackend(f);
+      assertEquals("shared", shared.path("placement").asString(), shared.toString());
+      assertEquals(2, shared.path("sessions").asInt(), shared.toString());
+
+      String toggled = call(b, "toggle-simulated-logging", Map.of());
+      assertTrue(toggled.toLowerCase(java.util.Locale.ROOT).contains("started"), toggled);
+      long deadline = System.nanoTime() + DaemonFixture.BOUND.toNanos();
+      String hazards = "";
+      while (!hazards.contains("unattributable_notification") && System.nanoTime() < deadline) {
+        Thread.sleep(200);
+        hazards = f.run("hazards", "list", "--json").out();
+      }
+      assertTrue(hazards.contains(EVERYTHING) && hazards.contains("unattributable_notification"), hazards);
+      // The server sends one every 5 s: two more periods, and A still has none.
+      Thread.sleep(11_000);
+      assertEquals(List.of(), toA, "B's log messages reached A");
+      assertEquals(List.of(), toB, "the server's log messages go to nobody while two sessions share its backend");
+
+      McpSyncClient c = f.stdioClient(EVERYTHING, "c");
+      assertTrue(call(c, "echo", Map.of("message", "new")).contains("new"));
+      JsonNode status = DaemonFixture.JSON.readTree(f.run("status", "--json").out());
+      List<JsonNode> dedicated = new ArrayList<>();
+      for (JsonNode backend : status.path("backends")) {
+        if (backend.path("placement").asString().equals("dedicated") && backend.path("sessions").asInt() == 1) {
+          dedicated.add(backend);
+        }
+      }
+      assertEquals(1, dedicated.size(), "the new session is on a backend of its own: " + status);
+      // A's next call moves it to a backend of its own too.
+      assertTrue(call(a, "echo", Map.of("message", "moved")).contains("moved"));
+      status = DaemonFixture.JSON.readTree(f.run("status", "--json").out());
+      int dedicatedNow = 0;
+      for (JsonNode backend : status.path("backends")) {
+        dedicatedNow += backend.path("placement").asString().equals("dedicated") ? backend.path("sessions").asInt() : 0;
+      }
+      assertEquals(2, dedicatedNow, status.toString());
+    }
+  }
+
+  /**
+   * A server→client request end to end, over both of the daemon's transports: server-everything
+   * asks the client for a sampling (`sampling/createMessage`) in the middle of a call; the SDK
+   * client's handler answers it through the shim and the socket, or over HTTP, and the call's
+   * answer carries what the client said.
+   */
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"socket", "http"})
+  void aServerRequestReachesItsClientAndTheAnswerReachesTheServer(String transport) throws Exception {
+    try (DaemonFixture f = new DaemonFixture()) {
+      f.serve();
+      List<String> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
+      java.util.function.UnaryOperator<io.modelcontextprotocol.client.McpClient.SyncSpec> sampling = spec -> spec
+          .capabilities(McpSchema.ClientCapabilities.builder().sampling().build())
+          .sampling(request -> {
+            asked.add(request.messages().toString());
+            return new McpSchema.CreateMessageResult(McpSchema.Role.ASSISTANT,
+                new McpSchema.TextContent("sampled by the " + transport + " client"), "test-model",
+                McpSchema.CreateMessageResult.StopReason.END_TURN);
+          });
+      McpSyncClient c = transport.equals("socket") ? f.stdioClient(EVERYTHING, "sampler", sampling)
+          : f.httpClient(EVERYTHING, "sampler", sampling);
+      String answer = call(c, "trigger-sampling-request", Map.of("prompt", "say-" + transport, "maxTokens", 20));
+      assertTrue(answer.contains("sampled by the " + transport + " client"), answer);
+      assertEquals(1, asked.size(), asked.toString());
+      assertTrue(asked.get(0).contains("say-" + transport), asked.toString());
+    }
+  }
+
+  /** The one backend {@code status} lists. */
+  private static JsonNode onlyBackend(DaemonFixture f) throws Exception {
+    DaemonFixture.Run status = f.run("status", "--json");
+    assertEquals(0, status.code(), status.err());
+    JsonNode backends = DaemonFixture.JSON.readTree(status.out()).path("backends");
+    assertEquals(1, backends.size(), status.out());
+    return backends.get(0);
+  }
+
   @Test
   void aKilledBackendInterruptsItsCallAndTheSessionGoesOnWithANewOne() throws Exception {
     try (DaemonFixture f = new DaemonFixture()) {
@@ -283,12 +439,27 @@ class DaemonIT {
         assertEquals(1, refused.code(), refused.err());
         assertTrue(refused.err().contains("permission denied (the socket belongs to another user)"), refused.err());
 
-        // With the mode opened up, the daemon still refuses a peer that is not its user.
+        // With the mode opened up, connect refuses a daemon that is not its user's before it speaks,
         Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-rw-rw-"));
         DaemonFixture.Run peer = runAs(f, asNobody);
         assertEquals(1, peer.code(), peer.err());
-        assertTrue(peer.err().contains("the daemon closed the connection before answering"), peer.err());
+        assertTrue(peer.err().contains("refusing the daemon at " + socket + ": it is run by root, not by nobody"), peer.err());
+        // and the daemon refuses a peer that is not its user, on the shims' socket and on api.sock.
+        Path raw = Files.writeString(jarDir.resolve("RawPeer.java"), RAW_PEER);
+        Files.setPosixFilePermissions(raw, PosixFilePermissions.fromString("rw-r--r--"));
+        Path apiSocket = f.home.resolve("api.sock");
+        Files.setPosixFilePermissions(apiSocket, PosixFilePermissions.fromString("rw-rw-rw-"));
+        for (Path s : List.of(socket, apiSocket)) {
+          DaemonFixture.Run closed = runAs(f, List.of("/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+              DaemonFixture.java(), raw.toString(), s.toString()));
+          assertEquals(0, closed.code(), closed.err());
+          assertEquals("closed with no answer", closed.out().strip(), s + ": " + closed.err());
+        }
+        // The same raw peer run as the daemon's own user is answered: the refusal is the user's.
+        DaemonFixture.Run own = runAs(f, List.of(DaemonFixture.java(), raw.toString(), apiSocket.toString()));
+        assertTrue(own.out().startsWith("answered HTTP/1.1 "), own.out() + own.err());
       } finally {
+        Files.deleteIfExists(jarDir.resolve("RawPeer.java"));
         Files.deleteIfExists(jarDir.resolve("cotenant.jar"));
         Files.deleteIfExists(jarDir);
       }
@@ -381,6 +552,23 @@ class DaemonIT {
       assertEquals(1, f.run("status").code(), "no daemon runs any more");
     }
   }
+
+  /**
+   * A client that checks nothing: connects to the Unix socket its argument names, sends an HTTP
+   * request line (which the shims' socket reads as a malformed message), and says whether anything
+   * came back before the connection closed.
+   */
+  private static final String RAW_PEER = String.join("\n",
+      "import java.net.*; import java.nio.*; import java.nio.channels.*; import java.nio.charset.*;",
+      "public class RawPeer { public static void main(String[] a) throws Exception {",
+      "  try (SocketChannel ch = SocketChannel.open(UnixDomainSocketAddress.of(a[0]))) {",
+      "    ByteBuffer b = ByteBuffer.allocate(64); int n;",
+      "    try {",
+      "      ch.write(ByteBuffer.wrap(\"GET /api/status HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n\".getBytes(StandardCharsets.US_ASCII)));",
+      "      n = ch.read(b);",
+      "    } catch (java.io.IOException e) { n = -1; }",
+      "    System.out.println(n <= 0 ? \"closed with no answer\" : \"answered \" + new String(b.array(), 0, n, StandardCharsets.US_ASCII));",
+      "  } } }", "");
 
   private static DaemonFixture.Run runAs(DaemonFixture f, List<String> command) throws Exception {
     Process p = f.start(command, Map.of());
