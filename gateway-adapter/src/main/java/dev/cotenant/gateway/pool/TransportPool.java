@@ -76,6 +76,8 @@ import org.slf4j.LoggerFactory;
  *       up, the entry goes {@code DRAINING} and its idle timer starts; a session attaching
  *       cancels the timer (and the entry is {@code ACTIVE} again). When the timer ends with
  *       no session attached the entry closes: it leaves the pool and its backend is closed.
+ *       A {@link Placement#DEDICATED} entry, whose key names its one session, has no grace: it
+ *       closes as soon as that session leaves.
  *   <li><b>Hard idle cap, measured from the first idle moment.</b> The idle timer ends at
  *       {@code min(now + drainGrace, firstIdle + idleCap)}, computed each time the entry goes
  *       idle. {@code firstIdle} is set the first time the entry goes idle, and is moved to the
@@ -908,6 +910,11 @@ public final class TransportPool<B extends PooledBackend> implements AutoCloseab
     e.idleEnd = capEnds <= graceEnds
         ? "the idle cap of " + settings.idleCap() + " from its first idle moment ended"
         : "the drain grace of " + settings.drainGrace() + " ended";
+    if (e.placement == Placement.DEDICATED) {
+      // Its key names its one session: no other can ever attach, so it ends with that session.
+      deadline = now;
+      e.idleEnd = "its session left (a dedicated backend serves one session)";
+    }
     if (e.state == EntryState.ACTIVE) {
       e.state = EntryState.DRAINING;
     }

@@ -112,6 +112,16 @@ class TransportPoolLifecycleTest extends PoolTestSupport {
   }
 
   @Test
+  void aDedicatedEntryClosesAsSoonAsItsSessionLeaves() throws Exception {
+    Lease<Backend> l = pool.acquire(ECHO, "a", Placement.DEDICATED, false);
+    Backend backend = l.backend();
+    l.release();
+    timers.advance(Duration.ZERO);
+    assertEmpty();
+    assertEquals(1, backend.closes.get(), "closed without waiting for the grace");
+  }
+
+  @Test
   void anAttachDuringTheGraceCancelsItAndTheEntryIsActiveAgain() throws Exception {
     Backend backend = acquire(ECHO, "a").backend();
     pool.releaseSession("a");
