@@ -58,6 +58,13 @@ public final class Connection implements AutoCloseable {
   private final Object lock = new Object();
   private @Nullable PlacementDecision decision;
   private @Nullable Lease<MuxBackend> lease;
+  /**
+   * How a session that left its backend is placed at its next message when that failed the first
+   * time (a start that failed, the spawn budget, a pool still draining): it tries again at each
+   * message until a backend is had.
+   */
+  private java.util.function.Supplier<PlacementDecision> replace = () -> new PlacementDecision(Placement.DEDICATED,
+      false, "its shared backend had a hazard; moved once a backend of its own could be started");
   private @Nullable ClientChannel channel;
   private int generation;
   private boolean closed;
@@ -187,10 +194,9 @@ public final class Connection implements AutoCloseable {
         throw new PoolException(PoolException.Kind.CLOSED, "the connection is closed", null);
       }
       if (lease == null) {
-        // An earlier move to a backend of its own failed (a start that failed, the spawn budget):
+        // An earlier move failed (a start that failed, the spawn budget, a drain in progress):
         // the session has no backend; it tries again at each message until one is had.
-        place(new PlacementDecision(Placement.DEDICATED, false, "its shared backend had a hazard; moved once a backend"
-            + " of its own could be started"));
+        place(replace.get());
         return Objects.requireNonNull(channel);
       }
       Lease<MuxBackend> l = lease;
@@ -215,7 +221,20 @@ public final class Connection implements AutoCloseable {
         }
       }
       Duration wait = owner.pool().settings().closeTimeout();
-      MuxBackend b = l.awaitBackend(wait);
+      MuxBackend b;
+      try {
+        b = l.awaitBackend(wait);
+      } catch (PoolException e) {
+        if (e.kind() != PoolException.Kind.CLOSED || !starts) {
+          throw e;
+        }
+        // The pool closed the entry under the session (the backends were drained): it is placed
+        // again, as a new session of its server would be now.
+        replace = () -> owner.placement(server);
+        leave();
+        place(replace.get());
+        return Objects.requireNonNull(channel);
+      }
       if (b.generation == generation && b.mux.ended().isPresent()) {
         // The multiplexer saw the backend end before the pool heard of it. A session that ended
         // while its process lives (a bound of the session transport reached, a write that failed)
