@@ -28,10 +28,17 @@ public final class Main {
     // The CLI's own logging (slf4j-simple, bundled in the runnable jar only): warnings and errors
     // on standard error, so standard output stays a table or JSON. For people: a warning is one
     // line "cotenant: warning: ...", without logger or thread names, and each is printed once per
-    // run. --debug shows debug lines with their logger and thread.
+    // run. --debug shows debug lines with their logger and thread. `serve` logs INFO lines too.
     boolean debug = Arrays.asList(args).contains("--debug");
-    setDefault("org.slf4j.simpleLogger.defaultLogLevel", debug ? "debug" : "warn");
+    // The daemon's standard error is its log (daemon.log when a shim started it): INFO lines too
+    // (each session's placement and why), each with its time.
+    boolean serving = args.length > 0 && args[0].equals("serve");
+    setDefault("org.slf4j.simpleLogger.defaultLogLevel", debug ? "debug" : serving ? "info" : "warn");
     setDefault("org.slf4j.simpleLogger.logFile", "System.err");
+    if (serving) {
+      setDefault("org.slf4j.simpleLogger.showDateTime", "true");
+      setDefault("org.slf4j.simpleLogger.dateTimeFormat", "yyyy-MM-dd HH:mm:ss.SSS");
+    }
     if (!debug) {
       setDefault("org.slf4j.simpleLogger.showThreadName", "false");
       setDefault("org.slf4j.simpleLogger.showLogName", "false");
