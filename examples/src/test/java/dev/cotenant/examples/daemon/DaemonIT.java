@@ -390,6 +390,81 @@ class DaemonIT {
     }
   }
 
+  /** {@code POST /api/PATH} with the token and a JSON body; the answer's status and body. */
+  private static java.net.http.HttpResponse<String> postApi(DaemonFixture f, String path, String body) throws Exception {
+    int port = f.state().orElseThrow().path("port").asInt();
+    return java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+            java.net.URI.create("http://127.0.0.1:" + port + "/api/" + path))
+        .timeout(DaemonFixture.BOUND).header("Authorization", "Bearer " + f.token())
+        .header("Content-Type", "application/json")
+        .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body)).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** The pids of the backends {@code status} lists for {@code server}, by placement and sessions. */
+  private static List<String> backendsOf(DaemonFixture f, String server) throws Exception {
+    DaemonFixture.Run status = f.run("status", "--json");
+    assertEquals(0, status.code(), status.err());
+    List<String> out = new ArrayList<>();
+    for (JsonNode b : DaemonFixture.JSON.readTree(status.out()).path("backends")) {
+      if (b.path("server").asString().equals(server) && b.path("sessions").asInt() > 0) {
+        out.add(b.path("placement").asString() + " " + b.path("sessions").asInt());
+      }
+    }
+    java.util.Collections.sort(out);
+    return out;
+  }
+
+  /**
+   * A hazard recorded through the API while two sessions share a backend moves both to backends of
+   * their own at their next call, and the next session starts dedicated: the real daemon, real
+   * shims, a forced server (an observed hazard outranks the force).
+   */
+  @Test
+  void aHazardPostedToTheApiMovesTheSessionsSharingABackend() throws Exception {
+    try (DaemonFixture f = new DaemonFixture()) {
+      f.serve("--set", "cotenant.sharing.forced=echo");
+      McpSyncClient a = f.stdioClient("echo", "a");
+      McpSyncClient b = f.stdioClient("echo", "b");
+      assertTrue(call(a, "echo", Map.of("text", "a1")).contains("a1"));
+      assertEquals(List.of("shared 2"), backendsOf(f, "echo"));
+      java.net.http.HttpResponse<String> posted = postApi(f, "hazards",
+          "{\"server\":\"echo\",\"code\":\"cross_session_leak\",\"attachedSessions\":2}");
+      assertEquals(201, posted.statusCode(), posted.body());
+      assertTrue(call(a, "echo", Map.of("text", "a2")).contains("a2"));
+      assertTrue(call(b, "echo", Map.of("text", "b2")).contains("b2"));
+      assertEquals(List.of("dedicated 1", "dedicated 1"), backendsOf(f, "echo"), "both moved");
+      McpSyncClient c = f.stdioClient("echo", "c");
+      assertTrue(call(c, "echo", Map.of("text", "c1")).contains("c1"));
+      assertEquals(List.of("dedicated 1", "dedicated 1", "dedicated 1"), backendsOf(f, "echo"));
+    }
+  }
+
+  /** After {@code POST /api/backends/drain}, old sessions and new ones are served: the daemon is not left draining. */
+  @Test
+  void drainingTheBackendsThroughTheApiLeavesTheDaemonServing() throws Exception {
+    try (DaemonFixture f = new DaemonFixture()) {
+      f.serve();
+      McpSyncClient a = f.stdioClient("echo", "a");
+      assertTrue(call(a, "echo", Map.of("text", "before")).contains("before"));
+      java.net.http.HttpResponse<String> drained = postApi(f, "backends/drain", "{\"force\":true,\"timeoutMs\":10000}");
+      assertEquals(200, drained.statusCode(), drained.body());
+      assertTrue(drained.body().contains("\"forced\":1") || drained.body().contains("\"drained\":1"), drained.body());
+      McpSyncClient b = f.stdioClient("echo", "b");
+      assertTrue(call(b, "echo", Map.of("text", "new")).contains("new"), "a new session is served");
+      String after = "";
+      for (int i = 0; i < 2 && !after.contains("again"); i++) {
+        // The first call after a forced drain may be answered "call interrupted"; the next one is served.
+        try {
+          after = call(a, "echo", Map.of("text", "again"));
+        } catch (RuntimeException e) {
+          after = String.valueOf(e.getMessage());
+        }
+      }
+      assertTrue(after.contains("again"), "the old session goes on: " + after);
+    }
+  }
+
   /** The one backend {@code status} lists. */
   private static JsonNode onlyBackend(DaemonFixture f) throws Exception {
     DaemonFixture.Run status = f.run("status", "--json");
@@ -551,6 +626,8 @@ class DaemonIT {
       assertEquals(0, status.code(), status.err());
       assertTrue(status.out().startsWith("daemon " + pid + "  socket "), status.out());
       assertTrue(status.out().contains("no backend runs"), status.out());
+      McpSyncClient c = f.stdioClient("echo", "logged");
+      assertTrue(call(c, "echo", Map.of("text", "logged")).contains("logged"));
       List<ProcessHandle> all = new ArrayList<>(daemon.descendants().toList());
       all.add(daemon);
       DaemonFixture.Run stop = f.run("stop");
@@ -558,6 +635,10 @@ class DaemonIT {
       assertTrue(stop.err().contains("daemon " + pid + " stopped"), stop.err());
       assertEquals(List.of(), DaemonFixture.awaitGone(all, GONE));
       assertEquals(1, f.run("status").code(), "no daemon runs any more");
+      // The daemon's log says where each session went and why, with the time.
+      List<String> log = Files.readAllLines(f.home.resolve("daemon.log"));
+      assertTrue(log.stream().anyMatch(l -> l.matches("\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d{3} INFO session \\S+ of echo:"
+          + " dedicated \\(its verdict \\(\\w+\\) does not recommend sharing\\), backend pid \\d+")), String.join("\n", log));
     }
   }
 
