@@ -464,7 +464,8 @@
         el('td', { className: 'sessions', text: String(b.sessions) }),
         el('td', { text: b.pid === null || b.pid === undefined ? '–' : String(b.pid) }),
         el('td', { text: bytes(b.rssBytes) }),
-        el('td', { text: String(b.calls) })
+        el('td', { text: String(b.calls) }),
+        el('td', { className: 'reason', text: b.reason || '–' })
       ]);
     }));
     $('backends-status').textContent = backends.length === 0

@@ -57,13 +57,13 @@ public final class StatusCommand extends CliCommand {
       out.println("no backend runs");
       return Cli.EXIT_OK;
     }
-    String format = "%-24s %-10s %-9s %-8s %-8s %-7s %s%n";
-    out.printf(format, "SERVER", "PLACEMENT", "STATE", "PID", "SESSIONS", "CALLS", "HAZARDS");
+    String format = "%-24s %-10s %-9s %-8s %-8s %-7s %-7s %s%n";
+    out.printf(format, "SERVER", "PLACEMENT", "STATE", "PID", "SESSIONS", "CALLS", "HAZARDS", "REASON");
     for (Object o : backends) {
       Map<?, ?> b = (Map<?, ?>) o;
       String placement = String.valueOf(b.get("placement")) + (Boolean.TRUE.equals(b.get("forced")) ? "*" : "");
       out.printf(format, b.get("server"), placement, b.get("state"), b.get("pid") == Json.NULL ? "-" : b.get("pid"),
-          b.get("sessions"), b.get("calls"), b.get("hazards"));
+          b.get("sessions"), b.get("calls"), b.get("hazards"), b.get("reason") == null ? "" : b.get("reason"));
     }
     if (backends.stream().anyMatch(o -> Boolean.TRUE.equals(((Map<?, ?>) o).get("forced")))) {
       out.println("* forced by cotenant.sharing.forced, not by the verdict");

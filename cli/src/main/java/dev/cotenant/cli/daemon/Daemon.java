@@ -196,7 +196,7 @@ public final class Daemon implements AutoCloseable {
   /**
    * The daemon's state and the pool's accounting as JSON values: pid, socket, HTTP port, records,
    * sessions over the socket and over HTTP, and one entry per backend (server, placement,
-   * whether forced, state, pid, generation, sessions, calls, hazards).
+   * whether forced, state, pid, generation, sessions, calls, hazards, why it was placed so).
    */
   public Map<String, Object> status() {
     Map<String, Object> s = basics();
@@ -216,6 +216,7 @@ public final class Daemon implements AutoCloseable {
       b.put("sessions", e.sessions());
       b.put("calls", e.calls());
       b.put("hazards", e.hazards());
+      b.put("reason", e.reason());
       backends.add(b);
     }
     s.put("backends", backends);

@@ -428,12 +428,17 @@ class DaemonIT {
       McpSyncClient b = f.stdioClient("echo", "b");
       assertTrue(call(a, "echo", Map.of("text", "a1")).contains("a1"));
       assertEquals(List.of("shared 2"), backendsOf(f, "echo"));
+      DaemonFixture.Run table = f.run("status");
+      assertTrue(table.out().contains("HAZARDS REASON") && table.out().contains("forced by cotenant.sharing.forced (verdict "),
+          "status says why: " + table.out());
       java.net.http.HttpResponse<String> posted = postApi(f, "hazards",
           "{\"server\":\"echo\",\"code\":\"cross_session_leak\",\"attachedSessions\":2}");
       assertEquals(201, posted.statusCode(), posted.body());
       assertTrue(call(a, "echo", Map.of("text", "a2")).contains("a2"));
       assertTrue(call(b, "echo", Map.of("text", "b2")).contains("b2"));
       assertEquals(List.of("dedicated 1", "dedicated 1"), backendsOf(f, "echo"), "both moved");
+      String moved = f.run("status", "--json").out();
+      assertTrue(moved.contains("the records changed: forced by cotenant.sharing.forced, but refuted"), moved);
       McpSyncClient c = f.stdioClient("echo", "c");
       assertTrue(call(c, "echo", Map.of("text", "c1")).contains("c1"));
       assertEquals(List.of("dedicated 1", "dedicated 1", "dedicated 1"), backendsOf(f, "echo"));

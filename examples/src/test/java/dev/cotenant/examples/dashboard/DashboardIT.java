@@ -254,6 +254,7 @@ class DashboardIT {
                 + " return !!r && r.dataset.placement === 'shared' && r.dataset.sessions === '2';"));
         String row = (String) js(b, "return document.querySelector('#backends-body tr[data-server=\"echo\"]').innerText;");
         assertTrue(row.contains("forced"), row);
+        assertTrue(row.contains("forced by cotenant.sharing.forced (verdict "), "the row says why: " + row);
         assertEquals(1L, js(b, "return document.querySelectorAll('#backends-body tr').length;"));
         assertEquals("1 now vs 2 unshared", js(b, "return document.getElementById('total-processes').textContent;"));
         String memory = (String) js(b, "return document.getElementById('total-memory').textContent;");

@@ -21,6 +21,8 @@ import java.util.OptionalLong;
  *     pool's clock; empty while no backend is up
  * @param placement shared or dedicated
  * @param forced true when an acquire of the entry said the operator forced the placement
+ * @param reason why the entry's first session was placed there ({@code its verdict (declared)
+ *     recommends sharing}); empty when the acquire gave none
  */
 public record EntrySnapshot(
     String connectionId,
@@ -33,7 +35,8 @@ public record EntrySnapshot(
     int hazards,
     OptionalLong startedAt,
     Placement placement,
-    boolean forced) {
+    boolean forced,
+    String reason) {
   /** Checks the parts are present. */
   public EntrySnapshot {
     Objects.requireNonNull(connectionId, "connectionId");
@@ -42,5 +45,12 @@ public record EntrySnapshot(
     Objects.requireNonNull(pid, "pid");
     Objects.requireNonNull(startedAt, "startedAt");
     Objects.requireNonNull(placement, "placement");
+    Objects.requireNonNull(reason, "reason");
+  }
+
+  /** As the canonical constructor, with no reason. */
+  public EntrySnapshot(String connectionId, String serverName, EntryState state, int generation, int sessions,
+      OptionalLong pid, long calls, int hazards, OptionalLong startedAt, Placement placement, boolean forced) {
+    this(connectionId, serverName, state, generation, sessions, pid, calls, hazards, startedAt, placement, forced, "");
   }
 }

@@ -70,11 +70,15 @@ final class PoolEntry<B extends PooledBackend> {
   /** One line per backend close that threw. */
   final List<String> closeErrors = new ArrayList<>();
 
-  PoolEntry(PoolKey key, ServerDescription server, Placement placement, boolean forced) {
+  /** Why its first session was placed here. */
+  final String reason;
+
+  PoolEntry(PoolKey key, ServerDescription server, Placement placement, boolean forced, String reason) {
     this.key = key;
     this.server = server;
     this.placement = placement;
     this.forced = forced;
+    this.reason = reason;
   }
 
   boolean ended() {

@@ -232,6 +232,16 @@ public final class TransportPool<B extends PooledBackend> implements AutoCloseab
    */
   public Lease<B> acquire(ServerDescription server, String sessionId, Placement placement, boolean forced)
       throws PoolException, InterruptedException {
+    return acquire(server, sessionId, placement, forced, "");
+  }
+
+  /**
+   * As {@link #acquire(ServerDescription, String, Placement, boolean)}, with why the session is
+   * placed so: an entry this acquire creates keeps it for the {@linkplain #accounting() accounting}.
+   */
+  public Lease<B> acquire(ServerDescription server, String sessionId, Placement placement, boolean forced, String reason)
+      throws PoolException, InterruptedException {
+    Objects.requireNonNull(reason, "reason");
     Objects.requireNonNull(server, "server");
     Objects.requireNonNull(sessionId, "sessionId");
     Objects.requireNonNull(placement, "placement");
@@ -254,7 +264,7 @@ public final class TransportPool<B extends PooledBackend> implements AutoCloseab
               "the spawn budget of " + settings.spawnBudget() + " live backends (" + PoolSettings.SPAWN_BUDGET
                   + ") is exhausted: " + key.connectionId() + " was not started", null);
         }
-        e = new PoolEntry<>(key, server, placement, forced);
+        e = new PoolEntry<>(key, server, placement, forced, reason);
         e.starting = true;
         entries.put(key, e);
         starter = true;
@@ -583,7 +593,7 @@ public final class TransportPool<B extends PooledBackend> implements AutoCloseab
         }
       }
       out.add(new EntrySnapshot(r.e.id(), r.e.key.serverName(), r.state, r.generation, r.sessions, pid, calls, hazards,
-          b == null ? OptionalLong.empty() : OptionalLong.of(r.upAt), r.e.placement, r.e.forced));
+          b == null ? OptionalLong.empty() : OptionalLong.of(r.upAt), r.e.placement, r.e.forced, r.e.reason));
     }
     out.sort(Comparator.comparing(EntrySnapshot::connectionId));
     return List.copyOf(out);

@@ -116,7 +116,7 @@ public final class Connection implements AutoCloseable {
         // the client's own would.
         owner.rememberFirstClient(d.placement() == Placement.SHARED ? dev.cotenant.gateway.pool.PoolKey.of(server)
             : dev.cotenant.gateway.pool.PoolKey.dedicated(server, sessionId), initializeParams);
-        Lease<MuxBackend> l = owner.pool().acquire(server, sessionId, d.placement(), d.forced());
+        Lease<MuxBackend> l = owner.pool().acquire(server, sessionId, d.placement(), d.forced(), d.why());
         MuxBackend b;
         try {
           b = l.backend();

@@ -342,13 +342,13 @@ class TransportPoolLifecycleTest extends PoolTestSupport {
   @Test
   void theAccountingReportsEveryField() throws Exception {
     timers.advance(Duration.ofSeconds(42));
-    Lease<Backend> a = pool.acquire(ECHO, "a", Placement.SHARED, true);
+    Lease<Backend> a = pool.acquire(ECHO, "a", Placement.SHARED, true, "forced by the test");
     acquire(ECHO, "b");
     a.backend().calls = 7;
     a.backend().hazards = 2;
     timers.advance(Duration.ofSeconds(1));
     assertEquals(new EntrySnapshot(PoolKey.of(ECHO).connectionId(), "echo", EntryState.ACTIVE, 1, 2,
-        OptionalLong.of(1001), 7, 2, OptionalLong.of(42_000), Placement.SHARED, true), only());
+        OptionalLong.of(1001), 7, 2, OptionalLong.of(42_000), Placement.SHARED, true, "forced by the test"), only());
   }
 
   @Test

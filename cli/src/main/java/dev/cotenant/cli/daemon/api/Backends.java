@@ -56,6 +56,7 @@ final class Backends {
       }
       b.put("calls", e.calls());
       b.put("hazards", e.hazards());
+      b.put("reason", e.reason());
       if (e.startedAt().isPresent()) {
         b.put("uptimeMs", Math.max(0, nowMillis - e.startedAt().getAsLong()));
       } else {

@@ -94,11 +94,12 @@ class BackendsTest {
   @Test
   void uptimeIsMeasuredFromTheStartAndAbsentWithoutOne() {
     EntrySnapshot started = new EntrySnapshot("c0123456789abcdef0123", "echo", EntryState.ACTIVE, 1, 2,
-        OptionalLong.empty(), 3, 0, OptionalLong.of(10_000), Placement.SHARED, false);
+        OptionalLong.empty(), 3, 0, OptionalLong.of(10_000), Placement.SHARED, false, "its verdict (declared) recommends sharing");
     EntrySnapshot spawning = new EntrySnapshot("d0123456789abcdef0123", "echo", EntryState.SPAWNING, 1, 1,
         OptionalLong.empty(), 0, 0, OptionalLong.empty(), Placement.DEDICATED, false);
     JsonNode json = Backends.json(List.of(started, spawning), 12_500);
     assertEquals(2_500, json.get("backends").get(0).get("uptimeMs").longValue());
+    assertEquals("its verdict (declared) recommends sharing", json.get("backends").get(0).get("reason").stringValue());
     assertTrue(json.get("backends").get(1).get("uptimeMs").isNull(), json.toString());
     assertEquals("c0123456789abcde", json.get("backends").get(0).get("key").stringValue());
     assertEquals(3, json.get("totals").get("unsharedProcesses").intValue(), "a process per session: " + json);
