@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The fixed core: turns {@link Evidence} into a {@link Verdict} exactly as DESIGN §2 ranks it.
+ * The fixed core: turns {@link Evidence} into a {@link Verdict} exactly as docs/architecture.md ranks it.
  *
  * <p>The ranking, strongest first: an observation ({@code refuted}), a disqualifying fact
  * ({@code disqualified}), a declaration ({@code declared}), a pre-flight that ran and replayed

@@ -3,7 +3,7 @@ package dev.cotenant.api;
 import java.util.Locale;
 import java.util.Optional;
 
-/** How a server's backend may be used by sessions (DESIGN §7). */
+/** How a server's backend may be used by sessions (docs/statelessness.md). */
 public enum ConcurrencyModel {
   /** One backend per session (the default): the topology of no gateway. */
   SIDECAR,

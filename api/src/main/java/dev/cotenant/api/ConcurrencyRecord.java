@@ -5,7 +5,7 @@ import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
- * An operator's registration of how a server may be used (DESIGN §7). The schema itself refuses
+ * An operator's registration of how a server may be used (docs/statelessness.md). The schema itself refuses
  * {@code shared} without a passed WHOLE-SURFACE statelessness probe (a single-tool pass is
  * supporting evidence only, {@link ProbePass#wholeSurface()}) and without a positive
  * {@code maxConcurrent}: no writer can produce such a record, and no reader can load one.

@@ -17,7 +17,7 @@ import java.util.Set;
  * @param recordsComplete true when the records behind this evidence (the hazard ledger and the
  *     concurrency records) were read completely. While they were not, an observation or a
  *     withdrawal they hold may be missing from this evidence, so the verdict never recommends
- *     sharing (DESIGN §7, fail closed); the strength is still what the evidence says. This flag
+ *     sharing (docs/statelessness.md, fail closed); the strength is still what the evidence says. This flag
  *     is the gate; the notes only explain it
  * @param recordsNotes why the records could not be read completely: reasons whose code is
  *     {@link ReasonCode#LEDGER_UNREADABLE} or {@link ReasonCode#CONCURRENCY_RECORDS_UNREADABLE},

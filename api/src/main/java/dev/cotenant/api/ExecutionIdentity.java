@@ -11,7 +11,7 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * A launch identity (DESIGN §3): what a pool key holds and what both records are checked
+ * A launch identity (docs/architecture.md): what a pool key holds and what both records are checked
  * against. Computing it is pure; the caller supplies the binary fingerprint, which needs IO.
  *
  * @param serverName the configured name

@@ -12,7 +12,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * The fixed comparator of the pre-flight (DESIGN §5): given what two different callers were
+ * The fixed comparator of the pre-flight (docs/preflight.md): given what two different callers were
  * told by the same server, it names every facet a pooled backend would replay differently.
  *
  * <p>Each side is a <b>handshake snapshot</b>, a plain JSON object (maps with string keys,

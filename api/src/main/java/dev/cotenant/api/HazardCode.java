@@ -4,7 +4,7 @@ import java.util.Locale;
 import java.util.Optional;
 
 /**
- * The closed vocabulary of the observed-hazard ledger (DESIGN §4.1). An unknown code is refused
+ * The closed vocabulary of the observed-hazard ledger (docs/records.md). An unknown code is refused
  * on write and dropped on read.
  */
 public enum HazardCode {

@@ -10,7 +10,7 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
- * A statelessness probe that passed (DESIGN §7): either of ONE tool (the operator's
+ * A statelessness probe that passed (docs/statelessness.md): either of ONE tool (the operator's
  * {@code --tool}), or of the server's WHOLE SURFACE (every listed tool, the session-visible
  * listings, notifications and server requests). Only a whole-surface pass can back a
  * {@code shared} registration; a single-tool pass is supporting evidence only.

@@ -6,7 +6,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The closed vocabulary of reason codes (DESIGN §2). The wire name is the only part of a reason
+ * The closed vocabulary of reason codes (docs/architecture.md). The wire name is the only part of a reason
  * that may ever be exported; adding a code is a change to the core.
  */
 public enum ReasonCode {

@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.regex.Pattern;
 
 /**
- * Which env names are secrets (DESIGN §3): by default {@code *_TOKEN}, {@code *_SECRET},
+ * Which env names are secrets (docs/architecture.md): by default {@code *_TOKEN}, {@code *_SECRET},
  * {@code *_KEY}, {@code *PASSWORD*}, {@code *CREDENTIAL*}. Patterns are globs where {@code *}
  * matches any run of characters; matching ignores case. Immutable and thread-safe.
  */

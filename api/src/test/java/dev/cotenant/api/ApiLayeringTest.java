@@ -5,7 +5,7 @@ import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
 
-/** Holds {@code api} to DESIGN §1: JDK only, and a core with no IO, clock, env or threads. */
+/** Holds {@code api} to docs/architecture.md: JDK only, and a core with no IO, clock, env or threads. */
 @AnalyzeClasses(packages = "dev.cotenant.api", importOptions = ImportOption.DoNotIncludeTests.class)
 class ApiLayeringTest {
 

@@ -13,7 +13,7 @@ import java.util.ServiceLoader;
 import java.util.Set;
 
 /**
- * The layering and purity rules of DESIGN §1 for {@code api}. Each rule is checked against the
+ * The layering and purity rules of docs/architecture.md for {@code api}. Each rule is checked against the
  * production classes by {@link ApiLayeringTest} and shown to bite by {@link ApiRulesBiteTest}.
  */
 final class ApiRules {
@@ -41,7 +41,7 @@ final class ApiRules {
           .should()
           .onlyDependOnClassesThat()
           .resideInAnyPackage("java..", "org.jspecify..", API)
-          .because("api depends on the JDK only, plus jspecify annotations (DESIGN §1)");
+          .because("api depends on the JDK only, plus jspecify annotations (docs/architecture.md)");
 
   static final ArchRule NO_IO =
       noClasses()
@@ -50,7 +50,7 @@ final class ApiRules {
           .should()
           .dependOnClassesThat()
           .resideInAnyPackage("java.io..", "java.nio.file..")
-          .because("the core does no IO (DESIGN §1)");
+          .because("the core does no IO (docs/architecture.md)");
 
   static final ArchRule NO_ENVIRONMENT_OR_SYSTEM_PROPERTIES =
       noClasses()
@@ -58,7 +58,7 @@ final class ApiRules {
           .resideInAPackage(API)
           .should()
           .accessTargetWhere(member(System.class, "getenv", "getProperty", "getProperties", "setProperty"))
-          .because("the core reads no environment and no configuration (DESIGN §1)");
+          .because("the core reads no environment and no configuration (docs/architecture.md)");
 
   static final ArchRule NO_CLOCK =
       noClasses()
@@ -74,7 +74,7 @@ final class ApiRules {
           .orShould()
           .dependOnClassesThat()
           .areAssignableTo(InstantSource.class)
-          .because("the core reads no clock (DESIGN §1)");
+          .because("the core reads no clock (docs/architecture.md)");
 
   static final ArchRule NO_THREADS =
       noClasses()
@@ -83,7 +83,7 @@ final class ApiRules {
           .should()
           .dependOnClassesThat()
           .areAssignableTo(Thread.class)
-          .because("the core is pure and synchronous (DESIGN §1)");
+          .because("the core is pure and synchronous (docs/architecture.md)");
 
   static final ArchRule NO_RANDOMNESS =
       noClasses()
@@ -96,7 +96,7 @@ final class ApiRules {
           .accessTargetWhere(member(Math.class, "random"))
           .orShould()
           .accessTargetWhere(member(java.util.UUID.class, "randomUUID"))
-          .because("the same evidence gives the same verdict (DESIGN §2, invariant 5)");
+          .because("the same evidence gives the same verdict (docs/architecture.md, invariant 5)");
 
   static final ArchRule NO_DISCOVERY =
       noClasses()
@@ -105,5 +105,5 @@ final class ApiRules {
           .should()
           .dependOnClassesThat()
           .areAssignableTo(ServiceLoader.class)
-          .because("api never sees the SPI; providers are discovered in gateway-adapter (DESIGN §1)");
+          .because("api never sees the SPI; providers are discovered in gateway-adapter (docs/architecture.md)");
 }

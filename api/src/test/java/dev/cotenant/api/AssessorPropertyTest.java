@@ -26,7 +26,7 @@ import org.quicktheories.core.Gen;
 import org.quicktheories.generators.Generate;
 
 /**
- * The invariants of DESIGN §2 as properties over generated evidence. Each property is a static
+ * The invariants of docs/architecture.md as properties over generated evidence. Each property is a static
  * method taking the theory to run and the assessor it checks; its test passes
  * {@link Theories#qt()} and {@link Assessor#assess}, and {@link PropertiesBiteTest} passes
  * deliberately broken assessors to show the property fails on them.
@@ -63,7 +63,7 @@ class AssessorPropertyTest {
 
   // ---- an independent reading of the strength table ------------------------------------------
 
-  /** DESIGN §2's strength table, strongest first, written out here rather than read from the enum. */
+  /** docs/architecture.md's strength table, strongest first, written out here rather than read from the enum. */
   private static final List<Strength> RANK =
       List.of(
           Strength.REFUTED,
@@ -73,7 +73,7 @@ class AssessorPropertyTest {
           Strength.NO_OBJECTION,
           Strength.UNKNOWN);
 
-  /** The source codes that ground a strength, per DESIGN §2's reason table. */
+  /** The source codes that ground a strength, per docs/architecture.md's reason table. */
   private static final Map<String, Strength> SOURCE_GROUNDS =
       Map.of(
           "not_stdio", Strength.DISQUALIFIED,

@@ -12,7 +12,7 @@ import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-/** The hashing rules of DESIGN §3. */
+/** The hashing rules of docs/architecture.md. */
 class ExecutionIdentityTest {
 
   private static final SecretPatterns SECRETS = SecretPatterns.defaults();

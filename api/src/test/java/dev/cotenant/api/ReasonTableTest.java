@@ -12,7 +12,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
- * One test per row of the reason table in DESIGN §2. Each builds the smallest evidence that
+ * One test per row of the reason table in docs/architecture.md. Each builds the smallest evidence that
  * exhibits the row and asserts the reason code (with its detail), the strength and both
  * recommendations of the verdict.
  */
@@ -35,7 +35,7 @@ class ReasonTableTest {
   }
 
   /**
-   * The table as DESIGN §2 writes it, wire name to role, with the two notes of DESIGN §7's
+   * The table as docs/architecture.md writes it, wire name to role, with the two notes of docs/statelessness.md's
    * fail-closed rule (records that cannot be read completely).
    */
   private static final Map<String, ReasonRole> DESIGN_TABLE = new LinkedHashMap<>();

@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The first, plainest implementation of DESIGN §2's ranking: one ordered set per role, filled
+ * The first, plainest implementation of docs/architecture.md's ranking: one ordered set per role, filled
  * and then emitted strongest role first. Kept as an executable reference that
  * {@link AssessorReferencePropertyTest} compares {@link Assessor} against, so a change made to
  * {@link Assessor} for speed is shown not to change a single verdict or refusal.

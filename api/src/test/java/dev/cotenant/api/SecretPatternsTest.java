@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** The secret-name globs of DESIGN §3. */
+/** The secret-name globs of docs/architecture.md. */
 class SecretPatternsTest {
 
   private final SecretPatterns defaults = SecretPatterns.defaults();

@@ -28,7 +28,7 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The durable records' costs (DESIGN §4): {@code record} on the hot path (goal: median at most
+ * The durable records' costs (docs/records.md): {@code record} on the hot path (goal: median at most
  * 200 ns), flushing a ledger of 10,000 identities and loading a 10,000-row pre-flight cache
  * (goal: at most 100 ms each). Sample-time mode, so JMH reports the median as {@code p0.50}.
  */

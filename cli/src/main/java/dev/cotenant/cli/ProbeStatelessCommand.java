@@ -28,7 +28,7 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * {@code cotenant probe-stateless NAME [--plan FILE] [--rounds N] [CONFIG...]}: runs the
- * whole-surface statelessness probe (DESIGN §7, {@link dev.cotenant.gateway.probe.SurfaceProbe})
+ * whole-surface statelessness probe (docs/statelessness.md, {@link dev.cotenant.gateway.probe.SurfaceProbe})
  * against one configured server, prints a result per tool and listing, the traffic, the hazards
  * and the coverage, and records the result: hazards in the hazard ledger, a whole-surface pass in
  * {@code concurrency-records.json} (the one kind of pass a {@code shared} registration accepts).

@@ -29,7 +29,7 @@ class CliArchitectureTest {
         .orShould()
         .dependOnClassesThat()
         .belongToAnyOf(ServiceLoader.class)
-        .because("every surface uses the same providers through one assembly point (DESIGN §9)")
+        .because("every surface uses the same providers through one assembly point (docs/architecture.md)")
         .check(CLI);
   }
 }

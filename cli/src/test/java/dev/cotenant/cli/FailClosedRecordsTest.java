@@ -37,7 +37,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Fail closed (DESIGN §7), end to end through the CLI over real files in a temporary records
+ * Fail closed (docs/statelessness.md), end to end through the CLI over real files in a temporary records
  * directory: while the hazard ledger or the concurrency records cannot be read completely, no row
  * recommends sharing and every row says why, {@code register --model shared} is refused naming
  * the record, and {@code hazards list} says the ledger is unreadable and where the copy is.

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
- * Holds {@code fleet-providers} to DESIGN §1: built on {@code api} and {@code spi} only, plus its
+ * Holds {@code fleet-providers} to docs/architecture.md: built on {@code api} and {@code spi} only, plus its
  * drivers (the PostgreSQL JDBC driver through {@code java.sql}, Jedis, Jackson for the JSON
  * columns) and SLF4J; never the default providers, the runtime or the CLI. The second test shows
  * the rule bites.

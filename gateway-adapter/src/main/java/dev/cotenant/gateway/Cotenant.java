@@ -267,7 +267,7 @@ public final class Cotenant {
    * Assesses one server as {@link #assess(EvidenceInput, PreflightOutcome, Collection)}, saying
    * whether the records the observations and the concurrency record came from were read
    * completely. While they were not ({@code recordsComplete} false), the verdict never recommends
-   * sharing (DESIGN §7, fail closed); {@code recordsNotes} say why ({@code ledger_unreadable},
+   * sharing (docs/statelessness.md, fail closed); {@code recordsNotes} say why ({@code ledger_unreadable},
    * {@code concurrency_records_unreadable}).
    *
    * @throws dev.cotenant.api.EvidenceRejectedException as
@@ -362,7 +362,7 @@ public final class Cotenant {
   }
 
   /**
-   * The concurrency limiter that enforces {@code maxConcurrent} (DESIGN §7), selected on first
+   * The concurrency limiter that enforces {@code maxConcurrent} (docs/statelessness.md), selected on first
    * call ({@value Spi#LIMITER_KEY}; default {@code semaphore}, in-process).
    */
   public ConcurrencyLimiter limiter() {
@@ -409,7 +409,7 @@ public final class Cotenant {
 
   /**
    * An evaluator over the pre-flight transport and cache, for budgeted passes and uncapped
-   * measure jobs (DESIGN §6).
+   * measure jobs (docs/integration.md).
    *
    * @param parallelism servers measured at once within a pass (each pre-flight spawns two processes)
    */
@@ -420,7 +420,7 @@ public final class Cotenant {
   }
 
   /**
-   * The statelessness probe and registration (DESIGN §7), over the hazard ledger, the concurrency
+   * The statelessness probe and registration (docs/statelessness.md), over the hazard ledger, the concurrency
    * records and the session transport of this runtime.
    *
    * @throws IllegalArgumentException naming a malformed configuration key
@@ -437,7 +437,7 @@ public final class Cotenant {
   }
 
   /**
-   * Sharing backends over this runtime's providers (DESIGN §8): placement from each server's
+   * Sharing backends over this runtime's providers (docs/pool.md): placement from each server's
    * current verdict, the transport pool, the multiplexer, admission under {@code maxConcurrent},
    * hazards into the ledger. Each call builds a new {@link Sharing} with a pool of its own: a host
    * keeps one, and closes it to tear every backend down.
@@ -464,7 +464,7 @@ public final class Cotenant {
   }
 
   /**
-   * The bulk stub action (DESIGN §6): eligibility of each candidate decided inside the lock hold
+   * The bulk stub action (docs/integration.md): eligibility of each candidate decided inside the lock hold
    * that writes {@code config}, from the sharing switch as read there.
    *
    * @param verdicts the current verdict of each name (from {@link #rows})

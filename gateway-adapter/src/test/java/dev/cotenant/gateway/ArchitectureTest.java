@@ -31,7 +31,7 @@ class ArchitectureTest {
         .should()
         .dependOnClassesThat()
         .belongToAnyOf(ServiceLoader.class)
-        .because("provider discovery has exactly one entry point (DESIGN §1)")
+        .because("provider discovery has exactly one entry point (docs/architecture.md)")
         .check(MAIN);
   }
 

@@ -4,7 +4,7 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 import com.tngtech.archunit.lang.ArchRule;
 
-/** The layering rules of the gateway adapter (DESIGN §1). */
+/** The layering rules of the gateway adapter (docs/architecture.md). */
 final class GatewayRules {
   /**
    * The runtime sees providers only through the SPI: no class of the gateway adapter depends on a
@@ -18,7 +18,7 @@ final class GatewayRules {
           .should()
           .dependOnClassesThat()
           .resideInAPackage("dev.cotenant.providers..")
-          .because("the runtime sees providers only through the SPI (DESIGN §1)");
+          .because("the runtime sees providers only through the SPI (docs/architecture.md)");
 
   /**
    * The gateway adapter is the embeddable runtime: no class of it uses a CLI framework or an HTTP
@@ -34,7 +34,7 @@ final class GatewayRules {
           .resideInAnyPackage(
               "picocli..", "org.eclipse.jetty..", "jakarta.servlet..", "javax.servlet..", "com.sun.net.httpserver..",
               "org.apache.catalina..", "io.undertow..", "io.netty..")
-          .because("a host that embeds the runtime must not inherit a CLI framework or an HTTP server (DESIGN §1)");
+          .because("a host that embeds the runtime must not inherit a CLI framework or an HTTP server (docs/architecture.md)");
 
   private GatewayRules() {}
 }

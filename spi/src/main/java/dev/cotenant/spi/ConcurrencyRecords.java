@@ -10,7 +10,7 @@ import java.util.TreeMap;
 import java.util.function.Function;
 
 /**
- * The concurrency records (DESIGN §7): one {@link ConcurrencyRecord} per server name, each
+ * The concurrency records (docs/statelessness.md): one {@link ConcurrencyRecord} per server name, each
  * holding the identity its statelessness probe passed under. The third store of
  * {@link RecordStores}.
  *
@@ -20,7 +20,7 @@ import java.util.function.Function;
  * be read completely (unreadable, a newer schema, an unreadable copy moved aside and not yet dealt
  * with) says so in {@link Snapshot#incomplete()}: a withdrawn registration or another writer's
  * record may be hidden, so while it does nothing recommends sharing and a registration as
- * {@code shared} is refused (DESIGN §7, fail closed). {@link #update} changes exactly one entry
+ * {@code shared} is refused (docs/statelessness.md, fail closed). {@link #update} changes exactly one entry
  * atomically with respect to every other writer, in any process. Thread-safe.
  */
 public interface ConcurrencyRecords {

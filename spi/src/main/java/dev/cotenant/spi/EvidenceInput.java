@@ -15,7 +15,7 @@ import java.util.Optional;
  * @param ledgerIdentity the server's current launch identity as
  *     {@code ExecutionIdentity.ledgerKey()}, when the caller computed it; a source that compares
  *     a record with the current launch reads an absent identity as "no record applies"
- * @param concurrency the server's concurrency record (DESIGN §7), when one is stored
+ * @param concurrency the server's concurrency record (docs/statelessness.md), when one is stored
  */
 public record EvidenceInput(
     ServerDescription server,

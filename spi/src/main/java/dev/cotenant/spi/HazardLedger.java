@@ -11,7 +11,7 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * The observed-hazard ledger (DESIGN §4.1): the only record that can refute a server.
+ * The observed-hazard ledger (docs/records.md): the only record that can refute a server.
  *
  * <p>{@link #record} is the hot path: in memory, non-blocking, cheap, no IO. {@link #flush} is
  * blocking IO and runs off the hot path. Identities accumulate independently and nothing
@@ -110,7 +110,7 @@ public interface HazardLedger {
    * type dropped, an unreadable copy moved aside and not yet dealt with) still yields what could
    * be read, "nothing observed" when nothing could: that is the reading for strength. But an
    * observation may be hidden, so while {@link #incomplete()} is present nothing recommends
-   * sharing and a registration as {@code shared} is refused (DESIGN §7, fail closed).
+   * sharing and a registration as {@code shared} is refused (docs/statelessness.md, fail closed).
    *
    * @param servers server name to identity to observations, both sorted
    * @param incomplete empty when the durable copy was read completely; otherwise a short,

@@ -6,7 +6,7 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The pre-flight cache (DESIGN §4.2): one row per configured server keyed by name, plus the
+ * The pre-flight cache (docs/records.md): one row per configured server keyed by name, plus the
  * {@code applied} seeding markers. Only the expensive measurement is cached, never a verdict.
  * Reading rules (another schema dropped, rows without {@code ran} dropped, an absent or corrupt
  * file read as empty) are applied by {@link #load}; the current-identity and

@@ -6,7 +6,7 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * One stored pre-flight measurement (a row of the pre-flight cache, DESIGN §4.2).
+ * One stored pre-flight measurement (a row of the pre-flight cache, docs/records.md).
  *
  * @param serverName the configured name (the row key)
  * @param identity the NUL-joined {@code ExecutionIdentity.cacheKey()} it was taken under

@@ -25,8 +25,8 @@ public final class ProviderContext {
    * A context whose {@link #sessions()} refuses.
    *
    * @param config the host's Cotenant configuration
-   * @param recordsDirectory the per-host records directory, resolved once by the runtime (DESIGN
-   *     §4); providers must not resolve it themselves, so every writer and reader agree
+   * @param recordsDirectory the per-host records directory, resolved once by the runtime (docs/records.md
+   * ); providers must not resolve it themselves, so every writer and reader agree
    */
   public ProviderContext(ProviderConfig config, Path recordsDirectory) {
     this(config, recordsDirectory, NO_SESSIONS);

@@ -14,7 +14,7 @@ import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-/** The default methods of the record-store interfaces apply the reading rules of DESIGN §4. */
+/** The default methods of the record-store interfaces apply the reading rules of docs/records.md. */
 class RecordStoreDefaultsTest {
   static PreflightRecord row(String identity, Optional<String> version) {
     return new PreflightRecord("srv", identity, true, false, List.of(), 1.0, version, Optional.empty());

@@ -5,7 +5,7 @@ import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
 
-/** Holds {@code spi} to DESIGN §1: it depends on {@code api} and the JDK only. */
+/** Holds {@code spi} to docs/architecture.md: it depends on {@code api} and the JDK only. */
 @AnalyzeClasses(packages = "dev.cotenant.spi", importOptions = ImportOption.DoNotIncludeTests.class)
 class SpiLayeringTest {
 

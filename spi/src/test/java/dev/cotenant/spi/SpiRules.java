@@ -4,7 +4,7 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 
 import com.tngtech.archunit.lang.ArchRule;
 
-/** The layering rule of DESIGN §1 for {@code spi}: the JDK, jspecify and {@code api}, nothing else. */
+/** The layering rule of docs/architecture.md for {@code spi}: the JDK, jspecify and {@code api}, nothing else. */
 final class SpiRules {
   private SpiRules() {}
 
@@ -15,5 +15,5 @@ final class SpiRules {
           .should()
           .onlyDependOnClassesThat()
           .resideInAnyPackage("java..", "org.jspecify..", "dev.cotenant.api..", "dev.cotenant.spi..")
-          .because("spi depends on api only; Jackson, Guice and implementations live elsewhere (DESIGN §1)");
+          .because("spi depends on api only; Jackson, Guice and implementations live elsewhere (docs/architecture.md)");
 }

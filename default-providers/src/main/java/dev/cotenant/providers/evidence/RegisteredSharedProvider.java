@@ -13,7 +13,7 @@ import java.util.SortedMap;
 /**
  * {@code registered_shared}: the server's concurrency record says {@code shared} and the
  * whole-surface statelessness probe behind it passed under the server's CURRENT launch identity
- * (DESIGN §2, §7). Detail: the share scope's wire name, followed by the tools the operator's
+ * (docs/architecture.md, docs/statelessness.md). Detail: the share scope's wire name, followed by the tools the operator's
  * plan skipped ({@code tenant; skipped by plan: wipe}). Silent without a record, without the
  * current identity, when the probe passed under another identity (a rebuilt or reconfigured
  * server has not earned the registration again), when the probe covered one tool only, and

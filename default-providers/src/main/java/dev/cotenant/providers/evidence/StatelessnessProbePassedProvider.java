@@ -9,7 +9,7 @@ import java.util.List;
 
 /**
  * {@code statelessness_probe_passed}: an interleaved statelessness probe passed under the
- * server's CURRENT launch identity, whatever the record's concurrency model (DESIGN §2). A
+ * server's CURRENT launch identity, whatever the record's concurrency model (docs/architecture.md). A
  * supporting reason: it grounds nothing on its own. Detail: the tool and the rounds
  * ({@link ProbePass#detail()}). Silent without a record, without the current identity, or when
  * the pass was under another identity.

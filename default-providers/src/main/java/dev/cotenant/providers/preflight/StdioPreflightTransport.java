@@ -27,7 +27,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The default pre-flight (DESIGN §5): starts a server twice, concurrently, as two different
+ * The default pre-flight (docs/preflight.md): starts a server twice, concurrently, as two different
  * callers, through a {@link SessionTransport} (the one the runtime selected, {@code stdio} by
  * default), and hands both answers to {@link HandshakeComparator}. Every session keeps every key
  * the server sends, so no capability is hidden from the comparison.

@@ -1,5 +1,5 @@
 /**
- * The default {@code stdio} session transport and the default pre-flight (DESIGN §5).
+ * The default {@code stdio} session transport and the default pre-flight (docs/preflight.md).
  *
  * <p>{@link dev.cotenant.providers.preflight.StdioSessionTransportProvider} ({@code stdio}) starts
  * a server as a local process and speaks newline-delimited JSON-RPC to it: the one JSON-RPC client

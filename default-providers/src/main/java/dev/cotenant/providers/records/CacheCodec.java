@@ -18,7 +18,7 @@ import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * Reads and writes {@code shareability-verdicts.json}, entry schema 2 (DESIGN §4.2). On read a
+ * Reads and writes {@code shareability-verdicts.json}, entry schema 2 (docs/records.md). On read a
  * row is dropped when its identity is missing, does not parse or carries another pre-flight
  * {@code SCHEMA}, when it cannot say whether the pre-flight ran, or when it ran and cannot say
  * whether it was caller-sensitive. A malformed {@code handshake} is ignored, keeping the row; a

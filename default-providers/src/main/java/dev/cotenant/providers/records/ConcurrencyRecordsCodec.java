@@ -18,7 +18,7 @@ import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * Reads and writes {@code concurrency-records.json}, schema {@value #SCHEMA} (DESIGN §7):
+ * Reads and writes {@code concurrency-records.json}, schema {@value #SCHEMA} (docs/statelessness.md):
  *
  * <pre>{@code
  * {"schema": 1, "servers": {"<name>": {"model": "shared", "scope": "tenant", "maxConcurrent": 4,

@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
 import tools.jackson.databind.JsonNode;
 
 /**
- * The concurrency records kept in {@code <records dir>/concurrency-records.json} (DESIGN §7):
+ * The concurrency records kept in {@code <records dir>/concurrency-records.json} (docs/statelessness.md):
  * one {@link ConcurrencyRecord} per server name, each holding the identity its statelessness
  * probe passed under.
  *

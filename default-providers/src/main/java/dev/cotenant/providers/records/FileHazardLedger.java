@@ -23,7 +23,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The observed-hazard ledger kept in {@code <records dir>/observed-hazards.json} (DESIGN §4.1).
+ * The observed-hazard ledger kept in {@code <records dir>/observed-hazards.json} (docs/records.md).
  *
  * <p><b>Memory.</b> Every (server, identity) pair has a cell holding what the file is known to say
  * (its base) and what was recorded here since the last flush (pending counts per code).

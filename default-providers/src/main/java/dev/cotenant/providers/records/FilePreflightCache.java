@@ -19,7 +19,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The pre-flight cache kept in {@code <records dir>/shareability-verdicts.json} (DESIGN §4.2).
+ * The pre-flight cache kept in {@code <records dir>/shareability-verdicts.json} (docs/records.md).
  *
  * <p>Rows live in memory, loaded when the cache is opened. Changes made here ({@link #put},
  * {@link #drop}, {@link #markApplied}) are remembered until {@link #flush}, which under the file

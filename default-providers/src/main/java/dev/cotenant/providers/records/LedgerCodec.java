@@ -14,7 +14,7 @@ import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * Reads and writes {@code observed-hazards.json}, schema 1 (DESIGN §4.1). Reading is tolerant at
+ * Reads and writes {@code observed-hazards.json}, schema 1 (docs/records.md). Reading is tolerant at
  * the finest grain that keeps observations: an unknown code is dropped, a server or identity
  * entry of the wrong type is dropped, a bad {@code count} reads as 1 and a bad {@code lastSeen}
  * as 0. Only a file that is not a schema-1 ledger at all is unreadable.

@@ -1,5 +1,5 @@
 /**
- * The {@code file} record store (DESIGN §3, §4): the records directory resolution, launch
+ * The {@code file} record store (docs/architecture.md, docs/records.md): the records directory resolution, launch
  * identities with binary fingerprints, the observed-hazard ledger and the pre-flight cache as
  * JSON files written atomically under a cross-process lock.
  */

@@ -9,7 +9,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * The default seeding policy (DESIGN §6): once per server, a server whose verdict recommends a
+ * The default seeding policy (docs/integration.md): once per server, a server whose verdict recommends a
  * stub is written into {@code stubOverrides} as {@code true}; a server whose verdict recommends
  * sharing is reported in {@code wantsShare} and never acted on (seeding never turns the global
  * sharing switch on). A server without a recommendation is left for a later start, when more is

@@ -23,7 +23,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * The schema invariants of DESIGN §7 hold for records read from JSON exactly as for records
+ * The schema invariants of docs/statelessness.md hold for records read from JSON exactly as for records
  * constructed in code, and {@code concurrency-records.json} follows the records' rules.
  */
 class ConcurrencyRecordsTest {

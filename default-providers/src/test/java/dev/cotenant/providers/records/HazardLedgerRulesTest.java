@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 
-/** One test per rule of DESIGN §4.1, named after the rule. */
+/** One test per rule of docs/records.md, named after the rule. */
 class HazardLedgerRulesTest {
   @TempDir Path dir;
 

@@ -32,7 +32,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Fail closed (DESIGN §7): a record file that cannot be read completely still reads as what could
+ * Fail closed (docs/statelessness.md): a record file that cannot be read completely still reads as what could
  * be read, and its snapshot says so, naming the file and the problem, until it is read completely
  * again; a copy moved aside keeps saying so until an operator deletes it. Each problem is logged
  * once. slf4j-simple writes to the current {@code System.err} on every call, so swapping it

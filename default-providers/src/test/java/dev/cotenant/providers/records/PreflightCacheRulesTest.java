@@ -21,7 +21,7 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** One test per rule of DESIGN §4.2, named after the rule. */
+/** One test per rule of docs/records.md, named after the rule. */
 class PreflightCacheRulesTest {
   @TempDir Path dir;
 

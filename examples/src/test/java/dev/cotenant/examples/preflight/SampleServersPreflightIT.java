@@ -367,7 +367,7 @@ class SampleServersPreflightIT {
     return result.handshake().orElseThrow();
   }
 
-  /** Asserts the whole verdict: strength, every reason in order, and both recommendations as DESIGN §2 ties them. */
+  /** Asserts the whole verdict: strength, every reason in order, and both recommendations as docs/architecture.md ties them. */
   private static Verdict assertVerdict(String name, Strength strength, Reason... reasons) {
     Verdict verdict = PreflightFixture.verdict(cotenant, servers.get(name), results.get(name));
     assertEquals(strength, verdict.strength(), () -> name + ": " + verdict);

@@ -68,7 +68,7 @@ import org.junit.jupiter.api.io.TempDir;
  * schema written by a newer version, rows that break the schema's invariants, many replicas
  * migrating at once, and names only the stored escaping keeps apart. Fail closed throughout: while
  * the ledger or the concurrency records cannot be read completely, no row of the runtime a host
- * embeds recommends sharing (DESIGN §4, §7).
+ * embeds recommends sharing (docs/records.md, docs/statelessness.md).
  */
 class PostgresFaultsTest {
   private static final String DATABASE = "faults";

@@ -31,7 +31,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Decides which servers are worth a pre-flight and runs passes (DESIGN §6).
+ * Decides which servers are worth a pre-flight and runs passes (docs/integration.md).
  *
  * <ul>
  *   <li>Only enabled stdio servers whose stored measurement is missing, under another identity,

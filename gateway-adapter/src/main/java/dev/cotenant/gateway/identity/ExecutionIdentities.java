@@ -18,7 +18,7 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * Computes a server's launch identity (DESIGN §3): the IO half (finding and fingerprinting the
+ * Computes a server's launch identity (docs/architecture.md): the IO half (finding and fingerprinting the
  * executable) lives here, the hashing in {@link ExecutionIdentity}.
  *
  * <p>The fingerprint also covers the regular files the arguments name (a script, an entry point),

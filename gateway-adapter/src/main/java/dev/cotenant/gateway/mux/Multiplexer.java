@@ -29,7 +29,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Many client sessions over ONE backend {@link ServerSession} (DESIGN §8): the multiplexing half
+ * Many client sessions over ONE backend {@link ServerSession} (docs/pool.md): the multiplexing half
  * of a shared backend. The pool places a client here only when sharing is allowed; this class
  * keeps each client's conversation its own and reports, through a {@link HazardSink}, every frame
  * it could not keep apart.

@@ -1,5 +1,5 @@
 /**
- * Many client sessions over one backend process (DESIGN §8): the multiplexing half of a shared
+ * Many client sessions over one backend process (docs/pool.md): the multiplexing half of a shared
  * backend.
  *
  * <ul>

@@ -1,6 +1,6 @@
 package dev.cotenant.gateway.pool;
 
-/** Whether a session shares a server's backend with other sessions (DESIGN §8). */
+/** Whether a session shares a server's backend with other sessions (docs/pool.md). */
 public enum Placement {
   /** One backend per launch configuration, shared by every session that acquires it ({@link PoolKey#of}). */
   SHARED,

@@ -30,7 +30,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The transport pool (DESIGN §8): starts, shares, restarts and closes the backends that client
+ * The transport pool (docs/pool.md): starts, shares, restarts and closes the backends that client
  * sessions use. It is generic over the backend: a {@link BackendFactory} starts one, a
  * {@link PooledBackend} is what the pool holds and closes, and the backend reports its death
  * through the {@link BackendEvents} it was started with.
@@ -109,7 +109,7 @@ import org.slf4j.LoggerFactory;
  *       {@link Lease#backend()} throws {@link PoolException.Kind#RESTARTING}
  *       ({@link Lease#awaitBackend} waits), and new acquires attach and wait for it. The pool
  *       replays nothing: what the calls in flight on a dead backend get is the backend's
- *       business (DESIGN §8: they fail as interrupted).
+ *       business (docs/pool.md: they fail as interrupted).
  *   <li><b>Restart by name.</b> {@link #restartByName} restarts every live entry of the name
  *       (one result each): entries with a backend up are restarted as above (the attempt count
  *       starts afresh: an operator's restart gets all its attempts); entries whose start is in

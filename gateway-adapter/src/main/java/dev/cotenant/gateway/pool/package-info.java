@@ -1,5 +1,5 @@
 /**
- * The transport pool (DESIGN §8): the lifecycle of the backends that client sessions use.
+ * The transport pool (docs/pool.md): the lifecycle of the backends that client sessions use.
  *
  * <p>{@link dev.cotenant.gateway.pool.TransportPool} keys entries by
  * {@link dev.cotenant.gateway.pool.PoolKey} (server name and a fingerprint of the canonical launch

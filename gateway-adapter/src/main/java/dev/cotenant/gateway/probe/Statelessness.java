@@ -26,7 +26,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs the statelessness probes and keeps what they prove (DESIGN §7), and registers servers'
+ * Runs the statelessness probes and keeps what they prove (docs/statelessness.md), and registers servers'
  * concurrency models on the strength of it.
  *
  * <ul>

@@ -33,7 +33,7 @@ import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The statelessness probe (DESIGN §7): ONE backend process, ONE handshake, and two logical
+ * The statelessness probe (docs/statelessness.md): ONE backend process, ONE handshake, and two logical
  * callers, A and B, on it. Each round writes both callers' {@code tools/call} requests before
  * reading either answer (the shape a shared backend is exposed to), each carrying its own marker
  * and its own workspace value through the {@link ArgumentTemplate}; for a server that declares

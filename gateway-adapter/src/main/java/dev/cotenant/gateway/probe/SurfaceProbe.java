@@ -54,7 +54,7 @@ import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The whole-surface statelessness probe (DESIGN §7): sharing is decided per PROCESS, so the
+ * The whole-surface statelessness probe (docs/statelessness.md): sharing is decided per PROCESS, so the
  * evidence for it covers the process's whole surface, not one tool.
  *
  * <p>Two logical callers, A and B, run the same script on three kinds of backend, strictly one

@@ -1,5 +1,5 @@
 /**
- * The statelessness probe and concurrency records (DESIGN §7).
+ * The statelessness probe and concurrency records (docs/statelessness.md).
  *
  * <ul>
  *   <li>{@link dev.cotenant.gateway.probe.SurfaceProbe} probes a server's WHOLE SURFACE: every

@@ -7,7 +7,7 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The ONE function that says where the records directory is (DESIGN §4). Every writer and every
+ * The ONE function that says where the records directory is (docs/records.md). Every writer and every
  * reader calls it, so a gateway and a dashboard always agree on the files.
  *
  * <ol>

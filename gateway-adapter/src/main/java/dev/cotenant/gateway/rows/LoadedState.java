@@ -26,7 +26,7 @@ import java.util.Objects;
  * @param ledger the hazard ledger as loaded, saying whether it was read completely
  * @param hostHandshakes handshakes the host observed itself, by name; they take the place of the
  *     stored first-caller handshake
- * @param concurrency the concurrency records as loaded (DESIGN §7), saying whether they were read
+ * @param concurrency the concurrency records as loaded (docs/statelessness.md), saying whether they were read
  *     completely
  */
 public record LoadedState(
@@ -63,7 +63,7 @@ public record LoadedState(
   /**
    * True when the hazard ledger and the concurrency records were both read completely. While
    * they were not, an observation or a withdrawn registration may be hidden, and no row
-   * recommends sharing (DESIGN §7, fail closed).
+   * recommends sharing (docs/statelessness.md, fail closed).
    */
   public boolean recordsComplete() {
     return ledger.complete() && concurrency.complete();

@@ -16,7 +16,7 @@ import java.util.Set;
 import java.util.function.Function;
 
 /**
- * The pure half of building rows (DESIGN §6): every row from a {@link LoadedState}, with no IO.
+ * The pure half of building rows (docs/integration.md): every row from a {@link LoadedState}, with no IO.
  * For each server it reads, from the loaded state only:
  *
  * <ul>

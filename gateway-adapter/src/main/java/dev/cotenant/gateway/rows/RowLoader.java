@@ -15,7 +15,7 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The IO half of building rows (DESIGN §6): reads each record ONCE — the pre-flight cache with
+ * The IO half of building rows (docs/integration.md): reads each record ONCE — the pre-flight cache with
  * {@link PreflightCache#load()}, the hazard ledger with {@link HazardLedger#snapshot()}, the
  * concurrency records with {@link dev.cotenant.spi.ConcurrencyRecords#load()} — and
  * computes every server's current launch identity (which stats the executable), before any row

@@ -40,7 +40,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Sharing backends (DESIGN §8), assembled over the SPIs: each client session of a server is
+ * Sharing backends (docs/pool.md), assembled over the SPIs: each client session of a server is
  * placed on a shared or a dedicated backend ({@link PlacementDecision}), backends live in a
  * {@link TransportPool} and route their sessions through a {@link Multiplexer}, calls are admitted
  * within the server's {@code maxConcurrent} ({@link ConcurrencyLimits}), and every frame a shared

@@ -1,5 +1,5 @@
 /**
- * Sharing backends, assembled (DESIGN §8): {@link dev.cotenant.gateway.sharing.Sharing} places
+ * Sharing backends, assembled (docs/pool.md): {@link dev.cotenant.gateway.sharing.Sharing} places
  * each client session of a server on a shared or a dedicated backend from the server's verdict,
  * over the {@link dev.cotenant.gateway.pool.TransportPool} (lifecycle) and the
  * {@link dev.cotenant.gateway.mux.Multiplexer} (routing), admits calls within the server's

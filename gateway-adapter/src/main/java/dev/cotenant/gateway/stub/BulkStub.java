@@ -12,7 +12,7 @@ import java.util.function.Function;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * The one implementation of bulk-stub eligibility (DESIGN §6). The host sends candidate names;
+ * The one implementation of bulk-stub eligibility (docs/integration.md). The host sends candidate names;
  * eligibility is decided inside the lock hold that performs the config write, from the sharing
  * switch as read inside that hold: with sharing on a stub means co-tenancy, so a server needs
  * {@code recommendShare}; with sharing off a stub is 1:1, so {@code recommendStub} suffices.

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The IO half of the launch identity (DESIGN §3): finding and fingerprinting the executable. */
+/** The IO half of the launch identity (docs/architecture.md): finding and fingerprinting the executable. */
 class ExecutionIdentitiesTest {
   @TempDir Path dir;
   Path bin;

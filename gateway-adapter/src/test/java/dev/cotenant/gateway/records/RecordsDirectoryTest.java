@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-/** The one records directory resolution function (DESIGN §4). */
+/** The one records directory resolution function (docs/records.md). */
 class RecordsDirectoryTest {
   static final Path HOME = Path.of("/home/op");
 

@@ -35,7 +35,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Rows load both records once and are then built purely from the loaded state (DESIGN §6). */
+/** Rows load both records once and are then built purely from the loaded state (docs/integration.md). */
 class RowsTest {
   private static final int SERVERS = 1_000;
   private static final HandshakeFacts LOGGING =
@@ -157,7 +157,7 @@ class RowsTest {
                 .or(equivalentTo(Files.class))
                 .or(equivalentTo(java.io.File.class))
                 .or(equivalentTo(java.io.InputStream.class)))
-        .because("a row is built from the loaded state only (DESIGN §6)")
+        .because("a row is built from the loaded state only (docs/integration.md)")
         .check(new ClassFileImporter().importClasses(RowBuilder.class, Row.class, LoadedState.class));
   }
 
@@ -195,7 +195,7 @@ class RowsTest {
     // Kills LoadedState.recordsComplete returning true (BooleanTrueReturnValsMutator), and
     // recordsNotes without either ifPresent or returning an empty list: a row read through an
     // unreadable record recommended sharing, or said nothing of why it did not (fail closed,
-    // DESIGN §7).
+    // docs/statelessness.md).
     ConfiguredServer s = new ConfiguredServer(ServerDescription.stdio("declares", "/nonexistent/declares"), tmp.resolve("mcp.json"));
     Map<String, ExecutionIdentity> ids = Map.of("declares", identities.identify(s.description()));
     HandshakeFacts declares = HandshakeFacts.fromJson(

@@ -18,8 +18,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * The contract of a {@link ConcurrencyLimiterProvider} and its {@link ConcurrencyLimiter} (DESIGN
- * §7): at most {@code maxConcurrent} permits of one server are held at once, whatever the
+ * The contract of a {@link ConcurrencyLimiterProvider} and its {@link ConcurrencyLimiter} (docs/statelessness.md
+ * ): at most {@code maxConcurrent} permits of one server are held at once, whatever the
  * contention; a permit closed releases its slot exactly once.
  *
  * <p><b>Checks</b> (beside {@link NamedProviderContract}'s): the provider creates a limiter from a

@@ -21,7 +21,7 @@ import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 /**
- * The contract of {@link ConcurrencyRecords} (DESIGN §7), minus what is about one file format.
+ * The contract of {@link ConcurrencyRecords} (docs/statelessness.md), minus what is about one file format.
  *
  * <p><b>Checks:</b> an empty store loads as no records and nothing rejected; records of every
  * model round-trip through {@code put}, {@code get}, {@code load} and {@code update}, which hands

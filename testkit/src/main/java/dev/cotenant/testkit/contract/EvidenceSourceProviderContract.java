@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The contract of an {@link EvidenceSourceProvider} and the {@link EvidenceSource} it creates
- * (DESIGN §2; STYLE "one small interface per extension point").
+ * (docs/architecture.md; STYLE "one small interface per extension point").
  *
  * <p><b>Checks</b> (beside {@link NamedProviderContract}'s name and construction rules): the
  * provider creates a source from a context with empty configuration; the source never returns

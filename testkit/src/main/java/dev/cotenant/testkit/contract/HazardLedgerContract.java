@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The contract of a {@link HazardLedger} (DESIGN §4.1), minus what is about one file format.
+ * The contract of a {@link HazardLedger} (docs/records.md), minus what is about one file format.
  *
  * <p><b>Checks:</b> a hazard is recorded only for a shared backend ({@code attachedSessions > 1}):
  * otherwise {@code record} returns false and nothing is recorded; an empty server name or identity

@@ -14,7 +14,7 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
- * The contract of a {@link PreflightCache} (DESIGN §4.2), minus what is about one file format.
+ * The contract of a {@link PreflightCache} (docs/records.md), minus what is about one file format.
  *
  * <p><b>Checks:</b> a row put is what {@code snapshot()} and {@code load()} return, handshake
  * included, and a second put of the same name replaces it (one row per name); {@code load()}

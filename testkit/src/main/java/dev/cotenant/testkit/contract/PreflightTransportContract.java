@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The contract of a {@link PreflightTransport} (DESIGN §5), run against the kit's
+ * The contract of a {@link PreflightTransport} (docs/preflight.md), run against the kit's
  * {@link FakeServer}.
  *
  * <p><b>Checks:</b> a deterministic server, in either protocol era, ran ({@code ran} true) with no

@@ -21,7 +21,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
- * The contract of a {@link SeedingPolicyProvider} and its {@link SeedingPolicy} (DESIGN §6):
+ * The contract of a {@link SeedingPolicyProvider} and its {@link SeedingPolicy} (docs/integration.md):
  * {@code plan} is pure and returns a plan, {@code apply} mutates a loaded config section and the
  * {@code applied} markers; once per server; seeding never turns sharing on ({@code wantsShare} is
  * only reported).

@@ -19,8 +19,8 @@ import java.util.function.Function;
 
 /**
  * The three record stores in memory, for tests and for hosts that want no files: the hazard
- * ledger, the pre-flight cache and the concurrency records, following every rule of DESIGN §4 and
- * §7 that is not about a file (they pass {@code HazardLedgerContract}, {@code PreflightCacheContract}
+ * ledger, the pre-flight cache and the concurrency records, following every rule of docs/records.md
+ * and docs/statelessness.md that is not about a file (they pass {@code HazardLedgerContract}, {@code PreflightCacheContract}
  * and {@code ConcurrencyRecordsContract}).
  *
  * <p>Memory is their durable copy: {@code flush} writes nothing and only clears the ledger's
