@@ -229,7 +229,7 @@ class DaemonIT {
         assertEquals(1, err.strip().lines().count(), "one line: " + err);
       }
       JsonNode interrupted = busy.answer(9);
-      assertEquals(-32001, interrupted.path("error").path("code").asInt(), interrupted.toString());
+      assertEquals(-32005, interrupted.path("error").path("code").asInt(), interrupted.toString());
       System.out.println("shims exited " + exitMillis + " ms after SIGKILL of the daemon");
       assertEquals(List.of(), DaemonFixture.awaitGone(backends, GONE), "the backends died with their daemon");
     }

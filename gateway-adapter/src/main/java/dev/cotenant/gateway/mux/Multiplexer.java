@@ -132,8 +132,12 @@ import org.slf4j.LoggerFactory;
  * been taken.
  */
 public final class Multiplexer implements ServerMessageHandler, AutoCloseable {
-  /** The JSON-RPC error code of a call interrupted by the backend's end. */
-  public static final int CALL_INTERRUPTED = -32001;
+  /**
+   * The JSON-RPC error code of a call interrupted by the backend's end. Not -32001, which the MCP
+   * SDKs' Streamable HTTP servers (and the daemon's) answer for a session that is not found: a
+   * client over HTTP must be able to tell the two apart.
+   */
+  public static final int CALL_INTERRUPTED = -32005;
 
   /** How the message of every {@link #CALL_INTERRUPTED} error starts. */
   public static final String CALL_INTERRUPTED_PREFIX = "call interrupted:";

@@ -1,0 +1,24 @@
+package dev.cotenant.cli.daemon.http;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.cotenant.gateway.mux.Multiplexer;
+import dev.cotenant.gateway.sharing.Connection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The daemon's own JSON-RPC error codes reach the same clients (over the socket and over HTTP):
+ * each means one thing, so no two share a number.
+ */
+class ErrorCodesTest {
+  @Test
+  void everyCodeTheDaemonAnswersWithHasANumberOfItsOwn() {
+    List<Integer> codes = List.of(Multiplexer.CALL_INTERRUPTED, Connection.BUSY, Connection.NO_BACKEND,
+        Connection.REFUSED, JsonRpc.SESSION_NOT_FOUND);
+    Set<Integer> distinct = new HashSet<>(codes);
+    assertEquals(codes.size(), distinct.size(), "a number used twice: " + codes);
+  }
+}
