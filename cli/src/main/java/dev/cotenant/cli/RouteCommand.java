@@ -64,10 +64,12 @@ public final class RouteCommand extends CliCommand {
     new McpConfigReader().read(List.of(file));
     ConfigText text = ConfigText.read(file);
     Sidecar sidecar = Sidecar.of(file, cotenantHome().dir());
+    Optional<Installed> installed = undo || launcher != null ? Optional.empty() : Optional.of(installed());
     RoutePlan plan =
         undo
             ? Router.undo(text, sidecar.file(), sidecar.read())
-            : Router.route(text, launch(), sidecar.file(), sidecar.read(), explicitHome());
+            : Router.route(text, installed.isPresent() ? installed.get().launch() : launch(), sidecar.file(),
+                sidecar.read(), explicitHome());
     boolean changes = !plan.text().equals(text.text());
     boolean sidecarRemoved = false;
     if (apply && undo) {
@@ -78,6 +80,9 @@ public final class RouteCommand extends CliCommand {
         sidecarRemoved = sidecar.remove(plan.originals());
       }
     } else if (apply) {
+      if (installed.isPresent() && !plan.of(Kind.ROUTED).isEmpty()) {
+        installed.get().install();
+      }
       if (!plan.originals().isEmpty()) {
         sidecar.add(plan);
       }
@@ -173,7 +178,58 @@ public final class RouteCommand extends CliCommand {
     return unset ? Optional.empty() : Optional.of(cotenantHome().dir());
   }
 
-  /** How routed entries start {@code connect}: {@code --launcher}, else this JVM and this jar. */
+  /**
+   * The running jar and its installed copy in the Cotenant home, {@code lib/cotenant-<the first 16
+   * hex digits of its SHA-256>.jar}: routed entries start that copy, so a {@code mvn clean}, a
+   * rebuild or a moved checkout does not break a client. The copy is written (atomically, once per
+   * content) only when {@code --apply} routes something.
+   */
+  private record Installed(String javaCommand, Path jar, Path copy) {
+    Launch launch() {
+      return Launch.jar(javaCommand, copy);
+    }
+
+    void install() throws java.io.IOException {
+      if (Files.isRegularFile(copy) && Files.size(copy) == Files.size(jar)) {
+        return;
+      }
+      Files.createDirectories(copy.getParent());
+      Path tmp = copy.resolveSibling(copy.getFileName() + "." + ProcessHandle.current().pid() + ".tmp");
+      try {
+        Files.copy(jar, tmp, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(tmp, java.nio.file.StandardOpenOption.WRITE)) {
+          ch.force(true);
+        }
+        Files.move(tmp, copy, java.nio.file.StandardCopyOption.ATOMIC_MOVE, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      } finally {
+        Files.deleteIfExists(tmp);
+      }
+    }
+  }
+
+  /** Where routed entries run {@code connect} from when no {@code --launcher} is given. */
+  private Installed installed() throws UsageException {
+    Optional<Path> jar = runningJar();
+    if (jar.isEmpty()) {
+      throw new UsageException("not running from cotenant.jar, so there is no jar for the client to start; "
+          + "name the command with --launcher PATH (e.g. --launcher /path/to/cotenant)");
+    }
+    String digest;
+    try (java.io.InputStream in = Files.newInputStream(jar.get())) {
+      java.security.MessageDigest sha = java.security.MessageDigest.getInstance("SHA-256");
+      byte[] buf = new byte[1 << 16];
+      for (int n = in.read(buf); n > 0; n = in.read(buf)) {
+        sha.update(buf, 0, n);
+      }
+      digest = java.util.HexFormat.of().formatHex(sha.digest()).substring(0, 16);
+    } catch (java.io.IOException | java.security.NoSuchAlgorithmException e) {
+      throw new UsageException("cannot read the running jar " + jar.get() + ": " + e.getMessage());
+    }
+    String javaCommand = ProcessHandle.current().info().command().orElse("java");
+    return new Installed(javaCommand, jar.get(), cotenantHome().dir().resolve("lib").resolve("cotenant-" + digest + ".jar"));
+  }
+
+  /** How routed entries start {@code connect}: {@code --launcher}, else the installed copy of this jar. */
   private Launch launch() throws UsageException {
     if (launcher != null) {
       if (launcher.isBlank()) {
@@ -187,13 +243,7 @@ public final class RouteCommand extends CliCommand {
       }
       return Launch.launcher(command);
     }
-    Optional<Path> jar = runningJar();
-    if (jar.isEmpty()) {
-      throw new UsageException("not running from cotenant.jar, so there is no jar for the client to start; "
-          + "name the command with --launcher PATH (e.g. --launcher /path/to/cotenant)");
-    }
-    String java = ProcessHandle.current().info().command().orElse("java");
-    return Launch.jar(java, jar.get());
+    return installed().launch();
   }
 
   private static Optional<Path> runningJar() {

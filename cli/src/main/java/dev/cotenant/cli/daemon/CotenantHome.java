@@ -21,7 +21,9 @@ import java.util.Map;
  *       starting at once start one;
  *   <li>{@code daemon.json}: the running daemon's pid, socket and HTTP address;
  *   <li>{@code daemon.log}: the output of a daemon a shim (or {@code serve --detach}) started;
- *   <li>{@code api-token}: the bearer token of the HTTP surfaces, mode 0600.
+ *   <li>{@code api-token}: the bearer token of the HTTP surfaces, mode 0600;
+ *   <li>{@code routes/}: the sidecars of routed client configurations;
+ *   <li>{@code lib/}: the jars routed entries start, {@code cotenant-<sha-256 prefix>.jar}.
  * </ul>
  *
  * @param dir the directory, absolute

@@ -560,19 +560,49 @@ class DaemonIT {
     try (DaemonFixture f = new DaemonFixture()) {
       // examples/mcp.json names its servers by relative paths, which route leaves alone.
       Path config = Files.writeString(f.home.resolve("client.json"),
-          "{\"mcpServers\": {\"echo\": {\"command\": \"/usr/bin/env\", \"args\": [\"true\"]}}}");
-      DaemonFixture.Run plan = f.run("route", config.toString(), "--json");
-      assertEquals(0, plan.code(), plan.err());
-      JsonNode answer = DaemonFixture.JSON.readTree(plan.out());
-      assertTrue(answer.path("routed").valueStream().anyMatch(n -> n.stringValue().equals("echo")), plan.out());
-      JsonNode echo = DaemonFixture.JSON.readTree(answer.path("content").stringValue()).path("mcpServers").path("echo");
-      assertEquals(Path.of(DaemonFixture.java()).toRealPath(), Path.of(echo.path("command").stringValue()).toRealPath(),
-          echo.toString());
-      List<String> args = echo.path("args").valueStream().map(JsonNode::stringValue).toList();
-      int jar = args.indexOf("-jar");
-      assertTrue(jar >= 0, args.toString());
-      assertEquals(DaemonFixture.JAR.toRealPath().toString(), args.get(jar + 1));
-      assertEquals(List.of("connect", "echo"), args.subList(jar + 2, jar + 4));
+          "{\"mcpServers\": {\"echo\": {\"command\": \"" + DaemonFixture.ROOT.resolve("examples/bin/echo") + "\"}}}");
+      // Routed from a copy of the jar that is then deleted, as `mvn clean` deletes the build's.
+      Path build = Files.createTempDirectory(Path.of("/tmp"), "ctb");
+      Path jarCopy = Files.copy(DaemonFixture.JAR, build.resolve("cotenant.jar"));
+      try {
+        DaemonFixture.Run plan = runAs(f, List.of(DaemonFixture.java(), "-jar", jarCopy.toString(), "route",
+            config.toString(), "--apply", "--json"));
+        assertEquals(0, plan.code(), plan.err());
+        JsonNode answer = DaemonFixture.JSON.readTree(plan.out());
+        assertTrue(answer.path("routed").valueStream().anyMatch(n -> n.stringValue().equals("echo")), plan.out());
+        JsonNode echo = DaemonFixture.JSON.readTree(config.toFile()).path("mcpServers").path("echo");
+        assertEquals(Path.of(DaemonFixture.java()).toRealPath(), Path.of(echo.path("command").stringValue()).toRealPath(),
+            echo.toString());
+        List<String> args = echo.path("args").valueStream().map(JsonNode::stringValue).toList();
+        int jar = args.indexOf("-jar");
+        assertTrue(jar >= 0, args.toString());
+        Path installed = Path.of(args.get(jar + 1));
+        assertEquals(f.home.resolve("lib").toRealPath(), installed.getParent().toRealPath(), args.toString());
+        assertTrue(installed.getFileName().toString().matches("cotenant-[0-9a-f]{16}\\.jar"), installed.toString());
+        assertEquals(-1L, Files.mismatch(DaemonFixture.JAR, installed), "the installed copy is the jar");
+        assertEquals(List.of("connect", "echo"), args.subList(jar + 2, jar + 4));
+        Files.delete(jarCopy);
+
+        // The client starts the entry as written: it works with the jar it was routed from gone.
+        List<String> command = new ArrayList<>(List.of(echo.path("command").stringValue()));
+        command.addAll(args);
+        io.modelcontextprotocol.client.transport.ServerParameters params =
+            io.modelcontextprotocol.client.transport.ServerParameters.builder(command.get(0))
+                .args(command.subList(1, command.size())).env(f.env()).build();
+        io.modelcontextprotocol.client.transport.StdioClientTransport transport =
+            new io.modelcontextprotocol.client.transport.StdioClientTransport(params, DaemonFixture.MCP_JSON);
+        transport.setStdErrorHandler(line -> { });
+        try (McpSyncClient c = io.modelcontextprotocol.client.McpClient.sync(transport)
+            .requestTimeout(DaemonFixture.BOUND).initializationTimeout(DaemonFixture.BOUND).build()) {
+          c.initialize();
+          assertTrue(call(c, "echo", Map.of("text", "routed")).contains("routed"));
+        }
+        DaemonFixture.Run stop = f.run("stop");
+        assertEquals(0, stop.code(), stop.err());
+      } finally {
+        Files.deleteIfExists(jarCopy);
+        Files.deleteIfExists(build);
+      }
     }
   }
 
