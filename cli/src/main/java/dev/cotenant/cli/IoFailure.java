@@ -19,9 +19,6 @@ public final class IoFailure {
       if (m.contains("no space left on device") || m.contains("disk quota exceeded")) {
         return true;
       }
-      if (t.getCause() == t) {
-        break;
-      }
     }
     return false;
   }

@@ -66,6 +66,11 @@ public record PoolKey(String serverName, String fingerprint) {
     }
   }
 
+  /** The key of the entry a session {@code sessionId} of {@code server} placed so acquires. */
+  public static PoolKey of(ServerDescription server, String sessionId, Placement placement) {
+    return placement == Placement.SHARED ? of(server) : dedicated(server, sessionId);
+  }
+
   /** The key of {@code server}'s shared entry ({@link Placement#SHARED}). */
   public static PoolKey of(ServerDescription server) {
     return new PoolKey(server.name(), fingerprintOf(canonical(server)));

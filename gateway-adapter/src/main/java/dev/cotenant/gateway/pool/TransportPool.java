@@ -248,7 +248,7 @@ public final class TransportPool<B extends PooledBackend> implements AutoCloseab
     if (!server.enabled()) {
       throw new IllegalArgumentException("refusing to start " + LogSafe.escape(server.name()) + ": it is disabled");
     }
-    PoolKey key = placement == Placement.SHARED ? PoolKey.of(server) : PoolKey.dedicated(server, sessionId);
+    PoolKey key = PoolKey.of(server, sessionId, placement);
     PoolEntry<B> e;
     boolean starter = false;
     boolean attachedHere;

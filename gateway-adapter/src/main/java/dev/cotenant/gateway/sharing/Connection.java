@@ -114,8 +114,7 @@ public final class Connection implements AutoCloseable {
         // Before the acquire, which starts a backend that is not running: the backend initializes
         // with the capabilities of its first client (sampling, roots, elicitation), as a server of
         // the client's own would.
-        owner.rememberFirstClient(d.placement() == Placement.SHARED ? dev.cotenant.gateway.pool.PoolKey.of(server)
-            : dev.cotenant.gateway.pool.PoolKey.dedicated(server, sessionId), initializeParams);
+        owner.rememberFirstClient(dev.cotenant.gateway.pool.PoolKey.of(server, sessionId, d.placement()), initializeParams);
         Lease<MuxBackend> l = owner.pool().acquire(server, sessionId, d.placement(), d.forced(), d.why());
         MuxBackend b;
         try {
