@@ -33,6 +33,29 @@ public interface ServerSession extends AutoCloseable {
       HandshakeEra era, Map<String, Object> clientInfo, Map<String, Object> capabilities, Duration timeout)
       throws SessionException, InterruptedException;
 
+  /**
+   * Performs the handshake of {@code era} as {@link #handshake(HandshakeEra, Map, Map, Duration)}
+   * does, with an {@code initialize} that asks for {@code protocolVersion}: a gateway starts a
+   * backend for clients that asked for that version, so that it negotiates what a server of their
+   * own would. A {@code server/discover} handshake carries no version and ignores it.
+   *
+   * <p>The default ignores {@code protocolVersion} and asks for the implementation's own version;
+   * its caller must then compare the version negotiated with the one it asked for (a gateway
+   * places clients whose version differs on a backend of their own). Implementations that launch
+   * real servers override it.
+   *
+   * @param protocolVersion the version an {@code initialize} asks for, e.g. {@code 2025-06-18}
+   * @param timeout the whole handshake, fallback and respawn included
+   * @return the server's answer ({@code initialize} result, or {@code server/discover} result)
+   * @throws SessionException when no handshake completes in time
+   */
+  default Map<String, Object> handshake(HandshakeEra era, Map<String, Object> clientInfo,
+      Map<String, Object> capabilities, String protocolVersion, Duration timeout)
+      throws SessionException, InterruptedException {
+    java.util.Objects.requireNonNull(protocolVersion, "protocolVersion");
+    return handshake(era, clientInfo, capabilities, timeout);
+  }
+
   /** The era of the handshake completed: {@code INITIALIZE} or {@code DISCOVER}; empty before one. */
   Optional<HandshakeEra> completedHandshake();
 

@@ -55,7 +55,13 @@ final class JsonRpc {
 
   /** {@code initialize} params offering {@value Mcp#LEGACY_VERSION}. */
   static Map<String, Object> initializeParams(Map<String, Object> clientInfo, Map<String, Object> capabilities) {
-    return object("protocolVersion", Mcp.LEGACY_VERSION, "capabilities", capabilities, "clientInfo", clientInfo);
+    return initializeParams(clientInfo, capabilities, Mcp.LEGACY_VERSION);
+  }
+
+  /** {@code initialize} params asking for {@code version}. */
+  static Map<String, Object> initializeParams(Map<String, Object> clientInfo, Map<String, Object> capabilities,
+      String version) {
+    return object("protocolVersion", version, "capabilities", capabilities, "clientInfo", clientInfo);
   }
 
   /** {@code server/discover} params: only the {@link Mcp#modernMeta} {@code _meta}. */

@@ -114,7 +114,8 @@ final class StdioSession implements ServerSession {
    * first, waiting at most the settings' discover timeout; {@code initialize} when that fails or
    * is not answered in time, on a fresh process if the first one exited; when that
    * {@code initialize} is refused after a discover timeout, a late answer to the
-   * {@code server/discover} is still taken. One handshake per session.
+   * {@code server/discover} is still taken. One handshake per session. An {@code initialize}
+   * asks for {@value Mcp#LEGACY_VERSION}.
    *
    * @param timeout the whole handshake, fallback and respawn included
    * @throws IllegalStateException when a handshake was already attempted on this session
@@ -123,6 +124,20 @@ final class StdioSession implements ServerSession {
   public Map<String, Object> handshake(
       HandshakeEra era, Map<String, Object> clientInfo, Map<String, Object> capabilities, Duration timeout)
       throws SessionException, InterruptedException {
+    return handshake(era, clientInfo, capabilities, Mcp.LEGACY_VERSION, timeout);
+  }
+
+  /**
+   * Performs the handshake of {@code era} as {@link #handshake(HandshakeEra, Map, Map, Duration)}
+   * does, with an {@code initialize} that asks for {@code protocolVersion}.
+   *
+   * @throws IllegalStateException when a handshake was already attempted on this session
+   */
+  @Override
+  public Map<String, Object> handshake(HandshakeEra era, Map<String, Object> clientInfo,
+      Map<String, Object> capabilities, String protocolVersion, Duration timeout)
+      throws SessionException, InterruptedException {
+    Objects.requireNonNull(protocolVersion, "protocolVersion");
     Objects.requireNonNull(era, "era");
     Objects.requireNonNull(clientInfo, "clientInfo");
     Objects.requireNonNull(capabilities, "capabilities");
@@ -134,13 +149,13 @@ final class StdioSession implements ServerSession {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(limit);
     switch (era) {
       case INITIALIZE:
-        return initialize(clientInfo, capabilities, deadline, limit);
+        return initialize(clientInfo, capabilities, protocolVersion, deadline, limit);
       case DISCOVER:
         return discovered(JsonRpc.result(await(discover(clientInfo, capabilities), deadline, limit),
             "server/discover"));
       case AUTO:
       default:
-        return auto(clientInfo, capabilities, deadline, limit);
+        return auto(clientInfo, capabilities, protocolVersion, deadline, limit);
     }
   }
 
@@ -153,7 +168,8 @@ final class StdioSession implements ServerSession {
     return d.compareTo(Duration.ofMillis(year)) > 0 ? year : d.toMillis();
   }
 
-  private Map<String, Object> auto(Map<String, Object> clientInfo, Map<String, Object> capabilities, long deadline, long limit)
+  private Map<String, Object> auto(Map<String, Object> clientInfo, Map<String, Object> capabilities, String version,
+      long deadline, long limit)
       throws SessionException, InterruptedException {
     long discoverDeadline = JsonRpc.discoverDeadline(settings.discoverTimeout(), deadline);
     long discoverWait = discoverDeadline == deadline ? limit : settings.discoverTimeout().toMillis();
@@ -173,7 +189,7 @@ final class StdioSession implements ServerSession {
         late = discover;
       }
       try {
-        return initialize(clientInfo, capabilities, deadline, limit);
+        return initialize(clientInfo, capabilities, version, deadline, limit);
       } catch (SessionException refused) {
         if (late == null || refused.kind() != SessionException.Kind.ANSWER || closed || abortReason != null) {
           throw refused;
@@ -212,9 +228,9 @@ final class StdioSession implements ServerSession {
   }
 
   private Map<String, Object> initialize(
-      Map<String, Object> clientInfo, Map<String, Object> capabilities, long deadline, long limit)
+      Map<String, Object> clientInfo, Map<String, Object> capabilities, String version, long deadline, long limit)
       throws SessionException, InterruptedException {
-    Map<String, Object> params = JsonRpc.initializeParams(clientInfo, capabilities);
+    Map<String, Object> params = JsonRpc.initializeParams(clientInfo, capabilities, version);
     Map<String, Object> result =
         JsonRpc.result(await(request("initialize", params), deadline, limit), "initialize");
     send(JsonRpc.notification("notifications/initialized", null), "after answering initialize");

@@ -162,44 +162,6 @@ class DaemonIT {
     }
   }
 
-  /** A raw shim process: the client side of its stdio, line by line. */
-  private static final class RawShim {
-    final Process process;
-    final OutputStream in;
-    final BufferedReader out;
-    final CompletableFuture<String> err;
-
-    RawShim(DaemonFixture f, String server) throws Exception {
-      process = f.start(DaemonFixture.shimCommand(server), Map.of());
-      in = process.getOutputStream();
-      out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-      err = DaemonFixture.drain(process.getErrorStream());
-    }
-
-    void send(String json) throws Exception {
-      in.write((json + "\n").getBytes(StandardCharsets.UTF_8));
-      in.flush();
-    }
-
-    JsonNode answer(int id) throws Exception {
-      String line;
-      while ((line = out.readLine()) != null) {
-        JsonNode n = DaemonFixture.JSON.readTree(line);
-        if (n.path("id").asInt(-1) == id && !n.has("method")) {
-          return n;
-        }
-      }
-      throw new AssertionError("no answer to " + id + "; stderr: " + err.getNow(""));
-    }
-
-    void initialize() throws Exception {
-      send("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\","
-          + "\"capabilities\":{},\"clientInfo\":{\"name\":\"raw\",\"version\":\"1\"}}}");
-      assertTrue(answer(1).has("result"));
-      send("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
-    }
-  }
-
   @Test
   void aDaemonKilledWithSigkillEndsEveryShimWithAReasonAndTakesItsBackendsWithIt() throws Exception {
     try (DaemonFixture f = new DaemonFixture()) {
@@ -407,7 +369,7 @@ class DaemonIT {
   }
 
   /** The pids of the backends {@code status} lists for {@code server}, by placement and sessions. */
-  private static List<String> backendsOf(DaemonFixture f, String server) throws Exception {
+  static List<String> backendsOf(DaemonFixture f, String server) throws Exception {
     DaemonFixture.Run status = f.run("status", "--json");
     assertEquals(0, status.code(), status.err());
     List<String> out = new ArrayList<>();

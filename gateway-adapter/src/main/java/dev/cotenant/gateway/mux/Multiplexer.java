@@ -89,7 +89,11 @@ import org.slf4j.LoggerFactory;
  *       It reaches that client under a client-side id ({@code "cotenant-<n>"}), and the backend's
  *       reply is written when the client answers ({@link #onRequestAsync}; a client's error
  *       answer is passed on with its code and message; a session that closes first makes it
- *       {@value #INTERNAL_ERROR}). With two or more sessions attached it goes to nobody, whatever
+ *       {@value #INTERNAL_ERROR}). A request that comes before any session has attached (a
+ *       {@code roots/list} right after the handshake) waits for the first session, for which
+ *       the backend was started. A backend {@linkplain #markShared meant for several sessions}
+ *       that has asked its only session something takes no other session from then on (the
+ *       server would never ask a later one for its own). With two or more sessions attached it goes to nobody, whatever
  *       calls are in flight (timing is not evidence of whom it is for): it is answered
  *       {@value #INTERNAL_ERROR} {@code "cannot route <method>: <N> sessions share this backend
  *       and nothing in it names one"}, and {@link HazardCode#UNROUTABLE_SERVER_REQUEST} is
@@ -230,6 +234,17 @@ public final class Multiplexer implements ServerMessageHandler, AutoCloseable {
   private final AtomicLong serverRequestIds = new AtomicLong();
   private final AtomicLong calls = new AtomicLong();
   private final AtomicInteger hazards = new AtomicInteger();
+  /** Server requests that came while no session was attached, for the first one; guarded by the lock. */
+  private final List<Parked> parked = new ArrayList<>();
+  /** True once a session has attached; guarded by the lock. */
+  private boolean everAttached;
+  /** True when this backend is meant for several sessions ({@link #markShared}). */
+  private volatile boolean shared;
+  /** The first server request a shared backend sent its only session; null while none. Written under the lock. */
+  private volatile @Nullable String askedClient;
+
+  /** A server request awaiting the first session to attach. */
+  private record Parked(String method, Map<String, Object> params, CompletableFuture<Reply> reply) {}
 
   /**
    * A multiplexer for a backend of {@code serverName}, not yet bound: pass it as the handler when
@@ -284,6 +299,24 @@ public final class Multiplexer implements ServerMessageHandler, AutoCloseable {
   }
 
   /**
+   * Says this backend is meant for several sessions. A server request other than {@code ping}
+   * names no session, so once this backend has asked its only session something (its roots, a
+   * sampling, an elicitation), a later session would never be asked for its own: {@link #attach}
+   * says {@link Attach.NeedsDedicated} from then on, and the sessions attached stay.
+   */
+  public void markShared() {
+    shared = true;
+  }
+
+  /**
+   * The method of the first request this shared backend sent its only session, after which it
+   * takes no other session; empty while none.
+   */
+  public java.util.Optional<String> askedClient() {
+    return java.util.Optional.ofNullable(askedClient);
+  }
+
+  /**
    * Attaches a client session, or says why it needs a dedicated backend: in the initialize era, a
    * client asking for another protocol version than the backend negotiated, or a client of the
    * 2026-07-28 era; in any era, a backend already serving {@link MuxSettings#maxSessions()}
@@ -318,10 +351,16 @@ public final class Multiplexer implements ServerMessageHandler, AutoCloseable {
     Channel c = new Channel(sessionId, toClient, legacyClient, requested,
         Json.freezeMap(object(clientInitializeParams.get("clientInfo"))),
         Json.freezeMap(object(clientInitializeParams.get("capabilities"))));
+    List<Parked> early;
     synchronized (lock) {
       String over = ended;
       if (over != null) {
         return new Attach.NeedsDedicated("the shared backend of " + name() + " has ended: " + over);
+      }
+      String asked = askedClient;
+      if (asked != null) {
+        return new Attach.NeedsDedicated("the shared backend of " + name() + " asked its session for "
+            + LogSafe.escape(asked, 80) + ", and would never ask another session for its own");
       }
       if (channels.containsKey(sessionId)) {
         throw new IllegalArgumentException("session " + LogSafe.escape(sessionId, 80) + " is already attached to "
@@ -332,8 +371,17 @@ public final class Multiplexer implements ServerMessageHandler, AutoCloseable {
             + " sessions (" + MuxSettings.MAX_SESSIONS + ")");
       }
       channels.put(sessionId, c);
+      everAttached = true;
+      early = channels.size() == 1 ? List.copyOf(parked) : List.of();
+      if (!early.isEmpty()) {
+        parked.clear();
+      }
     }
     LOG.debug("session {} attached to the backend of {}", LogSafe.escape(sessionId, 80), name());
+    // What the backend asked before any session attached (a roots/list right after its handshake)
+    // is the first session's: the backend was started for it.
+    early.forEach(r -> onRequestAsync(r.method(), r.params()).whenComplete((reply, failure) -> r.reply().complete(
+        failure == null ? reply : new Error(INTERNAL_ERROR, "Internal error"))));
     return new Attach.Attached(c);
   }
 
@@ -445,10 +493,21 @@ public final class Multiplexer implements ServerMessageHandler, AutoCloseable {
       attached = channels.size();
       busy = busyLocked();
       owner = ended == null ? ownerLocked() : null;
+      if (attached == 0 && ended == null && !everAttached) {
+        // The backend was started for a session that attaches next: its request waits for it.
+        Parked p = new Parked(method, params, new CompletableFuture<>());
+        parked.add(p);
+        return p.reply();
+      }
       if (owner != null) {
         clientId = "cotenant-" + serverRequestIds.incrementAndGet();
         routed = new Routed(method, new CompletableFuture<>());
         owner.routed.put(idKey(clientId), routed);
+        if (shared && askedClient == null) {
+          askedClient = method;
+          LOG.info("the shared backend of {} asked its only session for {}: it takes no other session", name(),
+              LogSafe.escape(method, 80));
+        }
       }
     }
     if (owner == null || routed == null) {
@@ -623,6 +682,10 @@ public final class Multiplexer implements ServerMessageHandler, AutoCloseable {
         ended = reason;
       }
       why = Objects.requireNonNull(ended);
+      for (Parked p : parked) {
+        unanswered.add(new Routed(p.method(), p.reply()));
+      }
+      parked.clear();
       for (Channel c : channels.values()) {
         interrupted.addAll(c.inFlight.values());
         c.inFlight.clear();

@@ -44,7 +44,10 @@ import tools.jackson.databind.node.ObjectNode;
  *
  * <p>A {@linkplain #dedicated dedicated} key's canonical object has one more key after
  * {@code oauth}: {@code "session"} with the session id, so each session gets its own entry and
- * no dedicated key equals a shared one.
+ * no dedicated key equals a shared one. A shared key for clients of one shape
+ * ({@link #shared(ServerDescription, String)}) has instead {@code "clients"} with the shape's
+ * canonical text (the protocol version the clients asked for and the capabilities they
+ * declared), so that clients which negotiate differently never share a backend.
  *
  * @param serverName the server's configured name
  * @param fingerprint 16 lower-case hex digits
@@ -68,7 +71,30 @@ public record PoolKey(String serverName, String fingerprint) {
 
   /** The key of the entry a session {@code sessionId} of {@code server} placed so acquires. */
   public static PoolKey of(ServerDescription server, String sessionId, Placement placement) {
-    return placement == Placement.SHARED ? of(server) : dedicated(server, sessionId);
+    return of(server, sessionId, placement, "");
+  }
+
+  /**
+   * The key of the entry a session {@code sessionId} of {@code server}, whose clients are of
+   * shape {@code clients}, placed so acquires: {@link #shared(ServerDescription, String)} or
+   * {@link #dedicated}.
+   */
+  public static PoolKey of(ServerDescription server, String sessionId, Placement placement, String clients) {
+    return placement == Placement.SHARED ? shared(server, clients) : dedicated(server, sessionId);
+  }
+
+  /**
+   * The key of {@code server}'s shared entry for clients of one shape: {@code clients} is the
+   * shape's canonical text; empty, the key is {@link #of(ServerDescription)}.
+   */
+  public static PoolKey shared(ServerDescription server, String clients) {
+    Objects.requireNonNull(clients, "clients");
+    if (clients.isEmpty()) {
+      return of(server);
+    }
+    ObjectNode canonical = canonical(server);
+    canonical.put("clients", clients);
+    return new PoolKey(server.name(), fingerprintOf(canonical));
   }
 
   /** The key of {@code server}'s shared entry ({@link Placement#SHARED}). */

@@ -241,6 +241,18 @@ public final class TransportPool<B extends PooledBackend> implements AutoCloseab
    */
   public Lease<B> acquire(ServerDescription server, String sessionId, Placement placement, boolean forced, String reason)
       throws PoolException, InterruptedException {
+    return acquire(server, sessionId, placement, "", forced, reason);
+  }
+
+  /**
+   * As {@link #acquire(ServerDescription, String, Placement, boolean, String)}, for a session
+   * whose clients are of shape {@code clients} (a canonical text; see
+   * {@link PoolKey#of(ServerDescription, String, Placement, String)}): a shared session joins the
+   * shared entry of its shape only.
+   */
+  public Lease<B> acquire(ServerDescription server, String sessionId, Placement placement, String clients,
+      boolean forced, String reason) throws PoolException, InterruptedException {
+    Objects.requireNonNull(clients, "clients");
     Objects.requireNonNull(reason, "reason");
     Objects.requireNonNull(server, "server");
     Objects.requireNonNull(sessionId, "sessionId");
@@ -248,7 +260,7 @@ public final class TransportPool<B extends PooledBackend> implements AutoCloseab
     if (!server.enabled()) {
       throw new IllegalArgumentException("refusing to start " + LogSafe.escape(server.name()) + ": it is disabled");
     }
-    PoolKey key = PoolKey.of(server, sessionId, placement);
+    PoolKey key = PoolKey.of(server, sessionId, placement, clients);
     PoolEntry<B> e;
     boolean starter = false;
     boolean attachedHere;

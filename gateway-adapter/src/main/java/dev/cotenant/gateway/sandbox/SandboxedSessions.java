@@ -85,6 +85,13 @@ final class SandboxedSessions implements SessionTransport {
     }
 
     @Override
+    public Map<String, Object> handshake(HandshakeEra era, Map<String, Object> clientInfo,
+        Map<String, Object> capabilities, String protocolVersion, Duration timeout)
+        throws SessionException, InterruptedException {
+      return session.handshake(era, clientInfo, capabilities, protocolVersion, timeout);
+    }
+
+    @Override
     public Optional<HandshakeEra> completedHandshake() {
       return session.completedHandshake();
     }

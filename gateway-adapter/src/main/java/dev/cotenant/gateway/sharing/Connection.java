@@ -49,6 +49,7 @@ public final class Connection implements AutoCloseable {
   private final ServerDescription server;
   private final String sessionId;
   private final Map<String, Object> initializeParams;
+  private final ClientShape shape;
   private final ClientSink toClient;
   private final Map<Object, Permit> permits = new ConcurrentHashMap<>();
   /** The client's requests awaiting answers on the current channel. */
@@ -72,11 +73,12 @@ public final class Connection implements AutoCloseable {
   private long recordsChecked;
 
   Connection(Sharing owner, ServerDescription server, String sessionId, Map<String, Object> initializeParams,
-      ClientSink toClient) {
+      ClientShape shape, ClientSink toClient) {
     this.owner = owner;
     this.server = server;
     this.sessionId = sessionId;
     this.initializeParams = initializeParams;
+    this.shape = shape;
     this.toClient = this::toClient;
     this.realSink = toClient;
   }
@@ -114,8 +116,9 @@ public final class Connection implements AutoCloseable {
         // Before the acquire, which starts a backend that is not running: the backend initializes
         // with the capabilities of its first client (sampling, roots, elicitation), as a server of
         // the client's own would.
-        owner.rememberFirstClient(dev.cotenant.gateway.pool.PoolKey.of(server, sessionId, d.placement()), initializeParams);
-        Lease<MuxBackend> l = owner.pool().acquire(server, sessionId, d.placement(), d.forced(), d.why());
+        owner.rememberFirstClient(dev.cotenant.gateway.pool.PoolKey.of(server, sessionId, d.placement(), shape.key()),
+            initializeParams, shape, d.placement() == Placement.SHARED);
+        Lease<MuxBackend> l = owner.pool().acquire(server, sessionId, d.placement(), shape.key(), d.forced(), d.why());
         MuxBackend b;
         try {
           b = l.backend();
@@ -123,16 +126,7 @@ public final class Connection implements AutoCloseable {
           l.release();
           throw e;
         }
-        Map<String, Object> params = initializeParams;
-        if (d.placement() == Placement.DEDICATED && !b.protocolVersion().isEmpty()
-            && !dev.cotenant.spi.Mcp.MODERN_VERSION.equals(b.protocolVersion()) && params.containsKey("protocolVersion")) {
-          // A backend of its own answers with the version it negotiated, as a server of its own would.
-          // Not a 2026-07-28 backend (server/discover): its client keeps its own version, so the
-          // multiplexer gives its requests the _meta synthesised from its own initialize.
-          params = new LinkedHashMap<>(params);
-          params.put("protocolVersion", b.protocolVersion());
-        }
-        Attach a = b.mux.attach(sessionId, params, toClient);
+        Attach a = b.mux.attach(sessionId, attachParams(b), toClient);
         if (a instanceof Attach.Attached) {
           lease = l;
           channel = ((Attach.Attached) a).channel();
@@ -148,6 +142,24 @@ public final class Connection implements AutoCloseable {
       throw new PoolException(PoolException.Kind.FAILED, "no backend of " + server.name() + " would take session "
           + sessionId, null);
     }
+  }
+
+  /**
+   * The initialize params the session attaches to {@code b} with. The backend was started asking
+   * for the version this session's clients asked for ({@link ClientShape}); a server that chose
+   * another answers every such client with it, so the session is answered with the version its
+   * backend negotiated, as a server of its own would answer it. Not a 2026-07-28 backend
+   * ({@code server/discover}): its client keeps its own version, so the multiplexer gives its
+   * requests the {@code _meta} synthesised from its own initialize.
+   */
+  private Map<String, Object> attachParams(MuxBackend b) {
+    Map<String, Object> params = initializeParams;
+    if (!b.protocolVersion().isEmpty() && !dev.cotenant.spi.Mcp.MODERN_VERSION.equals(b.protocolVersion())
+        && params.containsKey("protocolVersion")) {
+      params = new LinkedHashMap<>(params);
+      params.put("protocolVersion", b.protocolVersion());
+    }
+    return params;
   }
 
   /** Hands one JSON-RPC message from the client to its backend. */
@@ -251,7 +263,7 @@ public final class Connection implements AutoCloseable {
       }
       if (b.generation != generation) {
         Objects.requireNonNull(channel).close();
-        Attach a = b.mux.attach(sessionId, initializeParams, toClient);
+        Attach a = b.mux.attach(sessionId, attachParams(b), toClient);
         if (!(a instanceof Attach.Attached)) {
           leave();
           place(new PlacementDecision(Placement.DEDICATED, false, "the restarted backend cannot take it"));
@@ -270,6 +282,9 @@ public final class Connection implements AutoCloseable {
       channel = null;
     }
     if (lease != null) {
+      if (decision != null && decision.placement() == Placement.DEDICATED) {
+        owner.forget(lease.key());
+      }
       lease.release();
       lease = null;
     }

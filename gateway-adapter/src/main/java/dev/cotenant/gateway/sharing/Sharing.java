@@ -61,13 +61,17 @@ import org.slf4j.LoggerFactory;
  *       ({@link Multiplexer#CALL_INTERRUPTED}) and are never replayed; the pool restarts the
  *       backend for the sessions still attached, and each session re-attaches to the new
  *       generation at its next message.
- *   <li><b>Version mismatch.</b> A client whose {@code initialize} asks for a protocol version the
- *       shared backend did not negotiate gets a dedicated backend; on a dedicated backend it is
- *       answered with the version the server negotiated, as a server of its own would.
- * </ul>
- *
- * <p>The backend's handshake presents the {@code clientInfo} and {@code capabilities} of the
- * first session that asked for it. Built by {@code Cotenant#sharing()}. Thread-safe.
+ *   <li><b>Clients share with clients of their shape.</b> Sessions share a backend only with
+ *       sessions whose {@code initialize} asked for the same protocol version and declared the
+ *       same capabilities ({@link ClientShape}); the backend's handshake asks for that version
+ *       and presents those capabilities (and the first session's {@code clientInfo}), so each
+ *       client is answered the version and capabilities its backend negotiated, as a server of
+ *       its own would answer it.
+ *   <li><b>A backend that asks its client.</b> A request the backend sends before its first
+ *       session attached waits for it; a shared backend that has asked its only session
+ *       something (roots, sampling, elicitation) takes no other session
+ *       ({@link Multiplexer#markShared}).
+ * </ul> Built by {@code Cotenant#sharing()}. Thread-safe.
  */
 public final class Sharing implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Sharing.class);
@@ -89,8 +93,8 @@ public final class Sharing implements AutoCloseable {
   private final ScheduledExecutorService timers;
   private final ExecutorService workers;
   private final ExecutorService flusher;
-  /** The initialize params of the first session that asked for each key. */
-  private final Map<String, Map<String, Object>> firstClient = new ConcurrentHashMap<>();
+  /** How each entry's backend starts: the first session that asked for it; a dedicated one is forgotten with its session. */
+  private final Map<String, Start> starts = new ConcurrentHashMap<>();
   /** The connection ids of shared backends on which a hazard was observed. */
   private final Set<String> hazardous = ConcurrentHashMap.newKeySet();
   /** Counts {@link #recordsChanged} calls: a session on a shared backend asks its verdict again when it moved. */
@@ -180,7 +184,8 @@ public final class Sharing implements AutoCloseable {
     Objects.requireNonNull(sessionId, "sessionId");
     Objects.requireNonNull(initializeParams, "initializeParams");
     Objects.requireNonNull(toClient, "toClient");
-    Connection c = new Connection(this, server, sessionId, Map.copyOf(initializeParams), toClient);
+    Connection c = new Connection(this, server, sessionId, Map.copyOf(initializeParams), ClientShape.of(initializeParams),
+        toClient);
     c.place(placement(server));
     return c;
   }
@@ -253,8 +258,16 @@ public final class Sharing implements AutoCloseable {
     return hazardous.contains(key.connectionId());
   }
 
-  void rememberFirstClient(PoolKey key, Map<String, Object> initializeParams) {
-    firstClient.putIfAbsent(key.connectionId(), initializeParams);
+  /** How a backend starts: its first client's initialize params and shape, and whether it is meant for several. */
+  private record Start(Map<String, Object> params, ClientShape shape, boolean shared) {}
+
+  void rememberFirstClient(PoolKey key, Map<String, Object> initializeParams, ClientShape shape, boolean shared) {
+    starts.putIfAbsent(key.connectionId(), new Start(initializeParams, shape, shared));
+  }
+
+  /** Forgets how a dedicated entry starts, once its session has left it. */
+  void forget(PoolKey key) {
+    starts.remove(key.connectionId());
   }
 
   /** Starts one backend: the session with its multiplexer as handler, the handshake, the bind, an exit watch. */
@@ -262,11 +275,21 @@ public final class Sharing implements AutoCloseable {
     String identity = identities.identify(server).ledgerKey();
     Multiplexer mux = new Multiplexer(server.name(),
         (code, attached, detail) -> observed(key, server.name(), identity, code, attached, detail), muxSettings);
+    Start start = starts.getOrDefault(key.connectionId(), new Start(Map.of(), ClientShape.of(Map.of()), false));
+    if (start.shared()) {
+      mux.markShared();
+    }
     ServerSession session = sessions.open(server, "backend " + key.connectionId() + " #" + generation, mux);
     try {
-      Map<String, Object> first = firstClient.getOrDefault(key.connectionId(), Map.of());
-      Map<String, Object> answer = session.handshake(era, map(first.get("clientInfo"), GATEWAY),
-          map(first.get("capabilities"), Map.of()), handshakeTimeout);
+      Map<String, Object> first = start.params();
+      Map<String, Object> clientInfo = map(first.get("clientInfo"), GATEWAY);
+      Map<String, Object> capabilities = map(first.get("capabilities"), Map.of());
+      String version = start.shape().protocolVersion();
+      // The backend asks for the version its clients asked for, and negotiates what a server of
+      // their own would; a 2026-07-28 client sends no initialize, and a fallback asks the default.
+      Map<String, Object> answer = dev.cotenant.spi.Mcp.MODERN_VERSION.equals(version)
+          ? session.handshake(era, clientInfo, capabilities, handshakeTimeout)
+          : session.handshake(era, clientInfo, capabilities, version, handshakeTimeout);
       mux.bind(session, answer, session.completedHandshake().orElse(HandshakeEra.INITIALIZE));
       MuxBackend backend = new MuxBackend(session, mux, generation, answer);
       session.pid().stream().boxed().findFirst().flatMap(ProcessHandle::of).ifPresent(h -> h.onExit().thenRun(() -> {

@@ -507,12 +507,68 @@ class MultiplexerTest {
     assertEquals(HazardCode.UNROUTABLE_SERVER_REQUEST, hazards.seen.get(0).code());
   }
 
+  /**
+   * A request the backend sends before any session attached (a {@code roots/list} right after its
+   * handshake) is the first session's, for which the backend was started: it waits for it, and is
+   * answered with its answer. Before, it was refused, and the server fell back to what it was
+   * configured with instead of the client's own roots.
+   */
   @Test
-  void aServerRequestWithNobodyAttachedIsRefusedUnobserved() throws Exception {
+  void aServerRequestBeforeAnySessionAttachedWaitsForTheFirst() throws Exception {
     legacyBackend();
+    CompletableFuture<ServerMessageHandler.Reply> reply = mux.onRequestAsync("roots/list", Map.of()).toCompletableFuture();
+    assertFalse(reply.isDone(), "it waits for the first session");
+    RecordingClient a = client("a");
+    Map<String, Object> routed = a.messages("roots/list").get(0);
+    a.channel.fromClient(Map.of("jsonrpc", "2.0", "id", routed.get("id"), "result", Map.of("roots", List.of())));
+    assertEquals(new ServerMessageHandler.Result(Map.of("roots", List.of())), reply.get());
+    assertEquals(List.of(), hazards.seen);
+  }
+
+  @Test
+  void aServerRequestOnceEverySessionHasLeftIsRefusedUnobserved() throws Exception {
+    legacyBackend();
+    client("a").channel.close();
     ServerMessageHandler.Reply r = mux.onRequestAsync("roots/list", Map.of()).toCompletableFuture().get();
     assertInstanceOf(ServerMessageHandler.Error.class, r);
     assertEquals(List.of(), hazards.seen);
+  }
+
+  @Test
+  void aRequestWaitingForTheFirstSessionIsAnsweredWithAnErrorWhenTheBackendEnds() throws Exception {
+    legacyBackend();
+    CompletableFuture<ServerMessageHandler.Reply> reply = mux.onRequestAsync("roots/list", Map.of()).toCompletableFuture();
+    mux.backendExited("gone");
+    assertInstanceOf(ServerMessageHandler.Error.class, reply.get());
+  }
+
+  /**
+   * A backend meant for several sessions that has asked its only session something takes no
+   * other session: the server would never ask a later one for its own roots. One that is not
+   * shared (a dedicated backend) is not concerned.
+   */
+  @Test
+  void aSharedBackendThatAskedItsOnlySessionTakesNoOther() throws Exception {
+    legacyBackend();
+    mux.markShared();
+    RecordingClient a = client("a");
+    mux.onRequestAsync("roots/list", Map.of());
+    assertEquals(1, a.messages("roots/list").size());
+    assertEquals(java.util.Optional.of("roots/list"), mux.askedClient());
+    Attach second = mux.attach("b", legacy("b", VERSION), m -> { });
+    assertInstanceOf(Attach.NeedsDedicated.class, second);
+    assertTrue(((Attach.NeedsDedicated) second).why().contains("asked its session for roots/list"), second.toString());
+    assertEquals(List.of(), hazards.seen, "nothing went wrong: the one session was asked");
+  }
+
+  @Test
+  void aBackendNotMarkedSharedStillTakesASecondSessionAfterAsking() throws Exception {
+    legacyBackend();
+    RecordingClient a = client("a");
+    mux.onRequestAsync("roots/list", Map.of());
+    assertEquals(1, a.messages("roots/list").size());
+    assertEquals(java.util.Optional.empty(), mux.askedClient());
+    assertInstanceOf(Attach.Attached.class, mux.attach("b", legacy("b", VERSION), m -> { }));
   }
 
   @Test

@@ -105,4 +105,18 @@ class PoolKeyTest {
     assertThrows(IllegalArgumentException.class, () -> new PoolKey("files", "D05024BC7FB50518"));
     assertThrows(IllegalArgumentException.class, () -> new PoolKey("files", "d05024bc"));
   }
+
+  @Test
+  void sharedKeysOfDifferentClientShapesDifferAndAnEmptyShapeIsThePlainSharedKey() {
+    ServerDescription server = ServerDescription.stdio("calc", "node", "calc.js");
+    PoolKey older = PoolKey.shared(server, "{\"protocolVersion\":\"2025-06-18\"}");
+    PoolKey newer = PoolKey.shared(server, "{\"protocolVersion\":\"2025-11-25\"}");
+    org.junit.jupiter.api.Assertions.assertNotEquals(older, newer);
+    org.junit.jupiter.api.Assertions.assertNotEquals(PoolKey.of(server), older);
+    org.junit.jupiter.api.Assertions.assertEquals(PoolKey.of(server), PoolKey.shared(server, ""));
+    org.junit.jupiter.api.Assertions.assertEquals(older,
+        PoolKey.of(server, "any-session", Placement.SHARED, "{\"protocolVersion\":\"2025-06-18\"}"));
+    org.junit.jupiter.api.Assertions.assertEquals(PoolKey.dedicated(server, "s"),
+        PoolKey.of(server, "s", Placement.DEDICATED, "{\"protocolVersion\":\"2025-06-18\"}"));
+  }
 }

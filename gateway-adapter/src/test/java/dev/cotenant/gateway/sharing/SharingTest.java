@@ -19,6 +19,7 @@ import dev.cotenant.testkit.process.ChecksProcessLeaks;
 import dev.cotenant.testkit.server.FakeServer;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -277,6 +278,44 @@ class SharingTest {
     assertFalse(answer.containsKey("error"), answer.toString());
     assertTrue(answer.toString().contains("a-1"), answer.toString());
     ca.close();
+  }
+
+  private static Map<String, Object> init(String version, Map<String, Object> capabilities) {
+    return Map.of("protocolVersion", version, "capabilities", capabilities,
+        "clientInfo", Map.of("name", "sharing-test", "version", "1"));
+  }
+
+  /**
+   * Sessions share a backend only with sessions that negotiate as they do: the same protocol
+   * version asked for, the same capabilities declared. Each is answered the version it asked for,
+   * as the server started for it alone answers; before, every shared backend was started asking
+   * 2025-11-25, so an older client was moved to a backend of its own and answered 2025-11-25.
+   */
+  @Test
+  void sessionsShareOnlyWithSessionsOfTheirVersionAndCapabilitiesAndEachIsAnsweredItsVersion() throws Exception {
+    ServerDescription server = FakeServer.builder().name("plain").era(FakeServer.Era.LEGACY).tool("echo").build().description();
+    sharing = cotenant(SharingSettings.FORCED, "plain").sharing();
+    List<Connection> all = new ArrayList<>();
+    Map<String, Long> pids = new LinkedHashMap<>();
+    String[][] clients = {{"old-1", "2025-06-18", ""}, {"old-2", "2025-06-18", ""}, {"new-1", "2025-11-25", ""},
+        {"new-2", "2025-11-25", ""}, {"sampling", "2025-11-25", "sampling"}};
+    for (String[] c : clients) {
+      Map<String, Object> caps = c[2].isEmpty() ? Map.of() : Map.of(c[2], Map.of());
+      Client client = new Client();
+      Connection conn = sharing.connect(server, c[0], init(c[1], caps), client);
+      all.add(conn);
+      assertEquals(Placement.SHARED, conn.placement().placement(), c[0]);
+      conn.fromClient(Map.of("jsonrpc", "2.0", "id", 0, "method", "initialize", "params", init(c[1], caps)));
+      Map<String, Object> answer = client.answer(0);
+      assertEquals(c[1], ((Map<?, ?>) answer.get("result")).get("protocolVersion"), c[0] + ": " + answer);
+      pids.put(c[0], conn.backendPid().orElseThrow());
+    }
+    assertEquals(pids.get("old-1"), pids.get("old-2"));
+    assertEquals(pids.get("new-1"), pids.get("new-2"));
+    assertNotEquals(pids.get("old-1"), pids.get("new-1"));
+    assertNotEquals(pids.get("new-1"), pids.get("sampling"), "another capability shape, another backend");
+    assertEquals(3, sharing.accounting().size(), sharing.accounting().toString());
+    all.forEach(Connection::close);
   }
 
   @Test
