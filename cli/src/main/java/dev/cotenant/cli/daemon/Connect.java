@@ -58,9 +58,13 @@ public final class Connect {
       err.flush();
       return Shim.EXIT_DAEMON;
     }
+    // A daemon that died is replaced as the first one was: started unless told not to.
+    Shim.Reconnect again = noStart
+        ? () -> DaemonStarter.tryConnect(home.socket()).orElseThrow(() -> new IOException("no daemon runs for " + home.dir()))
+        : () -> new DaemonStarter(home, serveArgs, env).connectOrStart();
     try (socket) {
       return new Shim(name, configs, new FileInputStream(FileDescriptor.in), new FileOutputStream(FileDescriptor.out), err)
-          .run(socket);
+          .run(socket, again);
     }
   }
 

@@ -275,7 +275,7 @@ public final class Daemon implements AutoCloseable {
     closeQuietly(http);
     closeQuietly(api);
     for (SocketSession s : Set.copyOf(sessions)) {
-      s.end();
+      s.stopping("the daemon was stopped");
     }
     Sharing sh = sharing;
     if (sh != null) {

@@ -80,12 +80,24 @@ final class ShimJson {
 
   /** The shim's hello (see {@link Wire}). */
   static byte[] hello(String server, List<String> configs) {
+    return hello(server, configs, null);
+  }
+
+  /**
+   * The shim's hello; with {@code resume} (the client's {@code initialize} line, a JSON object as
+   * the client sent it) it asks to resume the session on this daemon (see {@link Wire}).
+   */
+  static byte[] hello(String server, List<String> configs, byte @Nullable [] resume) {
     StringBuilder b = new StringBuilder("{\"cotenant\":\"connect\",\"version\":").append(Wire.VERSION)
         .append(",\"server\":").append(quote(server)).append(",\"configs\":[");
     for (int i = 0; i < configs.size(); i++) {
       b.append(i == 0 ? "" : ",").append(quote(configs.get(i)));
     }
-    return b.append("]}").toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    b.append("]");
+    if (resume != null) {
+      b.append(",\"resume\":").append(new String(resume, java.nio.charset.StandardCharsets.UTF_8));
+    }
+    return b.append("}").toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
   }
 
   /** A JSON-RPC error answer to the request whose id is {@code idJson}. */

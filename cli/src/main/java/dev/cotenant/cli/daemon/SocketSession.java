@@ -44,6 +44,12 @@ final class SocketSession implements Runnable {
   private volatile @Nullable Connection connection;
   private volatile @Nullable String serverName;
   private volatile boolean ended;
+  /** The client's {@code initialize} a resuming shim sent in its hello; null for a new session. */
+  private volatile @Nullable Map<String, Object> resume;
+  private volatile @Nullable Thread writer;
+
+  /** The id under which a resumed session's {@code initialize} is sent again; its answer goes to nobody. */
+  static final String RESUME_ID = "cotenant-resume";
 
   /** What a control hello may ask of the daemon. */
   interface Control {
@@ -80,9 +86,23 @@ final class SocketSession implements Runnable {
       if (server == null) {
         return;
       }
-      Thread writer = new Thread(this::writeLoop, "cotenant-session-" + sessionId + "-out");
-      writer.setDaemon(true);
-      writer.start();
+      Thread w = new Thread(this::writeLoop, "cotenant-session-" + sessionId + "-out");
+      w.setDaemon(true);
+      writer = w;
+      w.start();
+      Map<String, Object> resumed = resume;
+      if (resumed != null) {
+        // The client has its initialize answer from the daemon that went away: the session is
+        // connected with that initialize, whose answer goes to nobody.
+        Map<String, Object> init = new java.util.LinkedHashMap<>(resumed);
+        init.put("id", RESUME_ID);
+        Connection c = connect(server, init);
+        if (c == null) {
+          return;
+        }
+        c.fromClient(init);
+        c.fromClient(Map.of("jsonrpc", "2.0", "method", "notifications/initialized"));
+      }
       byte[] line;
       while (!ended && (line = channel.readLine()) != null) {
         Map<String, Object> message;
@@ -160,6 +180,10 @@ final class SocketSession implements Runnable {
     }
     try {
       ConfiguredServer s = directory.find(name, files);
+      Object r = hello.get("resume");
+      if (r != null) {
+        return resumed(s, r);
+      }
       channel.writeLine(Wire.connected(sessionId));
       return s;
     } catch (ConfigException e) {
@@ -168,6 +192,30 @@ final class SocketSession implements Runnable {
       refuse(e.getMessage());
     }
     return null;
+  }
+
+  /**
+   * A shim whose daemon went away resumes its session here when the server's sessions are shared
+   * now: what a session of a stateless server held, a new backend holds too. A server whose
+   * sessions are dedicated is refused, since its session's state ended with the backend.
+   */
+  @SuppressWarnings("unchecked")
+  private @Nullable ConfiguredServer resumed(ConfiguredServer s, Object init) throws IOException {
+    if (!(init instanceof Map) || !"initialize".equals(((Map<String, Object>) init).get("method"))
+        || !(((Map<String, Object>) init).get("params") instanceof Map)) {
+      refuse("the hello's \"resume\" is not the client's initialize request");
+      return null;
+    }
+    dev.cotenant.gateway.sharing.PlacementDecision d = sharing.placement(s.description());
+    if (d.placement() != dev.cotenant.gateway.pool.Placement.SHARED) {
+      refuse(s.name() + "'s sessions get a backend of their own (" + d.why() + "): its session's state ended with the"
+          + " daemon that went away, so it cannot resume; restart " + s.name() + " in the client");
+      return null;
+    }
+    resume = (Map<String, Object>) init;
+    LOG.info("session {} of {}: resuming a session whose daemon went away", sessionId, s.name());
+    channel.writeLine(Wire.connected(sessionId, true));
+    return s;
   }
 
   private void refuse(String why) throws IOException {
@@ -188,6 +236,8 @@ final class SocketSession implements Runnable {
       LOG.info("session {} of {}: {} ({}), backend pid {}", sessionId, server.name(),
           c.placement().placement().name().toLowerCase(java.util.Locale.ROOT), c.placement().why(),
           c.backendPid().isPresent() ? c.backendPid().getAsLong() : "unknown");
+      // Before the initialize answer: the shim learns whether its session could resume on a new daemon.
+      outbound.offer(Wire.placed(c.placement().placement().name().toLowerCase(java.util.Locale.ROOT)));
       return c;
     } catch (PoolException e) {
       LOG.warn("session {} of {}: no backend: {}", sessionId, server.name(), e.getMessage());
@@ -207,6 +257,10 @@ final class SocketSession implements Runnable {
   /** Queues one message for the client; ends the session when the client has stopped reading. */
   private void send(Map<String, Object> message) {
     if (ended) {
+      return;
+    }
+    if (resume != null && RESUME_ID.equals(message.get("id")) && !message.containsKey("method")) {
+      // The answer to a resumed session's initialize: the client has had its own.
       return;
     }
     if (!outbound.offer(Wire.line(message))) {
@@ -230,6 +284,25 @@ final class SocketSession implements Runnable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+  }
+
+  /**
+   * Ends the session of a daemon that is stopping: tells the shim so ({@link Wire#stopping}, so
+   * that it does not start a new daemon), waits a moment for that line to be written, then ends.
+   */
+  void stopping(String reason) {
+    Thread w = writer;
+    if (serverName != null && !ended && w != null) {
+      outbound.clear();
+      outbound.offer(Wire.stopping(reason));
+      outbound.offer(END);
+      try {
+        w.join(1000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    end();
   }
 
   /** Ends the session: closes its connection (releasing its backend) and the socket. Idempotent. */

@@ -13,7 +13,21 @@ import tools.jackson.databind.json.JsonMapper;
  * {@code {"cotenant":"connect","version":1,"server":NAME,"configs":[ABSOLUTE PATH...]}}; the
  * daemon answers {@code {"cotenant":"connected","session":ID,"daemon_pid":PID}} or
  * {@code {"cotenant":"refused","error":MESSAGE}} (and closes). After that, every line either way
- * is one JSON-RPC message of the session, exactly as MCP's stdio transport frames them.
+ * is one JSON-RPC message of the session, exactly as MCP's stdio transport frames them, but one:
+ * a daemon that is stopped tells each session {@code {"cotenant":"stopping","reason":TEXT}}
+ * before it closes it (a line with a top-level {@code cotenant} member is never a JSON-RPC
+ * message), so that its shim ends instead of starting a new daemon; and once the session is
+ * placed, before the answer to its {@code initialize}, {@code {"cotenant":"placed","placement":
+ * "shared"|"dedicated"}}, so that the shim knows whether its session could resume.
+ *
+ * <p><b>Resuming.</b> A shim whose daemon died (killed, crashed: gone without that notice) says
+ * hello to a new daemon with one more member, {@code "resume": INITIALIZE}, the client's
+ * {@code initialize} request as the client sent it. The daemon resumes the session when the
+ * server's sessions are placed on a shared backend now (what a stateless server's session held,
+ * a new backend holds too): it answers {@code connected} with {@code "resumed":true}, connects
+ * the session with that {@code initialize} and answers it to nobody (the client has its answer),
+ * and relays from there. A server whose sessions are dedicated is refused: its session's state
+ * ended with the daemon's backend.
  */
 public final class Wire {
   /** The protocol version a shim speaks. */
@@ -28,6 +42,29 @@ public final class Wire {
     m.put("cotenant", "connected");
     m.put("session", session);
     m.put("daemon_pid", ProcessHandle.current().pid());
+    return MAPPER.writeValueAsBytes(m);
+  }
+
+  static byte[] connected(String session, boolean resumed) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("cotenant", "connected");
+    m.put("session", session);
+    m.put("daemon_pid", ProcessHandle.current().pid());
+    m.put("resumed", resumed);
+    return MAPPER.writeValueAsBytes(m);
+  }
+
+  static byte[] placed(String placement) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("cotenant", "placed");
+    m.put("placement", placement);
+    return MAPPER.writeValueAsBytes(m);
+  }
+
+  static byte[] stopping(String reason) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("cotenant", "stopping");
+    m.put("reason", reason);
     return MAPPER.writeValueAsBytes(m);
   }
 

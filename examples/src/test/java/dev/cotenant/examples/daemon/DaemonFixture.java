@@ -299,6 +299,15 @@ public final class DaemonFixture implements AutoCloseable {
         Thread.currentThread().interrupt();
       }
     }
+    // A daemon a shim started (not one of this fixture's processes) is stopped too.
+    state().map(s -> s.path("pid").asLong()).flatMap(ProcessHandle::of).ifPresent(h -> {
+      h.destroy();
+      try {
+        h.onExit().get(60, TimeUnit.SECONDS);
+      } catch (Exception e) {
+        h.destroyForcibly();
+      }
+    });
     try (Stream<Path> files = Files.walk(home)) {
       files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
     }

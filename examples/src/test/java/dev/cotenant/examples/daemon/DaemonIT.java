@@ -162,38 +162,57 @@ class DaemonIT {
     }
   }
 
+  /**
+   * A daemon killed under three sessions sharing a backend: the call in flight is answered "call
+   * interrupted", the three sessions go on with a new daemon (which one of their shims started),
+   * each answered there, and nothing is replayed; a session on a backend of its own ends with a
+   * reason, since its state ended with the daemon. Before, every shim ended with its daemon.
+   */
   @Test
-  void aDaemonKilledWithSigkillEndsEveryShimWithAReasonAndTakesItsBackendsWithIt() throws Exception {
+  void aDaemonKilledWithSigkillIsReplacedAndTheSessionsOfASharedBackendContinue() throws Exception {
     try (DaemonFixture f = new DaemonFixture()) {
-      Process daemon = f.serve();
-      List<RawShim> shims = new ArrayList<>();
+      String forced = "cotenant.sharing.forced=" + EVERYTHING;
+      Process daemon = f.serve("--set", forced);
+      List<String> command = new ArrayList<>(DaemonFixture.shimCommand(EVERYTHING));
+      command.addAll(List.of("--set", forced));
+      List<RawShim> shared = new ArrayList<>();
       for (int i = 0; i < 3; i++) {
-        RawShim s = new RawShim(f, i < 2 ? "echo" : EVERYTHING);
+        RawShim s = new RawShim(f, command);
         s.initialize();
-        shims.add(s);
+        shared.add(s);
       }
+      RawShim own = new RawShim(f, "echo");
+      own.initialize();
+      assertEquals(List.of("shared 3"), backendsOf(f, EVERYTHING));
       // One call stays in flight: server-everything's long operation.
-      RawShim busy = shims.get(2);
+      RawShim busy = shared.get(2);
       busy.send("{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":{\"name\":"
           + "\"trigger-long-running-operation\",\"arguments\":{\"duration\":60,\"steps\":60}}}");
       List<ProcessHandle> backends = new ArrayList<>(daemon.descendants().toList());
-      assertTrue(backends.size() >= 3, "two echo backends, one server-everything, the watchdog: " + backends);
+      assertTrue(backends.size() >= 3, "an echo backend, a server-everything one, the watchdog: " + backends);
 
-      long killed = System.nanoTime();
       daemon.destroyForcibly();
-      List<Long> exitMillis = new ArrayList<>();
-      for (RawShim s : shims) {
-        assertTrue(s.process.waitFor(30, TimeUnit.SECONDS), "the shim exited");
-        exitMillis.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killed));
-        assertEquals(1, s.process.exitValue());
-        String err = s.err.get(10, TimeUnit.SECONDS);
-        assertTrue(err.matches("(?s)cotenant connect [a-z-]+: the daemon \\(pid " + daemon.pid() + "\\) went away.*"), err);
-        assertEquals(1, err.strip().lines().count(), "one line: " + err);
-      }
       JsonNode interrupted = busy.answer(9);
       assertEquals(-32005, interrupted.path("error").path("code").asInt(), interrupted.toString());
-      System.out.println("shims exited " + exitMillis + " ms after SIGKILL of the daemon");
-      assertEquals(List.of(), DaemonFixture.awaitGone(backends, GONE), "the backends died with their daemon");
+      assertTrue(own.process.waitFor(60, TimeUnit.SECONDS), "the session on a backend of its own ended");
+      assertEquals(1, own.process.exitValue());
+      String err = own.err.get(10, TimeUnit.SECONDS);
+      assertTrue(err.matches("(?s)cotenant connect echo: the daemon \\(pid " + daemon.pid() + "\\) went away.*restart echo in"
+          + " the client.*"), err);
+      for (int i = 0; i < shared.size(); i++) {
+        String echoed = shared.get(i).call(20 + i, "echo", "{\"message\":\"after-" + i + "\"}");
+        assertTrue(echoed.contains("after-" + i), echoed);
+        assertTrue(shared.get(i).process.isAlive());
+      }
+      long replacement = f.state().orElseThrow().path("pid").asLong();
+      assertNotEquals(daemon.pid(), replacement);
+      assertEquals(List.of("shared 3"), backendsOf(f, EVERYTHING), "the three share a backend of the new daemon");
+      assertEquals(List.of(), DaemonFixture.awaitGone(backends, GONE), "the old backends died with their daemon");
+      for (RawShim s : shared) {
+        s.in.close();
+        assertTrue(s.process.waitFor(30, TimeUnit.SECONDS));
+        assertEquals(0, s.process.exitValue(), s.err.getNow(""));
+      }
     }
   }
 
