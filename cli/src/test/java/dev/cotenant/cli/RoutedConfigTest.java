@@ -1,7 +1,6 @@
 package dev.cotenant.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cotenant.gateway.probe.ProbeHarness;
@@ -122,11 +121,13 @@ class RoutedConfigTest {
         + "but its sidecar " + sidecar + " does not exist; left out, the shim is not read as the server (put the original "
         + "entry back in the file, or route it again)"), measure.err());
 
-    CliHarness.Result probe = cli.run("probe-stateless", "echo", "routed.json");
-    assertEquals(Cli.EXIT_USAGE, probe.code());
-    assertEquals("cotenant: routed.json: server \"echo\" is routed through the daemon, but its sidecar " + sidecar
-        + " does not exist; left out, the shim is not read as the server (put the original entry back in the file, or "
-        + "route it again)", probe.errLines().get(probe.errLines().size() - 1));
-    assertEquals("", probe.out());
+    for (String command : List.of("probe-stateless", "share")) {
+      CliHarness.Result named = cli.run(command, "echo", "routed.json");
+      assertEquals(Cli.EXIT_USAGE, named.code(), command);
+      assertEquals("cotenant: routed.json: server \"echo\" is routed through the daemon, but its sidecar " + sidecar
+          + " does not exist; left out, the shim is not read as the server (put the original entry back in the file, or "
+          + "route it again)", named.errLines().get(named.errLines().size() - 1));
+      assertEquals("", named.out(), command);
+    }
   }
 }
