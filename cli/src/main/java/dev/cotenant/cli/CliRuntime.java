@@ -1,6 +1,7 @@
 package dev.cotenant.cli;
 
 import dev.cotenant.api.Reason;
+import dev.cotenant.cli.route.RoutedServers;
 import dev.cotenant.api.ReasonCode;
 import dev.cotenant.gateway.Cotenant;
 import dev.cotenant.gateway.config.ConfigException;
@@ -38,6 +39,7 @@ public final class CliRuntime {
   private final CliContext context;
   private final Path recordsDirectory;
   private final Cotenant cotenant;
+  private final java.util.Set<String> warned = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   private CliRuntime(CliContext context, Path recordsDirectory, Cotenant cotenant) {
     this.context = context;
@@ -126,6 +128,11 @@ public final class CliRuntime {
    * cannot be read is an error. A server refused by name is reported and left out, the others
    * are read.
    *
+   * <p>A routed entry (one that launches {@code connect NAME SIDECAR}, written by {@code route})
+   * is read as the original entry its sidecar keeps ({@link RoutedServers}), and standard error
+   * says so once per sidecar: {@code cotenant: calc (routed; original from SIDECAR)}. One whose
+   * original cannot be found is refused with a warning, never read as the shim.
+   *
    * @throws ConfigException naming the file and the problem
    */
   public ServerConfigs readConfigs(List<String> named) throws ConfigException {
@@ -162,21 +169,50 @@ public final class CliRuntime {
       }
       read = reader.read(files);
     }
-    read.refused().forEach(r -> warn(context.display(r.file()) + ": " + r.reason()));
-    return read;
+    RoutedServers.Resolved resolved = RoutedServers.resolve(read);
+    Map<Path, List<String>> bySidecar = new java.util.LinkedHashMap<>();
+    resolved.sidecars().forEach((name, sidecar) -> bySidecar.computeIfAbsent(sidecar, k -> new ArrayList<>()).add(name));
+    bySidecar.forEach((sidecar, names) -> context.err().println("cotenant: "
+        + names.stream().map(Output::cell).collect(Collectors.joining(", ")) + " (routed; original"
+        + (names.size() == 1 ? "" : "s") + " from " + Output.cell(context.display(sidecar)) + ")"));
+    resolved.configs().refused().forEach(r -> warn(context.display(r.file()) + ": " + r.reason()));
+    return resolved.configs();
   }
 
-  /** Prints one warning line, {@code cotenant: warning: ...}. */
+  /**
+   * The server {@code name} of the configuration files {@code named} ({@link #readConfigs},
+   * {@link #select}).
+   *
+   * @throws ConfigException when a file cannot be read, or the server is refused
+   * @throws UsageException when no file defines it
+   */
+  public ConfiguredServer server(List<String> named, String name) throws ConfigException, UsageException {
+    return select(readConfigs(named), List.of(name)).get(0);
+  }
+
+  /** Prints one warning line, {@code cotenant: warning: ...}, once per run. */
   public void warn(String message) {
-    context.err().println("cotenant: warning: " + message);
+    if (warned.add(message)) {
+      context.err().println("cotenant: warning: " + message);
+    }
   }
 
-  /** The servers of {@code configs} named in {@code names} (all when empty), in config order. */
-  public List<ConfiguredServer> select(ServerConfigs configs, Collection<String> names) throws UsageException {
+  /**
+   * The servers of {@code configs} named in {@code names} (all when empty), in config order.
+   *
+   * @throws ConfigException when a name is one the files define but that was refused, with why
+   * @throws UsageException when no file defines a name
+   */
+  public List<ConfiguredServer> select(ServerConfigs configs, Collection<String> names) throws UsageException, ConfigException {
     if (names.isEmpty()) {
       return configs.list();
     }
     for (String n : names) {
+      java.util.Optional<dev.cotenant.gateway.config.RefusedServer> refused =
+          configs.refused().stream().filter(r -> r.name().equals(n)).findFirst();
+      if (configs.get(n).isEmpty() && refused.isPresent()) {
+        throw new ConfigException(refused.get().file(), refused.get().reason());
+      }
       if (configs.get(n).isEmpty()) {
         throw new UsageException(
             "no server named \"" + n + "\" in "

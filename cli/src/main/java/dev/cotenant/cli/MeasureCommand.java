@@ -46,19 +46,7 @@ public final class MeasureCommand extends CliCommand {
     CliRuntime rt = runtime();
     ServerConfigs configured = rt.readConfigs(configs);
     List<ConfiguredServer> selected = rt.select(configured, servers);
-    Evaluator evaluator = rt.evaluator();
-    List<ServerDescription> descriptions = selected.stream().map(ConfiguredServer::description).toList();
-    MeasureJob job = evaluator.startUncapped(descriptions);
-    Thread cancelOnExit = new Thread(() -> cancelAndWait(job), "cotenant-measure-cancel");
-    boolean hooked = addShutdownHook(cancelOnExit);
-    PassResult result;
-    try {
-      result = follow(job, context().err(), context().interactive());
-    } finally {
-      if (hooked) {
-        removeShutdownHook(cancelOnExit);
-      }
-    }
+    PassResult result = pass(rt, selected.stream().map(ConfiguredServer::description).toList());
     Progress p = result.progress();
     if (p.total() == 0) {
       context().err().println("cotenant: nothing to measure: every enabled stdio server already has a measurement under its current identity");
@@ -68,6 +56,25 @@ public final class MeasureCommand extends CliCommand {
     Output.rows(context().out(), rt.rows(selected), common.json(),
         dev.cotenant.gateway.sharing.SharingSettings.fromConfig(rt.cotenant().config()));
     return Cli.EXIT_OK;
+  }
+
+  /**
+   * Runs an uncapped pass over {@code servers} (only those due are measured), showing the progress
+   * line on standard error; Ctrl-C cancels it and tears its processes down.
+   */
+  static PassResult pass(CliRuntime rt, List<ServerDescription> servers)
+      throws InterruptedException, MeasureJob.JobFailedException {
+    Evaluator evaluator = rt.evaluator();
+    MeasureJob job = evaluator.startUncapped(servers);
+    Thread cancelOnExit = new Thread(() -> cancelAndWait(job), "cotenant-measure-cancel");
+    boolean hooked = addShutdownHook(cancelOnExit);
+    try {
+      return follow(job, rt.context().err(), rt.context().interactive());
+    } finally {
+      if (hooked) {
+        removeShutdownHook(cancelOnExit);
+      }
+    }
   }
 
   /** Prints the progress line until the job ends; returns its result. */

@@ -5,7 +5,6 @@ import dev.cotenant.api.LogSafe;
 import dev.cotenant.api.ProbePass;
 import dev.cotenant.api.ReasonCode;
 import dev.cotenant.gateway.config.ConfiguredServer;
-import dev.cotenant.gateway.config.ServerConfigs;
 import dev.cotenant.gateway.probe.ArgumentTemplate;
 import dev.cotenant.gateway.probe.ProbeReport;
 import dev.cotenant.gateway.probe.ProbeReport.Assertion;
@@ -16,13 +15,11 @@ import dev.cotenant.gateway.probe.Statelessness;
 import dev.cotenant.gateway.probe.SurfaceProbe;
 import dev.cotenant.gateway.probe.SurfaceReport;
 import java.io.PrintWriter;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Mixin;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -61,12 +58,7 @@ public final class ProbeStatelessCommand extends CliCommand {
   /** The probe passed, but the pass could not be written to the records: it is not remembered. */
   public static final int EXIT_NOT_RECORDED = 5;
 
-  @Parameters(index = "0", paramLabel = "NAME", description = "The configured server to probe.")
-  String name;
-
-  @Parameters(index = "1..*", paramLabel = "CONFIG", arity = "0..*",
-      description = "MCP configuration files (first definition of a name wins).")
-  List<String> configs = new ArrayList<>();
+  @Mixin ServerArguments server = new ServerArguments();
 
   @Option(names = "--tool", paramLabel = "T",
       description = "Probe this one tool only (supporting evidence; it cannot back a shared registration).")
@@ -76,9 +68,7 @@ public final class ProbeStatelessCommand extends CliCommand {
       description = "With --tool: its arguments, a JSON object whose string values may hold {marker} and {workspace}.")
   String args;
 
-  @Option(names = "--plan", paramLabel = "FILE",
-      description = "A probe plan: per tool, arguments to use, a destructive tool to include, or a tool to skip with a reason.")
-  String plan;
+  @Mixin ProbePlanOption plan = new ProbePlanOption();
 
   @Option(names = "--read-back-tool", paramLabel = "T", description = "A tool each caller calls after the first; its answer must carry the caller's marker.")
   String readBackTool;
@@ -100,11 +90,11 @@ public final class ProbeStatelessCommand extends CliCommand {
     }
     ProbeSpec spec = spec();
     CliRuntime rt = runtime();
-    ConfiguredServer server = target(rt);
+    ConfiguredServer target = server.probeable(rt);
     Statelessness statelessness = rt.cotenant().statelessness();
-    context().err().println("cotenant: probing " + Output.cell(name) + " with " + Output.cell(tool) + ", "
+    context().err().println("cotenant: probing " + Output.cell(target.name()) + " with " + Output.cell(tool) + ", "
         + spec.rounds() + " rounds, two callers on one backend process");
-    ProbeReport report = statelessness.probe(server.description(), spec);
+    ProbeReport report = statelessness.probe(target.description(), spec);
     return show(report.notRecorded(), report.passed(), report.outcome() == ProbeReport.Outcome.LEAKED,
         () -> json(report), out -> print(out, report));
   }
@@ -128,15 +118,18 @@ public final class ProbeStatelessCommand extends CliCommand {
     return hazard ? EXIT_LEAK : EXIT_NOT_PROVEN;
   }
 
-  /** The configured server {@link #name} names, refused when disabled. */
-  private ConfiguredServer target(CliRuntime rt) throws Exception {
-    ServerConfigs configured = rt.readConfigs(configs);
-    ConfiguredServer server = rt.select(configured, List.of(name)).get(0);
-    if (!server.description().enabled()) {
-      throw new UsageException(name + " is disabled in " + context().display(server.source())
-          + "; a disabled server is never probed (enable it first)");
+  /**
+   * The rounds of a whole-surface probe: {@code given}, else {@link SurfaceProbe#DEFAULT_ROUNDS}.
+   *
+   * @throws UsageException when fewer than {@link ProbePass#MIN_ROUNDS}
+   */
+  static int surfaceRounds(Integer given) throws UsageException {
+    int n = given == null ? SurfaceProbe.DEFAULT_ROUNDS : given;
+    if (n < ProbePass.MIN_ROUNDS) {
+      throw new UsageException("refusing a statelessness probe of " + n + " round" + (n == 1 ? "" : "s")
+          + ": it needs at least " + ProbePass.MIN_ROUNDS + " (a race that fires once in five rounds is still a leak)");
     }
-    return server;
+    return n;
   }
 
   /** The whole-surface probe. */
@@ -147,25 +140,25 @@ public final class ProbeStatelessCommand extends CliCommand {
             + "inputSchema or from --plan)");
       }
     }
-    int n = rounds == null ? SurfaceProbe.DEFAULT_ROUNDS : rounds;
-    if (n < ProbePass.MIN_ROUNDS) {
-      throw new UsageException("refusing a statelessness probe of " + n + " round" + (n == 1 ? "" : "s")
-          + ": it needs at least " + ProbePass.MIN_ROUNDS + " (a race that fires once in five rounds is still a leak)");
-    }
-    ProbePlan probePlan;
-    try {
-      probePlan = plan == null ? ProbePlan.empty() : ProbePlan.read(context().resolve(plan));
-    } catch (IllegalArgumentException e) {
-      throw new UsageException(e.getMessage());
-    }
+    int n = surfaceRounds(rounds);
+    ProbePlan probePlan = plan.read(context());
     CliRuntime rt = runtime();
-    ConfiguredServer server = target(rt);
-    Statelessness statelessness = rt.cotenant().statelessness();
-    context().err().println("cotenant: probing the whole surface of " + Output.cell(name) + ", " + n
-        + " rounds: two callers on dedicated backends, then on one shared backend, then on dedicated backends again");
-    SurfaceReport report = statelessness.probeSurface(server.description(), probePlan, n);
+    ConfiguredServer target = server.probeable(rt);
+    SurfaceReport report = probeSurface(rt, target, probePlan, n);
     return show(report.notRecorded(), report.passed(), report.outcome() == SurfaceReport.Outcome.HAZARD,
         () -> SurfaceOutput.json(report), out -> SurfaceOutput.print(out, report));
+  }
+
+  /**
+   * Runs the whole-surface probe of {@code server} and records its result, after one line on
+   * standard error saying what it does.
+   */
+  static SurfaceReport probeSurface(CliRuntime rt, ConfiguredServer server, ProbePlan plan, int rounds)
+      throws InterruptedException {
+    rt.context().err().println("cotenant: probing the whole surface of " + Output.cell(server.name()) + ", " + rounds
+        + " rounds: two callers on dedicated backends, then on one shared backend, then on dedicated backends again");
+    rt.context().err().flush();
+    return rt.cotenant().statelessness().probeSurface(server.description(), plan, rounds);
   }
 
   private ProbeSpec spec() throws UsageException {
@@ -175,7 +168,7 @@ public final class ProbeStatelessCommand extends CliCommand {
     if (args == null) {
       throw new UsageException("--tool needs --args JSON (the tool's arguments, carrying {marker})");
     }
-    if (plan != null) {
+    if (plan.given()) {
       throw new UsageException("--plan applies to the whole-surface probe; with --tool, give --args");
     }
     try {

@@ -4,17 +4,14 @@ import dev.cotenant.api.ConcurrencyModel;
 import dev.cotenant.api.ConcurrencyRecord;
 import dev.cotenant.api.ShareScope;
 import dev.cotenant.gateway.config.ConfiguredServer;
-import dev.cotenant.gateway.config.ServerConfigs;
 import dev.cotenant.gateway.probe.RegistrationRefusedException;
 import dev.cotenant.gateway.probe.Statelessness;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 import java.util.OptionalInt;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Mixin;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -33,12 +30,7 @@ public final class RegisterCommand extends CliCommand {
   /** The registration was refused. */
   public static final int EXIT_REFUSED = 4;
 
-  @Parameters(index = "0", paramLabel = "NAME", description = "The configured server.")
-  String name;
-
-  @Parameters(index = "1..*", paramLabel = "CONFIG", arity = "0..*",
-      description = "MCP configuration files (first definition of a name wins).")
-  List<String> configs = new ArrayList<>();
+  @Mixin ServerArguments server = new ServerArguments();
 
   @Option(names = "--model", paramLabel = "MODEL", required = true, description = "sidecar, shared or warm_pool.")
   String model;
@@ -85,17 +77,13 @@ public final class RegisterCommand extends CliCommand {
     ShareScope s = ShareScope.fromWire(scope).orElseThrow(() -> new UsageException(
         "--scope must be one of " + Arrays.stream(ShareScope.values()).map(ShareScope::wireName)
             .collect(Collectors.joining(", ")) + "; got '" + scope + "'"));
-    if (maxConcurrent != null && maxConcurrent < 1) {
-      throw new UsageException("--max-concurrent must be a positive integer (calls the backend serves at once), got " + maxConcurrent);
-    }
+    OptionalInt max = maxConcurrent(maxConcurrent);
     CliRuntime rt = runtime();
-    ServerConfigs configured = rt.readConfigs(configs);
-    ConfiguredServer server = rt.select(configured, List.of(name)).get(0);
+    ConfiguredServer target = server.server(rt);
     Statelessness statelessness = rt.cotenant().statelessness();
     ConcurrencyRecord stored;
     try {
-      stored = statelessness.register(server.description(), m, s,
-          maxConcurrent == null ? OptionalInt.empty() : OptionalInt.of(maxConcurrent));
+      stored = statelessness.register(target.description(), m, s, max);
     } catch (RegistrationRefusedException e) {
       context().err().println("cotenant: " + Output.cell(e.getMessage()));
       return EXIT_REFUSED;
@@ -103,16 +91,36 @@ public final class RegisterCommand extends CliCommand {
     if (common.json()) {
       Output.json(context().out(), json(stored));
     } else {
-      StringBuilder sb = new StringBuilder("registered ").append(Output.cell(stored.serverName()))
-          .append(": model ").append(stored.model().wireName());
-      if (stored.model() == ConcurrencyModel.SHARED) {
-        sb.append(", scope ").append(stored.scope().wireName());
-      }
-      stored.maxConcurrent().ifPresent(n -> sb.append(", maxConcurrent ").append(n));
-      stored.probe().ifPresent(p -> sb.append("; statelessness probe passed under the current identity (")
-          .append(Output.cell(p.detail())).append(')'));
-      context().out().println(sb);
+      context().out().println(text(stored));
     }
     return Cli.EXIT_OK;
+  }
+
+  /**
+   * The stored record as one line: {@code registered NAME: model shared, scope tenant,
+   * maxConcurrent 4; statelessness probe passed under the current identity (DETAIL)}.
+   */
+  static String text(ConcurrencyRecord stored) {
+    StringBuilder sb = new StringBuilder("registered ").append(Output.cell(stored.serverName()))
+        .append(": model ").append(stored.model().wireName());
+    if (stored.model() == ConcurrencyModel.SHARED) {
+      sb.append(", scope ").append(stored.scope().wireName());
+    }
+    stored.maxConcurrent().ifPresent(n -> sb.append(", maxConcurrent ").append(n));
+    stored.probe().ifPresent(p -> sb.append("; statelessness probe passed under the current identity (")
+        .append(Output.cell(p.detail())).append(')'));
+    return sb.toString();
+  }
+
+  /**
+   * {@code --max-concurrent} checked: positive when given.
+   *
+   * @throws UsageException when it is zero or negative
+   */
+  static OptionalInt maxConcurrent(Integer given) throws UsageException {
+    if (given != null && given < 1) {
+      throw new UsageException("--max-concurrent must be a positive integer (calls the backend serves at once), got " + given);
+    }
+    return given == null ? OptionalInt.empty() : OptionalInt.of(given);
   }
 }

@@ -16,7 +16,7 @@ import picocli.CommandLine.ScopeType;
     subcommands = {
       AssessCommand.class, MeasureCommand.class, HazardsCommand.class, SeedCommand.class,
       ProbeStatelessCommand.class, RegisterCommand.class, ServeCommand.class, ConnectCommand.class,
-      StatusCommand.class, StopCommand.class, RouteCommand.class, DashboardCommand.class})
+      StatusCommand.class, StopCommand.class, RouteCommand.class, DashboardCommand.class, ShareCommand.class})
 public final class RootCommand implements Callable<Integer> {
   private final CliContext context;
 
@@ -32,7 +32,7 @@ public final class RootCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    context.err().println("cotenant: missing command (assess, measure, hazards, seed, probe-stateless, register, serve, connect, status, stop, route, dashboard); see 'cotenant --help'");
+    context.err().println("cotenant: missing command (assess, measure, hazards, seed, probe-stateless, register, share, serve, connect, status, stop, route, dashboard); see 'cotenant --help'");
     return Cli.EXIT_USAGE;
   }
 

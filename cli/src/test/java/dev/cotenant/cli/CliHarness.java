@@ -24,6 +24,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * (the real one is never used here).
  */
 final class CliHarness {
+  private static final tools.jackson.databind.json.JsonMapper JSON = tools.jackson.databind.json.JsonMapper.builder().build();
   static final HandshakeFacts FACTS =
       HandshakeFacts.fromJson("2025-11-25", Map.of("tools", Map.of()), Map.of("name", "fake", "version", "1"), List.of());
 
@@ -81,6 +82,45 @@ final class CliHarness {
     Files.createDirectories(p.getParent());
     Files.writeString(p, text, StandardCharsets.UTF_8);
     return p;
+  }
+
+  /**
+   * Writes {@code name} in the working directory: an {@code mcpServers} map with a scripted
+   * {@code ProbeTestServer} per mode, named after its mode, then the entries of {@code more}.
+   *
+   * @return the text written
+   */
+  String writeProbeServers(String name, List<String> modes, Map<String, Object> more) throws IOException {
+    Map<String, Object> servers = new java.util.LinkedHashMap<>();
+    for (String mode : modes) {
+      servers.put(mode, Map.of("command", dev.cotenant.gateway.probe.ProbeHarness.JAVA,
+          "args", dev.cotenant.gateway.probe.ProbeHarness.javaArgs(mode)));
+    }
+    servers.putAll(more);
+    String text = JSON.writeValueAsString(Map.of("mcpServers", servers));
+    write(name, text);
+    return text;
+  }
+
+  /** The row of server {@code name} that {@code assess CONFIG --json} prints. */
+  tools.jackson.databind.JsonNode row(String config, String name) {
+    Result r = run("assess", "--json", config);
+    if (r.code() != 0) {
+      throw new AssertionError("assess exited " + r.code() + ": " + r.err());
+    }
+    for (tools.jackson.databind.JsonNode s : JSON.readTree(r.out()).path("servers")) {
+      if (s.path("name").stringValue().equals(name)) {
+        return s;
+      }
+    }
+    throw new AssertionError("no row " + name + " in " + r.out());
+  }
+
+  /** A row's reasons, each as {@code code(detail)}. */
+  static List<String> reasons(tools.jackson.databind.JsonNode row) {
+    List<String> out = new java.util.ArrayList<>();
+    row.path("reasons").forEach(r -> out.add(r.path("code").stringValue() + "(" + r.path("detail").stringValue() + ")"));
+    return out;
   }
 
   /** A pre-flight transport that counts its creations and the servers it was asked about. */

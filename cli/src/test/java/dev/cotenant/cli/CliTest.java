@@ -145,7 +145,7 @@ class CliTest {
 
   @Test
   void noCommandAndAnUnknownCommandAreBadUsage() {
-    assertOneLineError(cli.runRaw(), 2, "cotenant: missing command (assess, measure, hazards, seed, probe-stateless, register, serve, connect, status, stop, route, dashboard); see 'cotenant --help'");
+    assertOneLineError(cli.runRaw(), 2, "cotenant: missing command (assess, measure, hazards, seed, probe-stateless, register, share, serve, connect, status, stop, route, dashboard); see 'cotenant --help'");
     assertOneLineError(cli.runRaw("hazards"), 2, "cotenant: missing command (list, clear); see 'cotenant hazards --help'");
     assertOneLineError(cli.runRaw("frob"), 2, "cotenant: Unmatched argument at index 0: 'frob' (see 'cotenant --help')");
   }

@@ -81,20 +81,11 @@ class ProbeCommandsTest {
   }
 
   private JsonNode row(String name) {
-    CliHarness.Result r = cli.run("assess", "--json", "mcp.json");
-    assertEquals(0, r.code(), r.err());
-    for (JsonNode s : JSON.readTree(r.out()).path("servers")) {
-      if (s.path("name").stringValue().equals(name)) {
-        return s;
-      }
-    }
-    throw new AssertionError("no row " + name + " in " + r.out());
+    return cli.row("mcp.json", name);
   }
 
   private static List<String> reasons(JsonNode row) {
-    List<String> out = new java.util.ArrayList<>();
-    row.path("reasons").forEach(r -> out.add(r.path("code").stringValue() + "(" + r.path("detail").stringValue() + ")"));
-    return out;
+    return CliHarness.reasons(row);
   }
 
   @Test

@@ -78,7 +78,13 @@ public final class ServerDirectory {
             + "cotenant connect " + name + " CONFIG)" : looked.stream().map(Path::toString).collect(Collectors.joining(", "))));
   }
 
-  private static Optional<ConfiguredServer> named(ServerConfigs configs, String name) throws ConfigException {
+  /**
+   * The server {@code name} of {@code read}; a routed entry is its original
+   * ({@link dev.cotenant.cli.route.RoutedServers}), so a routed client file among the daemon's own
+   * never has the daemon start a shim that connects back to it.
+   */
+  private static Optional<ConfiguredServer> named(ServerConfigs read, String name) throws ConfigException {
+    ServerConfigs configs = dev.cotenant.cli.route.RoutedServers.resolve(read).configs();
     for (RefusedServer r : configs.refused()) {
       if (r.name().equals(name)) {
         throw new ConfigException(r.file(), r.reason());

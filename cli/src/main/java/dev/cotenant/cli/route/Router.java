@@ -206,24 +206,39 @@ public final class Router {
 
   /** True when {@code entry}'s args hold {@code connect NAME} (through any sidecar). */
   static boolean routesAnywhere(JsonNode entry, String name) {
-    return connectAt(entry, name).isPresent();
+    return connectAt(name, args(entry)).isPresent();
   }
 
   /** True when {@code entry}'s args hold {@code connect NAME SIDECAR}. */
   static boolean routesThrough(JsonNode entry, String name, Path sidecar) {
-    Optional<Integer> at = connectAt(entry, name);
     List<String> args = args(entry);
-    return at.isPresent() && at.get() + 2 < args.size() && args.get(at.get() + 2).equals(sidecar.toString());
+    return sidecarArgument(name, args).filter(s -> s.equals(sidecar.toString())).isPresent();
   }
 
-  private static Optional<Integer> connectAt(JsonNode entry, String name) {
-    List<String> args = args(entry);
+  /**
+   * Where {@code args} launch {@code connect NAME}: the index of {@code connect}, if they do. This
+   * is the one place a routed entry is recognised, in a client file as {@code route} reads it and
+   * in a server description as every other command reads it: whatever the command (the
+   * {@code cotenant} launcher, {@code java -jar cotenant.jar}, or a native shim taking the same
+   * arguments), an entry whose arguments hold {@code connect} followed by its own name is routed.
+   */
+  public static Optional<Integer> connectAt(String name, List<String> args) {
     for (int i = 0; i + 1 < args.size(); i++) {
       if (args.get(i).equals("connect") && args.get(i + 1).equals(name)) {
         return Optional.of(i);
       }
     }
     return Optional.empty();
+  }
+
+  /**
+   * The sidecar a routed entry names, {@code SIDECAR} of {@code connect NAME SIDECAR}, as written;
+   * empty when {@code args} do not launch {@code connect NAME}, or name nothing but an option
+   * after it.
+   */
+  public static Optional<String> sidecarArgument(String name, List<String> args) {
+    return connectAt(name, args).filter(at -> at + 2 < args.size()).map(at -> args.get(at + 2))
+        .filter(s -> !s.isEmpty() && !s.startsWith("-"));
   }
 
   private static List<String> args(JsonNode entry) {

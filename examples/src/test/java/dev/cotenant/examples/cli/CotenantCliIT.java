@@ -46,6 +46,11 @@ class CotenantCliIT {
 
   /** Runs {@code ./cotenant ARGS} from the repository root, its processes marked for the leak check. */
   static Run cotenant(String... args) throws IOException, InterruptedException {
+    return cotenant(Map.of(), args);
+  }
+
+  /** As {@link #cotenant(String...)}, with {@code env} added to the environment. */
+  static Run cotenant(Map<String, String> env, String... args) throws IOException, InterruptedException {
     assertTrue(
         Files.isRegularFile(ROOT.resolve("cli/target/cotenant.jar")),
         "cli/target/cotenant.jar is missing: run the reactor build (mvn -B verify) from the repository root");
@@ -55,6 +60,7 @@ class CotenantCliIT {
     ProcessBuilder pb = new ProcessBuilder(command).directory(ROOT.toFile());
     pb.environment().remove("SAMPLE_API_TOKEN");
     pb.environment().remove("COTENANT_HOME");
+    pb.environment().putAll(env);
     // Marks the CLI and everything it starts, so that the leak check finds them wherever they end up.
     pb.environment().put(Processes.COOKIE_ENV, Processes.cookie());
     Process p = pb.start();

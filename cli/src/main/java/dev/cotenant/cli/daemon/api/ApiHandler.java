@@ -397,10 +397,13 @@ public final class ApiHandler extends Handler.Abstract implements AutoCloseable 
 
   // ---- configuration --------------------------------------------------------------------------
 
-  /** The servers of {@code files}; a file that cannot be read is {@code config_error}. */
+  /**
+   * The servers of {@code files}, a routed entry read as its original
+   * ({@link dev.cotenant.cli.route.RoutedServers}); a file that cannot be read is {@code config_error}.
+   */
   private static ServerConfigs configs(List<Path> files) throws ApiError {
     try {
-      return new McpConfigReader().read(files);
+      return dev.cotenant.cli.route.RoutedServers.resolve(new McpConfigReader().read(files)).configs();
     } catch (ConfigException e) {
       throw configError(e);
     }
