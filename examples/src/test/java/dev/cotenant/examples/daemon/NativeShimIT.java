@@ -230,7 +230,7 @@ class NativeShimIT {
         assertEquals("native", answer.path("shim").path("kind").asString(), routed.out());
         Files.delete(jarCopy);
 
-        JsonNode echo = DaemonFixture.JSON.readTree(stripComments(Files.readString(config))).path("mcpServers").path("echo");
+        JsonNode echo = JSONC.readTree(Files.readString(config)).path("mcpServers").path("echo");
         Path installed = Path.of(echo.path("command").asString());
         assertEquals(f.home.resolve("lib").toRealPath(), installed.getParent().toRealPath(), echo.toString());
         assertTrue(installed.getFileName().toString().matches("cotenant-shim-[0-9a-f]{16}"), installed.toString());
@@ -275,10 +275,11 @@ class NativeShimIT {
     }
   }
 
-  /** The client file's JSONC comments and trailing commas, dropped for a plain JSON reader. */
-  private static String stripComments(String jsonc) {
-    return jsonc.replaceAll("//[^\n]*", "").replaceAll(",(\\s*[}\\]])", "$1");
-  }
+  /** A reader of the client file's JSONC (comments, trailing commas). */
+  private static final tools.jackson.databind.json.JsonMapper JSONC = tools.jackson.databind.json.JsonMapper.builder()
+      .enable(tools.jackson.core.json.JsonReadFeature.ALLOW_JAVA_COMMENTS)
+      .enable(tools.jackson.core.json.JsonReadFeature.ALLOW_TRAILING_COMMA)
+      .build();
 
   private static DaemonFixture.Run run(DaemonFixture f, List<String> command) throws Exception {
     Process p = f.start(command, Map.of());
