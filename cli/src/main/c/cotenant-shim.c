@@ -1019,13 +1019,23 @@ static void daemon_gone(const char *why) {
   g_sock = -1;
   buf_clear(&g_sock_in);
   g_sock_scan = 0;
-  buf_clear(&g_sock_out);
+  if (g_state == ST_HELLO && g_resuming && now_ms() < g_resume_deadline) {
+    /*
+     * A daemon that is still exiting: its main thread is a zombie while its other threads still
+     * hold the socket, which took the connection and then dropped it. Look again shortly; what
+     * the client sent meanwhile stays held.
+     */
+    g_state = ST_RETRY;
+    g_retry_at = now_ms() + 250;
+    return;
+  }
   if (g_state == ST_HELLO) {
     if (why != NULL) {
       fail(EXIT_DAEMON, "the daemon closed the connection before answering (%s)", why);
     }
     fail(EXIT_DAEMON, "the daemon closed the connection before answering");
   }
+  buf_clear(&g_sock_out);
   if (!g_stdin_open) {
     finish(EXIT_CLIENT_CLOSED);
   }
@@ -1289,7 +1299,8 @@ static void relay(void) {
       fds[n++] = (struct pollfd){0, POLLIN, 0};
     }
     if (g_sock >= 0) {
-      short ev = buf_size(&g_out) < HIGH_WATER ? POLLIN : 0;
+      /* The hello's answer is always read; the session's lines only while the client keeps up. */
+      short ev = g_state == ST_HELLO || buf_size(&g_out) < HIGH_WATER ? POLLIN : 0;
       if ((g_state == ST_HELLO && buf_size(&g_hello) > 0) || (g_state == ST_RELAY && buf_size(&g_sock_out) > 0)) {
         ev |= POLLOUT;
       }

@@ -116,6 +116,7 @@ class NativeShimIT {
       StdioClientTransport transport = new StdioClientTransport(params, DaemonFixture.MCP_JSON);
       List<String> stderr = new java.util.concurrent.CopyOnWriteArrayList<>();
       transport.setStdErrorHandler(stderr::add);
+      List<ProcessHandle> shims;
       try (McpSyncClient c = McpClient.sync(transport).clientInfo(new McpSchema.Implementation("native", "1.0.0"))
           .requestTimeout(DaemonFixture.BOUND).initializationTimeout(DaemonFixture.BOUND).build()) {
         McpSchema.InitializeResult init = c.initialize();
@@ -125,7 +126,10 @@ class NativeShimIT {
         assertTrue(text.contains("through C"), text);
         // The shim is no JVM: nothing of this session started one.
         assertEquals(List.of(), DaemonFixture.marked("--start-only"), "the daemon ran already: nothing was started");
+        shims = running(shim);
+        assertEquals(1, shims.size(), shims.toString());
       }
+      awaitGoneBeforeTheDaemonStops(shims);
       assertEquals(List.of(), stderr, "nothing on standard error");
     }
   }
@@ -194,8 +198,10 @@ class NativeShimIT {
           }
         }
       }
-      assertNotEquals(daemon.pid(), newPid, "a new daemon runs");
-      assertEquals(1, sessions, "the shim's session is on the new daemon");
+      java.util.function.Supplier<String> said = () -> "; the shim said: " + busy.err.getNow("(running)") + "; daemon.log: "
+          + readOrNothing(f.home.resolve("daemon.log"));
+      assertNotEquals(daemon.pid(), newPid, "a new daemon runs" + said.get());
+      assertEquals(1, sessions, "the shim's session is on the new daemon" + said.get());
       assertTrue(busy.process.isAlive(), "the shim goes on");
       String log = Files.readString(f.home.resolve("daemon.log"));
       assertTrue(log.contains("daemon " + newPid + " ready"), log);
@@ -245,6 +251,7 @@ class NativeShimIT {
         assertEquals(-1L, Files.mismatch(DaemonFixture.JAR, jar), "the entry's jar is the installed copy");
 
         // The client starts the entry as written, with no daemon running: the shim starts one.
+        List<ProcessHandle> shims;
         List<String> command = new ArrayList<>(List.of(installed.toString()));
         command.addAll(args);
         ServerParameters params = ServerParameters.builder(command.get(0)).args(command.subList(1, command.size()))
@@ -256,7 +263,9 @@ class NativeShimIT {
           c.initialize();
           String text = DaemonFixture.text(c.callTool(new McpSchema.CallToolRequest("echo", Map.of("text", "routed natively"))));
           assertTrue(text.contains("routed natively"), text);
+          shims = running(installed);
         }
+        awaitGoneBeforeTheDaemonStops(shims);
         assertTrue(f.state().isPresent(), "the shim started a daemon");
 
         DaemonFixture.Run again = f.run("route", config.toString(), "--json");
@@ -272,6 +281,83 @@ class NativeShimIT {
         Files.deleteIfExists(jarCopy);
         Files.deleteIfExists(build);
       }
+    }
+  }
+
+  /**
+   * A jar without the native shim, and a jar whose native shim does not run here (its
+   * {@code --version} fails), route to the JVM shim and say why; {@code --shim native} then
+   * refuses with the reason and writes nothing.
+   */
+  @Test
+  void withoutANativeShimThatRunsRouteWritesTheJvmEntryAndSaysWhy() throws Exception {
+    try (DaemonFixture f = new DaemonFixture()) {
+      shimFrom(DaemonFixture.JAR, f.home);
+      Path build = Files.createTempDirectory(Path.of("/tmp"), "ctb");
+      try {
+        Path without = Files.copy(DaemonFixture.JAR, build.resolve("without.jar"));
+        Path broken = Files.copy(DaemonFixture.JAR, build.resolve("broken.jar"));
+        try (java.nio.file.FileSystem zip = java.nio.file.FileSystems.newFileSystem(without)) {
+          Files.delete(zip.getPath(NativeShim.resource()));
+        }
+        try (java.nio.file.FileSystem zip = java.nio.file.FileSystems.newFileSystem(broken)) {
+          Files.writeString(zip.getPath(NativeShim.resource()), "#!/bin/sh\necho not this one\nexit 3\n");
+        }
+        Map<Path, String> why = Map.of(
+            without, "this cotenant.jar holds no native shim for " + NativeShim.platform(),
+            broken, "does not run here: its --version exited with status 3: not this one");
+        for (Map.Entry<Path, String> jar : why.entrySet()) {
+          String original = "{\"mcpServers\": {\"echo\": {\"command\": \"" + DaemonFixture.ROOT.resolve("examples/bin/echo")
+              + "\"}}}\n";
+          Path config = Files.writeString(f.home.resolve("client.json"), original);
+          DaemonFixture.Run insisted = run(f, List.of(DaemonFixture.java(), "-jar", jar.getKey().toString(), "route",
+              config.toString(), "--apply", "--shim", "native"));
+          assertEquals(2, insisted.code(), insisted.out() + insisted.err());
+          assertTrue(insisted.err().contains("--shim native: ") && insisted.err().contains(jar.getValue()), insisted.err());
+          assertEquals(original, Files.readString(config), "nothing written");
+
+          DaemonFixture.Run routed = run(f, List.of(DaemonFixture.java(), "-jar", jar.getKey().toString(), "route",
+              config.toString(), "--apply"));
+          assertEquals(0, routed.code(), routed.err());
+          String line = routed.out().lines().filter(l -> l.startsWith("  shim:")).findFirst().orElse("(none)");
+          assertTrue(line.startsWith("  shim:            JVM (") && line.contains(jar.getValue()), routed.out());
+          JsonNode echo = DaemonFixture.JSON.readTree(config.toFile()).path("mcpServers").path("echo");
+          List<String> args = echo.path("args").valueStream().map(JsonNode::stringValue).toList();
+          assertTrue(args.contains("-jar") && !args.contains("--java"), args.toString());
+          assertEquals(Path.of(DaemonFixture.java()).toRealPath(), Path.of(echo.path("command").asString()).toRealPath());
+          DaemonFixture.Run undo = run(f, List.of(DaemonFixture.java(), "-jar", jar.getKey().toString(), "route",
+              config.toString(), "--undo", "--apply"));
+          assertEquals(0, undo.code(), undo.err());
+          assertEquals(original, Files.readString(config));
+        }
+      } finally {
+        try (var files = Files.walk(build)) {
+          files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+      }
+    }
+  }
+
+  /** This JVM's child processes running {@code program}. */
+  private static List<ProcessHandle> running(Path program) {
+    return ProcessHandle.current().children()
+        .filter(p -> p.info().command().map(c -> c.equals(program.toString())).orElse(false)).toList();
+  }
+
+  /**
+   * Waits until the SDK client's shims are gone. The SDK ends its server process without waiting
+   * for it; a native shim still connected when its daemon then stops (this daemon sends no
+   * stopping notice yet) would take the daemon's exit for its going away and start a new one.
+   */
+  private static void awaitGoneBeforeTheDaemonStops(List<ProcessHandle> shims) throws InterruptedException {
+    assertEquals(List.of(), DaemonFixture.awaitGone(shims, java.time.Duration.ofSeconds(30)), "the shim exited");
+  }
+
+  private static String readOrNothing(Path file) {
+    try {
+      return Files.readString(file);
+    } catch (java.io.IOException e) {
+      return "(" + e.getMessage() + ")";
     }
   }
 
