@@ -30,6 +30,11 @@ public final class ConnectCommand extends CliCommand {
   @Option(names = "--no-start", description = "Fail instead of starting a daemon when none runs.")
   boolean noStart;
 
+  @Option(names = "--start-only",
+      description = "Make sure the daemon runs (starting it when none does) and exit 0 without relaying: "
+          + "what the native shim runs when it finds no daemon.")
+  boolean startOnly;
+
   /** For picocli. */
   public ConnectCommand() {}
 
@@ -52,6 +57,12 @@ public final class ConnectCommand extends CliCommand {
     for (String s : common.settings()) {
       serveArgs.add("--set");
       serveArgs.add(s);
+    }
+    if (startOnly) {
+      if (noStart) {
+        throw new UsageException("--start-only and --no-start contradict each other: give one");
+      }
+      return Connect.startOnly(name, serveArgs, home, ctx.env(), ctx.err());
     }
     return Connect.run(name, files, noStart, serveArgs, home, ctx.env(), ctx.err());
   }

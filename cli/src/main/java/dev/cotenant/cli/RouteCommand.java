@@ -2,6 +2,7 @@ package dev.cotenant.cli;
 
 import dev.cotenant.cli.route.ConfigText;
 import dev.cotenant.cli.route.Launch;
+import dev.cotenant.cli.route.NativeShim;
 import dev.cotenant.cli.route.RoutePlan;
 import dev.cotenant.cli.route.RoutePlan.Kind;
 import dev.cotenant.cli.route.RoutePlan.Outcome;
@@ -24,13 +25,15 @@ import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * {@code cotenant route CONFIG [--apply] [--undo] [--launcher PATH]}: rewrites a client's MCP
- * configuration so that each stdio server is launched through {@code cotenant connect NAME
- * SIDECAR}, the original entry kept verbatim in a {@linkplain Sidecar sidecar} where the daemon
- * reads it; {@code --undo} puts the originals back. Without {@code --apply} the new content of
- * CONFIG is printed and nothing is written. With it the sidecar is written first (routing) or
- * last (undoing), so a failure never leaves a routed entry without its original. See
- * {@code docs/routing.md}.
+ * {@code cotenant route CONFIG [--apply] [--undo] [--launcher PATH] [--shim auto|native|jvm]}:
+ * rewrites a client's MCP configuration so that each stdio server is launched through
+ * {@code cotenant connect NAME SIDECAR}, the original entry kept verbatim in a
+ * {@linkplain Sidecar sidecar} where the daemon reads it; {@code --undo} puts the originals
+ * back. Without {@code --apply} the new content of CONFIG is printed and nothing is written. With
+ * it the sidecar is written first (routing) or last (undoing), so a failure never leaves a routed
+ * entry without its original. Run from the jar, routed entries start the {@linkplain NativeShim
+ * native shim} when the jar holds one that runs here, else the JVM shim; the summary says which
+ * and why. See {@code docs/routing.md}.
  */
 @Command(
     name = "route",
@@ -54,6 +57,13 @@ public final class RouteCommand extends CliCommand {
       description = "The command routed entries start (e.g. the ./cotenant script), instead of java -jar cotenant.jar.")
   String launcher;
 
+  @Option(
+      names = "--shim",
+      paramLabel = "KIND",
+      description = "Which shim routed entries start: auto (the native shim when this jar holds one that runs here, "
+          + "else the JVM shim; the default), native (fail without it) or jvm.")
+  String shim = "auto";
+
   /** Created by picocli. */
   public RouteCommand() {}
 
@@ -64,16 +74,23 @@ public final class RouteCommand extends CliCommand {
     new McpConfigReader().read(List.of(file));
     ConfigText text = ConfigText.read(file);
     Sidecar sidecar = Sidecar.of(file, cotenantHome().dir());
+    if (!List.of("auto", "native", "jvm").contains(shim)) {
+      throw new UsageException("--shim " + shim + ": give auto, native or jvm");
+    }
+    if (!shim.equals("auto") && (undo || launcher != null)) {
+      throw new UsageException("--shim chooses the shim of entries routed to the installed jar; it does not go with "
+          + (undo ? "--undo" : "--launcher"));
+    }
     Optional<Installed> installed = undo || launcher != null ? Optional.empty() : Optional.of(installed());
+    NativeShim.Choice choice = installed.isPresent() ? choose(installed.get()) : null;
     RoutePlan plan =
         undo
             ? Router.undo(text, sidecar.file(), sidecar.read())
-            : Router.route(text, installed.isPresent() ? installed.get().launch() : launch(), sidecar.file(),
+            : Router.route(text, installed.isPresent() ? installed.get().launch(choice) : launch(), sidecar.file(),
                 sidecar.read(), explicitHome());
-    boolean changes = !plan.text().equals(text.text());
     boolean sidecarRemoved = false;
     if (apply && undo) {
-      if (changes) {
+      if (!plan.text().equals(text.text())) {
         ConfigText.write(file, text.text(), plan.text());
       }
       if (!plan.originals().isEmpty()) {
@@ -82,27 +99,55 @@ public final class RouteCommand extends CliCommand {
     } else if (apply) {
       if (installed.isPresent() && !plan.of(Kind.ROUTED).isEmpty()) {
         installed.get().install();
+        if (choice != null && choice.isNative()) {
+          NativeShim.Choice put = NativeShim.installAndCheck(installed.get().shim().orElseThrow(), lib());
+          if (!put.isNative() && shim.equals("native")) {
+            throw new UsageException("--shim native: " + put.why());
+          }
+          if (!put.equals(choice)) {
+            choice = put;
+            plan = Router.route(text, installed.get().launch(choice), sidecar.file(), sidecar.read(), explicitHome());
+          }
+        }
       }
       if (!plan.originals().isEmpty()) {
         sidecar.add(plan);
       }
-      if (changes) {
+      if (!plan.text().equals(text.text())) {
         ConfigText.write(file, text.text(), plan.text());
       }
     }
+    boolean changes = !plan.text().equals(text.text());
     if (common.json()) {
-      Output.json(cx.out(), json(plan, cx.display(file), sidecar, sidecarRemoved));
+      Output.json(cx.out(), json(plan, cx.display(file), sidecar, sidecarRemoved, choice));
       return Cli.EXIT_OK;
     }
     if (!apply) {
       cx.out().print(plan.text());
       cx.out().flush();
     }
-    summary(apply ? cx.out() : cx.err(), plan, cx.display(file), sidecar, sidecarRemoved, changes);
+    summary(apply ? cx.out() : cx.err(), plan, cx.display(file), sidecar, sidecarRemoved, changes, choice);
     return Cli.EXIT_OK;
   }
 
-  private ObjectNode json(RoutePlan plan, String shown, Sidecar sidecar, boolean sidecarRemoved) {
+  /** Which shim entries routed to the installed jar start, before anything is written ({@link NativeShim#plan}). */
+  private NativeShim.Choice choose(Installed installed) throws UsageException {
+    if (shim.equals("jvm")) {
+      return NativeShim.Choice.jvm("--shim jvm");
+    }
+    NativeShim.Choice c = NativeShim.plan(installed.shim(), lib());
+    if (!c.isNative() && shim.equals("native")) {
+      throw new UsageException("--shim native: " + c.why());
+    }
+    return c;
+  }
+
+  private Path lib() throws UsageException {
+    return cotenantHome().dir().resolve("lib");
+  }
+
+  private ObjectNode json(RoutePlan plan, String shown, Sidecar sidecar, boolean sidecarRemoved,
+      NativeShim.@org.jspecify.annotations.Nullable Choice choice) {
     ObjectNode o = Output.object();
     o.put("config", shown);
     o.put("sidecar", sidecar.file().toString());
@@ -116,6 +161,14 @@ public final class RouteCommand extends CliCommand {
       names(o.putArray("routed"), plan.of(Kind.ROUTED));
       names(o.putArray("alreadyRouted"), plan.of(Kind.ALREADY_ROUTED));
       reasons(o.putArray("notRouted"), plan.of(Kind.NOT_ROUTED));
+      if (choice != null) {
+        ObjectNode s = o.putObject("shim");
+        if (choice.isNative()) {
+          s.put("kind", "native").put("path", String.valueOf(choice.path()));
+        } else {
+          s.put("kind", "jvm").put("reason", choice.why());
+        }
+      }
     }
     if (!apply) {
       o.put("content", plan.text());
@@ -131,7 +184,8 @@ public final class RouteCommand extends CliCommand {
     outcomes.forEach(x -> into.addObject().put("name", x.name()).put("reason", x.reason()));
   }
 
-  private void summary(PrintWriter out, RoutePlan plan, String shown, Sidecar sidecar, boolean sidecarRemoved, boolean changes) {
+  private void summary(PrintWriter out, RoutePlan plan, String shown, Sidecar sidecar, boolean sidecarRemoved, boolean changes,
+      NativeShim.@org.jspecify.annotations.Nullable Choice choice) {
     String kept = Output.cell(sidecar.file().toString());
     out.println((undo ? (apply ? "restored " : "undo plan for ") : (apply ? "routed " : "route plan for "))
         + Output.cell(shown) + ":");
@@ -146,6 +200,11 @@ public final class RouteCommand extends CliCommand {
       out.println("  routed:          " + list(plan.of(Kind.ROUTED)));
       out.println("  already routed:  " + list(plan.of(Kind.ALREADY_ROUTED)));
       printReasons(out, "  not routed:      ", plan.of(Kind.NOT_ROUTED));
+      if (choice != null) {
+        out.println("  shim:            " + (choice.isNative()
+            ? "native, " + Output.cell(String.valueOf(choice.path()))
+            : "JVM (" + Output.cell(choice.why()) + ")"));
+      }
     }
     if (!apply) {
       out.println(changes || !plan.originals().isEmpty()
@@ -182,11 +241,14 @@ public final class RouteCommand extends CliCommand {
    * The running jar and its installed copy in the Cotenant home, {@code lib/cotenant-<the first 16
    * hex digits of its SHA-256>.jar}: routed entries start that copy, so a {@code mvn clean}, a
    * rebuild or a moved checkout does not break a client. The copy is written (atomically, once per
-   * content) only when {@code --apply} routes something.
+   * content) only when {@code --apply} routes something; so is the native shim the jar holds.
+   *
+   * @param shim the native shim the jar holds for this machine, if any
    */
-  private record Installed(String javaCommand, Path jar, Path copy) {
-    Launch launch() {
-      return Launch.jar(javaCommand, copy);
+  private record Installed(String javaCommand, Path jar, Path copy, Optional<byte[]> shim) {
+    /** The native shim's entry when {@code choice} is native, else the JVM shim's. */
+    Launch launch(NativeShim.Choice choice) {
+      return choice.isNative() ? Launch.nativeShim(choice.path(), javaCommand, copy) : Launch.jar(javaCommand, copy);
     }
 
     void install() throws java.io.IOException {
@@ -226,7 +288,13 @@ public final class RouteCommand extends CliCommand {
       throw new UsageException("cannot read the running jar " + jar.get() + ": " + e.getMessage());
     }
     String javaCommand = ProcessHandle.current().info().command().orElse("java");
-    return new Installed(javaCommand, jar.get(), cotenantHome().dir().resolve("lib").resolve("cotenant-" + digest + ".jar"));
+    Optional<byte[]> shimBinary;
+    try {
+      shimBinary = NativeShim.bundled();
+    } catch (java.io.IOException e) {
+      throw new UsageException("cannot read the native shim in the running jar " + jar.get() + ": " + e.getMessage());
+    }
+    return new Installed(javaCommand, jar.get(), lib().resolve("cotenant-" + digest + ".jar"), shimBinary);
   }
 
   /** How routed entries start {@code connect}: {@code --launcher}, else the installed copy of this jar. */
@@ -243,7 +311,8 @@ public final class RouteCommand extends CliCommand {
       }
       return Launch.launcher(command);
     }
-    return installed().launch();
+    Installed i = installed();
+    return i.launch(choose(i));
   }
 
   private static Optional<Path> runningJar() {

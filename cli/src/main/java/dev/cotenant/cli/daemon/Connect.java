@@ -68,6 +68,31 @@ public final class Connect {
     }
   }
 
+  /**
+   * Makes sure a daemon runs for {@code home}, starting one (race-free, {@link DaemonStarter})
+   * when none answers, then returns 0 without relaying anything: what the native shim runs when
+   * it finds no daemon, so that only the JVM ever takes the start lock and starts a daemon.
+   * Returns 1 with one line on {@code err} when no daemon could be reached or started.
+   *
+   * @param name the server, for the message
+   * @param serveArgs arguments after {@code serve} for a daemon it starts
+   * @param home the Cotenant home
+   * @param env the environment a daemon it starts inherits
+   * @param err one line for people when something goes wrong
+   */
+  public static int startOnly(String name, List<String> serveArgs, CotenantHome home, Map<String, String> env,
+      PrintWriter err) throws InterruptedException {
+    try (SocketChannel socket = new DaemonStarter(home, serveArgs, env).connectOrStart()) {
+      return 0;
+    } catch (DaemonStarter.UnreachableException e) {
+      err.println("cotenant connect " + name + ": " + e.getMessage());
+    } catch (IOException | RuntimeException e) {
+      err.println("cotenant connect " + name + ": cannot reach or start the daemon in " + home.dir() + ": " + why(e));
+    }
+    err.flush();
+    return Shim.EXIT_DAEMON;
+  }
+
   /** What went wrong, in words: the exception's message, and for a file system error its reason. */
   static String why(Exception e) {
     if (e instanceof java.nio.file.FileSystemException) {
@@ -79,8 +104,8 @@ public final class Connect {
   }
 
   /**
-   * The fast path: {@code connect NAME [CONFIG...] [--no-start] [--records-dir DIR] [--set K=V]...}
-   * parsed by hand. Returns empty for anything else (help, an unknown option, a missing name), which
+   * The fast path: {@code connect NAME [CONFIG...] [--no-start] [--start-only] [--records-dir DIR]
+   * [--set K=V]...} parsed by hand ({@code --start-only}: {@link #startOnly}). Returns empty for anything else (help, an unknown option, a missing name), which
    * the full command line then handles with its usual messages.
    */
   public static Optional<Integer> fastPath(String[] args, Map<String, String> env, Path home, Path workingDirectory,
@@ -92,10 +117,13 @@ public final class Connect {
     List<String> configs = new ArrayList<>();
     List<String> serveArgs = new ArrayList<>();
     boolean noStart = false;
+    boolean startOnly = false;
     for (int i = 1; i < args.length; i++) {
       String a = args[i];
       if (a.equals("--no-start")) {
         noStart = true;
+      } else if (a.equals("--start-only")) {
+        startOnly = true;
       } else if ((a.equals("--records-dir") || a.equals("--set")) && i + 1 < args.length) {
         String v = args[++i];
         serveArgs.add(a);
@@ -108,7 +136,7 @@ public final class Connect {
         configs.add(workingDirectory.resolve(a).normalize().toString());
       }
     }
-    if (name == null || name.isBlank()) {
+    if (name == null || name.isBlank() || (startOnly && noStart)) {
       return Optional.empty();
     }
     CotenantHome cotenantHome;
@@ -118,6 +146,9 @@ public final class Connect {
       err.println("cotenant connect " + name + ": " + e.getMessage());
       err.flush();
       return Optional.of(2);
+    }
+    if (startOnly) {
+      return Optional.of(startOnly(name, serveArgs, cotenantHome, env, err));
     }
     return Optional.of(run(name, configs, noStart, serveArgs, cotenantHome, env, err));
   }

@@ -11,8 +11,10 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * How a routed entry starts {@code cotenant connect}: a command and the arguments that come
- * before {@code connect NAME SIDECAR} — either {@code java} with fast-start options and
- * {@code -jar cotenant.jar}, or a launcher script alone.
+ * before {@code connect NAME SIDECAR} — the native shim with {@code --java JAVA --jar JAR} (see
+ * {@link NativeShim}), {@code java} with fast-start options and {@code -jar cotenant.jar}, or a
+ * launcher script alone. Every shape ends in {@code connect NAME SIDECAR}, which is how
+ * {@link Router} recognises a routed entry.
  *
  * @param command the program the client starts
  * @param prefix the arguments before {@code connect}
@@ -32,6 +34,16 @@ public record Launch(String command, List<String> prefix) {
     prefix.add("-jar");
     prefix.add(jar.toAbsolutePath().normalize().toString());
     return new Launch(java, prefix);
+  }
+
+  /**
+   * The native shim {@code shim} ({@code cotenant-shim --java JAVA --jar JAR connect NAME
+   * SIDECAR}): it relays the session itself and runs {@code java -jar JAR} only to start a daemon
+   * when none runs.
+   */
+  public static Launch nativeShim(Path shim, String java, Path jar) {
+    return new Launch(shim.toAbsolutePath().normalize().toString(),
+        List.of("--java", java, "--jar", jar.toAbsolutePath().normalize().toString()));
   }
 
   /** A launcher (such as the {@code ./cotenant} script) that takes {@code connect} directly. */

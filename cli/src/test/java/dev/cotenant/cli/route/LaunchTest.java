@@ -2,6 +2,7 @@ package dev.cotenant.cli.route;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -50,5 +51,23 @@ class LaunchTest {
     assertEquals(List.of("connect", "git", "/s.json"), args(e));
     assertEquals("/srv/cotenant-home", e.path("env").path("COTENANT_HOME").stringValue());
     assertEquals(1, e.path("env").size());
+  }
+
+  /**
+   * The native shim's entry: the shim, then {@code --java JAVA --jar JAR} (what it starts a
+   * daemon with), then {@code connect NAME SIDECAR} as every routed entry ends, which is how
+   * {@link Router} recognises it.
+   */
+  @Test
+  void theNativeShimsEntryNamesJavaAndTheJarBeforeConnect() {
+    Path sidecar = Path.of("/home/ana/.cotenant/routes/mcp-0123456789ab.json");
+
+    ObjectNode e = Launch.nativeShim(Path.of("/home/ana/.cotenant/lib/./cotenant-shim-0123456789abcdef"), "/usr/bin/java",
+        Path.of("/home/ana/.cotenant/lib/cotenant-fedcba9876543210.jar")).entry("files", sidecar, false, Optional.empty());
+
+    assertEquals("/home/ana/.cotenant/lib/cotenant-shim-0123456789abcdef", e.path("command").stringValue());
+    assertEquals(List.of("--java", "/usr/bin/java", "--jar", "/home/ana/.cotenant/lib/cotenant-fedcba9876543210.jar",
+        "connect", "files", sidecar.toString()), args(e));
+    assertTrue(Router.routesThrough(e, "files", sidecar));
   }
 }

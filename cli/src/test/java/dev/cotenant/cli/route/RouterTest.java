@@ -148,4 +148,43 @@ class RouterTest {
     assertEquals("{\n\t\"mcpServers\": {\n\t\t\"git\": {\n\t\t\t\"command\": \"/some/cotenant\",\n\t\t\t\"args\": [\n"
         + "\t\t\t\t\"connect\",\n\t\t\t\t\"git\",\n\t\t\t\t\"" + SIDECAR + "\"\n\t\t\t]\n\t\t}\n\t}\n}\n", plan.text());
   }
+
+  /**
+   * An entry routed to the native shim is recognised as routed (routing again leaves it) and
+   * undone like a JVM entry: the original comes back as the file held it.
+   */
+  @Test
+  void anEntryRoutedToTheNativeShimIsAlreadyRoutedAndUndoneToTheOriginalText() throws Exception {
+    String config = """
+        {
+          "mcpServers": {
+            "files": {"command": "/usr/bin/files-mcp", "args": ["/home/ana/notes"], "env": {"TOKEN": "s3cret"}},
+            "web": {"url": "https://mcp.example.com/mcp"}
+          }
+        }
+        """;
+    Launch shim = Launch.nativeShim(Path.of("/home/ana/.cotenant/lib/cotenant-shim-0123456789abcdef"), "/usr/bin/java",
+        Path.of("/home/ana/.cotenant/lib/cotenant-fedcba9876543210.jar"));
+    RoutePlan routed = Router.route(ConfigText.of(FILE, config), shim, SIDECAR, Optional.empty(), Optional.empty());
+    assertEquals(Map.of("files", "ROUTED", "web", "NOT_ROUTED: remote (url): the client reaches it directly"),
+        outcomes(routed));
+    tools.jackson.databind.JsonNode entry = JSON.readTree(routed.text()).path("mcpServers").path("files");
+    assertEquals("/home/ana/.cotenant/lib/cotenant-shim-0123456789abcdef", entry.path("command").stringValue());
+
+    // The sidecar as Sidecar.add writes it.
+    ObjectNode sidecar = JSON.createObjectNode();
+    sidecar.put("routedFrom", FILE.toString());
+    ObjectNode servers = sidecar.putObject("mcpServers");
+    ObjectNode as = sidecar.putObject("routedAs");
+    ObjectNode texts = sidecar.putObject("originalTexts");
+    routed.originals().forEach(servers::set);
+    routed.routedAs().forEach(as::set);
+    routed.originalTexts().forEach(texts::put);
+
+    RoutePlan again = Router.route(ConfigText.of(FILE, routed.text()), shim, SIDECAR, Optional.of(sidecar), Optional.empty());
+    assertEquals("ALREADY_ROUTED", outcomes(again).get("files"));
+    RoutePlan undone = Router.undo(ConfigText.of(FILE, routed.text()), SIDECAR, Optional.of(sidecar));
+    assertEquals(Map.of("files", "RESTORED"), outcomes(undone));
+    assertEquals(config, undone.text());
+  }
 }

@@ -540,7 +540,7 @@ class DaemonIT {
     }
   }
 
-  /** {@code route} run from the jar, without {@code --launcher}: routed entries start this Java on this jar. */
+  /** {@code route --shim jvm} run from the jar, without {@code --launcher}: routed entries start this Java on this jar. */
   @Test
   void routeFromTheJarStartsConnectWithThisJavaAndThisJar() throws Exception {
     try (DaemonFixture f = new DaemonFixture()) {
@@ -551,8 +551,9 @@ class DaemonIT {
       Path build = Files.createTempDirectory(Path.of("/tmp"), "ctb");
       Path jarCopy = Files.copy(DaemonFixture.JAR, build.resolve("cotenant.jar"));
       try {
+        // The JVM shim's entry (NativeShimIT routes to the native one, the default where the jar holds it).
         DaemonFixture.Run plan = runAs(f, List.of(DaemonFixture.java(), "-jar", jarCopy.toString(), "route",
-            config.toString(), "--apply", "--json"));
+            config.toString(), "--apply", "--json", "--shim", "jvm"));
         assertEquals(0, plan.code(), plan.err());
         JsonNode answer = DaemonFixture.JSON.readTree(plan.out());
         assertTrue(answer.path("routed").valueStream().anyMatch(n -> n.stringValue().equals("echo")), plan.out());
