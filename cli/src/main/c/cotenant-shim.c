@@ -375,6 +375,7 @@ typedef struct {
   int result;       /* a "result" member is present */
   int cotenant;     /* a "cotenant" member is present: the line is the daemon's own, never JSON-RPC */
   char *kind;       /* the "cotenant" member when a string */
+  char *placement;  /* the "placement" member of a "placed" notice when a string */
   char *error;      /* the "error" member when a string */
   char *reason;     /* the "reason" member when a string */
   long long pid;    /* the "daemon_pid" member when an integer, else -1 */
@@ -386,6 +387,7 @@ static void peek_free(peek_t *m) {
   free(m->kind);
   free(m->error);
   free(m->reason);
+  free(m->placement);
   memset(m, 0, sizeof *m);
   m->pid = -1;
 }
@@ -427,7 +429,8 @@ static void peek(const char *line, size_t n, peek_t *m) {
     size_t klen = buf_size(&key);
     const char *k = buf_data(&key);
 #define KEY_IS(s) (klen == sizeof(s) - 1 && memcmp(k, s, klen) == 0)
-    int wanted = KEY_IS("id") || KEY_IS("method") || KEY_IS("cotenant") || KEY_IS("error") || KEY_IS("reason");
+    int wanted = KEY_IS("id") || KEY_IS("method") || KEY_IS("cotenant") || KEY_IS("error") || KEY_IS("reason")
+        || KEY_IS("placement");
     int kind;
     if (wanted && c.p < c.end && *c.p == '"') {
       buf_clear(&text);
@@ -469,6 +472,10 @@ static void peek(const char *line, size_t n, peek_t *m) {
     } else if (KEY_IS("error")) {
       if (kind == V_STRING) {
         set_string(&m->error, &text);
+      }
+    } else if (KEY_IS("placement")) {
+      if (kind == V_STRING) {
+        set_string(&m->placement, &text);
       }
     } else if (KEY_IS("reason")) {
       if (kind == V_STRING) {
@@ -542,6 +549,8 @@ static size_t g_init_len;
 static char *g_init_id;
 static int g_initialized;
 
+/* False once the daemon said the session is on a backend of its own (a "placed" notice). */
+static int g_resumable = 1;
 /* The reason of the daemon's stopping notice, once one arrived. */
 static char *g_stopping;
 
@@ -1084,9 +1093,13 @@ static void daemon_gone(const char *why) {
     snprintf(reason, sizeof reason, "the daemon (pid %lld) went away", g_daemon_pid);
   }
   answer_pending(reason);
-  if (!alive && g_initialized && g_init != NULL) {
+  if (!alive && g_initialized && g_init != NULL && g_resumable) {
     begin_resume();
     return;
+  }
+  if (!alive && !g_resumable) {
+    fail(EXIT_DAEMON, "%s; %s's backend was its own, and its state ended with it: restart %s in the client", reason,
+        g_name, g_name);
   }
   if (why != NULL) {
     fail(EXIT_DAEMON, "%s (%s)", reason, why);
@@ -1159,6 +1172,9 @@ static void daemon_line(const char *line, size_t n) {
     if (m.kind != NULL && strcmp(m.kind, "stopping") == 0) {
       free(g_stopping);
       g_stopping = dup_str(m.reason != NULL ? m.reason : "stopping");
+    } else if (m.kind != NULL && strcmp(m.kind, "placed") == 0) {
+      /* A session on a backend of its own cannot resume: its state ends with that backend. */
+      g_resumable = m.placement != NULL && strcmp(m.placement, "shared") == 0;
     }
     peek_free(&m);
     return;

@@ -157,16 +157,20 @@ class NativeShimIT {
   }
 
   /**
-   * The daemon killed with SIGKILL while a call is in flight: the call is answered -32005, and the
-   * shim starts a new daemon (through {@code java -jar cotenant.jar connect --start-only}) and
-   * connects to it again, where its session counts; closing the client's input then ends it with 0.
+   * The daemon killed with SIGKILL while a call is in flight on a shared backend: the call is
+   * answered -32005, and the shim starts a new daemon (through {@code java -jar cotenant.jar
+   * connect --start-only}, with its own {@code --set}) and resumes its session there, where the
+   * next call is answered; closing the client's input then ends it with 0.
    */
   @Test
   void aDaemonKilledUnderACallInterruptsItAndTheShimResumesOnADaemonItStarts() throws Exception {
     try (DaemonFixture f = new DaemonFixture()) {
       Path shim = shimFrom(DaemonFixture.JAR, f.home);
-      Process daemon = f.serve();
-      Raw busy = new Raw(f, command(shim, EVERYTHING));
+      String forced = "cotenant.sharing.forced=" + EVERYTHING;
+      Process daemon = f.serve("--set", forced);
+      List<String> command = new ArrayList<>(command(shim, EVERYTHING));
+      command.addAll(List.of("--set", forced));
+      Raw busy = new Raw(f, command);
       busy.initialize();
       busy.send("{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":{\"name\":"
           + "\"trigger-long-running-operation\",\"arguments\":{\"duration\":60,\"steps\":60},\"_meta\":{\"progressToken\":\"p\"}}}");
@@ -205,6 +209,11 @@ class NativeShimIT {
       assertTrue(busy.process.isAlive(), "the shim goes on");
       String log = Files.readString(f.home.resolve("daemon.log"));
       assertTrue(log.contains("daemon " + newPid + " ready"), log);
+      assertTrue(log.contains("resuming a session whose daemon went away"), log);
+      busy.send("{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\","
+          + "\"arguments\":{\"message\":\"resumed\"}}}");
+      JsonNode echoed = busy.answer(10);
+      assertTrue(echoed.toString().contains("resumed") && echoed.has("result"), echoed.toString());
 
       busy.in.close();
       assertEquals(0, busy.exit());
@@ -230,7 +239,7 @@ class NativeShimIT {
       Path jarCopy = Files.copy(DaemonFixture.JAR, build.resolve("cotenant.jar"));
       try {
         DaemonFixture.Run routed = run(f, List.of(DaemonFixture.java(), "-jar", jarCopy.toString(), "route", config.toString(),
-            "--apply", "--json"));
+            "--apply", "--json", "--all"));
         assertEquals(0, routed.code(), routed.err());
         JsonNode answer = DaemonFixture.JSON.readTree(routed.out());
         assertEquals("native", answer.path("shim").path("kind").asString(), routed.out());
@@ -311,13 +320,13 @@ class NativeShimIT {
               + "\"}}}\n";
           Path config = Files.writeString(f.home.resolve("client.json"), original);
           DaemonFixture.Run insisted = run(f, List.of(DaemonFixture.java(), "-jar", jar.getKey().toString(), "route",
-              config.toString(), "--apply", "--shim", "native"));
+              config.toString(), "--apply", "--all", "--shim", "native"));
           assertEquals(2, insisted.code(), insisted.out() + insisted.err());
           assertTrue(insisted.err().contains("--shim native: ") && insisted.err().contains(jar.getValue()), insisted.err());
           assertEquals(original, Files.readString(config), "nothing written");
 
           DaemonFixture.Run routed = run(f, List.of(DaemonFixture.java(), "-jar", jar.getKey().toString(), "route",
-              config.toString(), "--apply"));
+              config.toString(), "--apply", "--all"));
           assertEquals(0, routed.code(), routed.err());
           String line = routed.out().lines().filter(l -> l.startsWith("  shim:")).findFirst().orElse("(none)");
           assertTrue(line.startsWith("  shim:            JVM (") && line.contains(jar.getValue()), routed.out());
