@@ -25,11 +25,13 @@ import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * {@code cotenant route CONFIG [--apply] [--undo] [--launcher PATH] [--shim auto|native|jvm]}:
- * rewrites a client's MCP configuration so that each stdio server is launched through
- * {@code cotenant connect NAME SIDECAR}, the original entry kept verbatim in a
- * {@linkplain Sidecar sidecar} where the daemon reads it; {@code --undo} puts the originals
- * back. Without {@code --apply} the new content of CONFIG is printed and nothing is written. With
+ * {@code cotenant route CONFIG [--apply] [--undo] [--all] [--refresh] [--launcher PATH]
+ * [--shim auto|native|jvm]}: rewrites a client's MCP configuration so that each stdio server whose
+ * sessions the daemon would place on a shared backend (its verdict recommends sharing, or it is
+ * forced) is launched through {@code cotenant connect NAME SIDECAR}, the original entry kept
+ * verbatim in a {@linkplain Sidecar sidecar} where the daemon reads it; the others stay direct,
+ * each with its reason ({@code --all} routes them too). {@code --refresh} also restores routed
+ * entries whose sessions would no longer share; {@code --undo} puts every original back. Without {@code --apply} the new content of CONFIG is printed and nothing is written. With
  * it the sidecar is written first (routing) or last (undoing), so a failure never leaves a routed
  * entry without its original. Run from the jar, routed entries start the {@linkplain NativeShim
  * native shim} when the jar holds one that runs here, else the JVM shim; the summary says which
@@ -38,9 +40,10 @@ import tools.jackson.databind.node.ObjectNode;
 @Command(
     name = "route",
     description =
-        "Rewrite a client's MCP configuration so each stdio server launches through 'cotenant connect', "
-            + "its original entry kept in a sidecar file; --undo restores the originals. Prints the new "
-            + "content of CONFIG unless --apply.")
+        "Rewrite a client's MCP configuration so each stdio server whose sessions would share a backend "
+            + "launches through 'cotenant connect' (--all: every stdio server), its original entry kept in a "
+            + "sidecar file; --refresh routes again after verdicts changed; --undo restores the originals. Prints "
+            + "the new content of CONFIG unless --apply.")
 public final class RouteCommand extends CliCommand {
   @Parameters(index = "0", paramLabel = "CONFIG", description = "The client's MCP configuration file.")
   String config;
@@ -64,6 +67,14 @@ public final class RouteCommand extends CliCommand {
           + "else the JVM shim; the default), native (fail without it) or jvm.")
   String shim = "auto";
 
+  @Option(names = "--all", description = "Route every stdio server, also those whose sessions would each get a backend of "
+      + "their own anyway (by default those stay direct: a shim would only add to them).")
+  boolean all;
+
+  @Option(names = "--refresh", description = "Route again after verdicts changed: route the servers whose sessions now "
+      + "share a backend, and restore the routed ones whose sessions no longer would.")
+  boolean refresh;
+
   /** Created by picocli. */
   public RouteCommand() {}
 
@@ -81,13 +92,21 @@ public final class RouteCommand extends CliCommand {
       throw new UsageException("--shim chooses the shim of entries routed to the installed jar; it does not go with "
           + (undo ? "--undo" : "--launcher"));
     }
+    if (undo && (all || refresh)) {
+      throw new UsageException("--undo restores every routed entry; it does not go with " + (all ? "--all" : "--refresh"));
+    }
     Optional<Installed> installed = undo || launcher != null ? Optional.empty() : Optional.of(installed());
     NativeShim.Choice choice = installed.isPresent() ? choose(installed.get()) : null;
+    java.util.function.Function<String, Optional<String>> direct = undo || all ? name -> Optional.empty() : direct(file);
+    // --refresh: the routed entries whose sessions would no longer share go back to their originals first.
+    RoutePlan restore = refresh ? Router.undo(text, sidecar.file(), sidecar.read(), name -> direct.apply(name).isPresent())
+        : null;
+    ConfigText base = restore == null ? text : ConfigText.of(file, restore.text());
     RoutePlan plan =
         undo
             ? Router.undo(text, sidecar.file(), sidecar.read())
-            : Router.route(text, installed.isPresent() ? installed.get().launch(choice) : launch(), sidecar.file(),
-                sidecar.read(), explicitHome());
+            : Router.route(base, installed.isPresent() ? installed.get().launch(choice) : launch(), sidecar.file(),
+                sidecar.read(), explicitHome(), direct);
     boolean sidecarRemoved = false;
     if (apply && undo) {
       if (!plan.text().equals(text.text())) {
@@ -106,7 +125,7 @@ public final class RouteCommand extends CliCommand {
           }
           if (!put.equals(choice)) {
             choice = put;
-            plan = Router.route(text, installed.get().launch(choice), sidecar.file(), sidecar.read(), explicitHome());
+            plan = Router.route(base, installed.get().launch(choice), sidecar.file(), sidecar.read(), explicitHome(), direct);
           }
         }
       }
@@ -116,10 +135,17 @@ public final class RouteCommand extends CliCommand {
       if (!plan.text().equals(text.text())) {
         ConfigText.write(file, text.text(), plan.text());
       }
+      if (restore != null && !restore.originals().isEmpty()) {
+        sidecarRemoved = sidecar.remove(restore.originals());
+      }
     }
     boolean changes = !plan.text().equals(text.text());
     if (common.json()) {
-      Output.json(cx.out(), json(plan, cx.display(file), sidecar, sidecarRemoved, choice));
+      ObjectNode o = json(plan, cx.display(file), sidecar, sidecarRemoved, choice);
+      if (restore != null) {
+        names(o.putArray("restored"), restore.of(Kind.RESTORED));
+      }
+      Output.json(cx.out(), o);
       return Cli.EXIT_OK;
     }
     if (!apply) {
@@ -127,7 +153,38 @@ public final class RouteCommand extends CliCommand {
       cx.out().flush();
     }
     summary(apply ? cx.out() : cx.err(), plan, cx.display(file), sidecar, sidecarRemoved, changes, choice);
+    if (restore != null) {
+      (apply ? cx.out() : cx.err()).println("  restored:        " + list(restore.of(Kind.RESTORED))
+          + (restore.of(Kind.RESTORED).isEmpty() ? "" : " (their sessions would no longer share a backend)"));
+      (apply ? cx.out() : cx.err()).flush();
+    }
     return Cli.EXIT_OK;
+  }
+
+  /**
+   * Why each server of {@code file} stays direct, by name; empty for a server whose sessions the
+   * daemon would place on a shared backend now (its verdict recommends sharing, or it is forced
+   * with {@code --set cotenant.sharing.forced}), which is what routing saves on. A routed entry is
+   * judged by its original (the sidecar's).
+   */
+  private java.util.function.Function<String, Optional<String>> direct(Path file) throws Exception {
+    CliRuntime rt = runtime();
+    dev.cotenant.gateway.config.ServerConfigs configs = rt.readConfigs(List.of(file.toString()));
+    dev.cotenant.gateway.sharing.SharingSettings set =
+        dev.cotenant.gateway.sharing.SharingSettings.fromConfig(rt.cotenant().config());
+    // The daemon shares (cotenant.sharing.enabled=true is its default), whatever this command's settings say.
+    dev.cotenant.gateway.sharing.SharingSettings daemon =
+        new dev.cotenant.gateway.sharing.SharingSettings(true, set.forced(), set.admitTimeout());
+    java.util.Map<String, Optional<String>> why = new java.util.HashMap<>();
+    for (dev.cotenant.gateway.rows.Row r : rt.rows(configs.list())) {
+      dev.cotenant.gateway.sharing.PlacementDecision d =
+          dev.cotenant.gateway.sharing.PlacementDecision.decide(r.name(), r.verdict(), daemon);
+      why.put(r.name(), d.placement() == dev.cotenant.gateway.pool.Placement.SHARED ? Optional.empty()
+          : Optional.of("left direct: " + d.why() + ", so each session would get a backend of its own and a shim would"
+              + " only add to it (to share it: cotenant share " + r.name() + ", then route --refresh; --all routes it"
+              + " anyway)"));
+    }
+    return name -> why.getOrDefault(name, Optional.of("left direct: no verdict could be read for it"));
   }
 
   /** Which shim entries routed to the installed jar start, before anything is written ({@link NativeShim#plan}). */

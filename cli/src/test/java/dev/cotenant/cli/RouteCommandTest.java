@@ -74,7 +74,7 @@ class RouteCommandTest {
   }
 
   private CliHarness.Result route(String... more) {
-    String[] args = Stream.concat(Stream.of("route", "claude_desktop_config.json", "--launcher", LAUNCHER), Stream.of(more))
+    String[] args = Stream.concat(Stream.of("route", "claude_desktop_config.json", "--all", "--launcher", LAUNCHER), Stream.of(more))
         .toArray(String[]::new);
     return cli.run(args);
   }
@@ -118,7 +118,7 @@ class RouteCommandTest {
     // Standard output buffered, standard error not, both on one terminal.
     CliContext context = CliContext.of(new java.io.PrintWriter(new java.io.BufferedWriter(terminal)),
         new java.io.PrintWriter(terminal, true), cli.env, cli.cwd, cli.home);
-    assertEquals(0, new Cli(context).run("route", "claude_desktop_config.json", "--launcher", LAUNCHER));
+    assertEquals(0, new Cli(context).run("route", "claude_desktop_config.json", "--all", "--launcher", LAUNCHER));
     String shown = terminal.toString();
     // (The warning about the launcher, written before the plan, comes first.)
     assertTrue(shown.contains("\"mcpServers\"") && shown.indexOf("route plan for claude_desktop_config.json:")
@@ -229,19 +229,19 @@ class RouteCommandTest {
 
   @Test
   void aLauncherPathIsResolvedAndOneThatCannotRunIsWarnedAboutWhileACommandNameIsKept() throws IOException {
-    JsonNode relative = JSON.readTree(cli.run("route", "claude_desktop_config.json", "--launcher", "bin/cotenant").out());
+    JsonNode relative = JSON.readTree(cli.run("route", "claude_desktop_config.json", "--all", "--launcher", "bin/cotenant").out());
     String resolved = cli.cwd.resolve("bin/cotenant").toString();
     assertEquals(resolved, relative.path("mcpServers").path("git").path("command").stringValue());
-    CliHarness.Result missing = cli.run("route", "claude_desktop_config.json", "--launcher", "bin/cotenant");
+    CliHarness.Result missing = cli.run("route", "claude_desktop_config.json", "--all", "--launcher", "bin/cotenant");
     assertTrue(missing.errLines().contains("cotenant: warning: the launcher " + resolved
         + " is not an executable file; the client will fail to start it"), missing.err());
 
     Path script = cli.write("bin/cotenant", "#!/bin/sh\n");
     Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwx------"));
-    CliHarness.Result runnable = cli.run("route", "claude_desktop_config.json", "--launcher", "bin/cotenant");
+    CliHarness.Result runnable = cli.run("route", "claude_desktop_config.json", "--all", "--launcher", "bin/cotenant");
     assertFalse(runnable.err().contains("warning"), runnable.err());
 
-    CliHarness.Result onPath = cli.run("route", "claude_desktop_config.json", "--launcher", "cotenant");
+    CliHarness.Result onPath = cli.run("route", "claude_desktop_config.json", "--all", "--launcher", "cotenant");
     assertEquals(0, onPath.code(), onPath.err());
     assertEquals("cotenant", JSON.readTree(onPath.out()).path("mcpServers").path("git").path("command").stringValue(),
         "a command name is left for the client's PATH");
@@ -281,7 +281,7 @@ class RouteCommandTest {
         """;
     Path vscode = cli.write(".vscode/mcp.json", jsonc);
 
-    CliHarness.Result r = cli.run("route", ".vscode/mcp.json", "--launcher", LAUNCHER, "--apply");
+    CliHarness.Result r = cli.run("route", ".vscode/mcp.json", "--all", "--launcher", LAUNCHER, "--apply");
 
     assertEquals(0, r.code(), r.err());
     String written = Files.readString(vscode);
@@ -304,7 +304,7 @@ class RouteCommandTest {
   void aRoutedOneLineEntryIsRestoredAsItWas() throws IOException {
     String text = "{\"mcpServers\": {\"echo\": {\"command\":\"/opt/echo/bin/echo-server\" , \"args\":[\"-v\"]}}}\n";
     Path file = cli.write("one-line.json", text);
-    assertEquals(0, cli.run("route", "one-line.json", "--launcher", LAUNCHER, "--apply").code());
+    assertEquals(0, cli.run("route", "one-line.json", "--all", "--launcher", LAUNCHER, "--apply").code());
     assertFalse(Files.readString(file).equals(text), "routed");
     assertEquals(0, cli.run("route", "one-line.json", "--undo", "--apply").code());
     assertEquals(text, Files.readString(file));
@@ -374,7 +374,7 @@ class RouteCommandTest {
         }}
         """);
 
-    CliHarness.Result r = cli.run("route", "mcp.json", "--launcher", LAUNCHER, "--json");
+    CliHarness.Result r = cli.run("route", "mcp.json", "--all", "--launcher", LAUNCHER, "--json");
 
     assertEquals(0, r.code(), r.err());
     JsonNode o = JSON.readTree(r.out());
@@ -400,5 +400,41 @@ class RouteCommandTest {
 
     assertTrue(e.problem().startsWith("changed since it was read; nothing was written"), e.problem());
     assertEquals("{\"mcpServers\": {\"new\": {\"command\": \"/x\"}}}\n", Files.readString(file));
+  }
+
+  /**
+   * By default only servers whose sessions the daemon would place on a shared backend are routed
+   * (here `git`, forced); the others stay direct with their reason, since a shim would only add to
+   * a backend of their own. `--refresh` restores a routed entry whose sessions would no longer
+   * share, and routes one that now would. Before, every stdio server was routed.
+   */
+  @Test
+  void byDefaultOnlyServersThatWouldShareAreRoutedAndRefreshFollowsTheVerdicts() throws IOException {
+    JsonNode plan = JSON.readTree(cli.run("route", "claude_desktop_config.json", "--launcher", LAUNCHER, "--apply",
+        "--json", "--set", "cotenant.sharing.forced=git").out());
+    assertEquals("[\"git\"]", plan.path("routed").toString(), plan.toString());
+    JsonNode files = null;
+    for (JsonNode n : plan.path("notRouted")) {
+      if (n.path("name").asString().equals("files")) {
+        files = n;
+      }
+    }
+    assertTrue(files != null && files.path("reason").asString().startsWith("left direct: its verdict (unknown) does not"
+        + " recommend sharing"), plan.toString());
+    JsonNode written = JSONC.readTree(Files.readString(config)).path("mcpServers");
+    assertEquals("/usr/bin/npx", written.path("files").path("command").asString(), "files stays as it was");
+    assertEquals(LAUNCHER, written.path("git").path("command").asString());
+
+    // Without the force, git's sessions would each get a backend of their own: --refresh restores it.
+    JsonNode refreshed = JSON.readTree(cli.run("route", "claude_desktop_config.json", "--launcher", LAUNCHER, "--apply",
+        "--json", "--refresh").out());
+    assertEquals("[\"git\"]", refreshed.path("restored").toString(), refreshed.toString());
+    assertEquals(CLAUDE, Files.readString(config), "the file is as it was before routing");
+
+    // Forced again, --refresh routes it again.
+    JsonNode again = JSON.readTree(cli.run("route", "claude_desktop_config.json", "--launcher", LAUNCHER, "--apply",
+        "--json", "--refresh", "--set", "cotenant.sharing.forced=git").out());
+    assertEquals("[\"git\"]", again.path("routed").toString(), again.toString());
+    assertEquals("[]", again.path("restored").toString(), again.toString());
   }
 }

@@ -40,7 +40,7 @@ class RoutedConfigTest {
     String text = cli.writeProbeServers("mcp.json", List.of("echo", "global"),
         Map.of("remote", Map.of("type", "http", "url", "http://127.0.0.1:9/mcp")));
     cli.write("routed.json", text);
-    CliHarness.Result routed = cli.run("route", "routed.json", "--launcher", LAUNCHER, "--apply");
+    CliHarness.Result routed = cli.run("route", "routed.json", "--all", "--launcher", LAUNCHER, "--apply");
     assertEquals(0, routed.code(), routed.err());
     assertTrue(routed.out().contains("routed:          echo, global"), routed.out());
   }

@@ -41,6 +41,16 @@ public final class Router {
    */
   public static RoutePlan route(
       ConfigText config, Launch launch, Path sidecar, Optional<ObjectNode> stored, Optional<Path> cotenantHome) {
+    return route(config, launch, sidecar, stored, cotenantHome, name -> Optional.empty());
+  }
+
+  /**
+   * The plan to route those of {@code config}'s stdio servers that {@code direct} does not keep
+   * direct: {@code direct} gives the reason a server stays as it is (its sessions would not share
+   * a backend), or empty to route it.
+   */
+  public static RoutePlan route(ConfigText config, Launch launch, Path sidecar, Optional<ObjectNode> stored,
+      Optional<Path> cotenantHome, java.util.function.Function<String, Optional<String>> direct) {
     ObjectNode originals = Sidecar.servers(stored);
     List<Outcome> outcomes = new ArrayList<>();
     Map<ConfigText.Slot, JsonNode> replacements = new LinkedHashMap<>();
@@ -70,6 +80,9 @@ public final class Router {
           skip = Optional.of("the sidecar already holds a different original for this name; "
               + "remove it from the sidecar to route this entry");
         }
+        if (skip.isEmpty()) {
+          skip = direct.apply(name);
+        }
         if (skip.isPresent()) {
           outcomes.add(new Outcome(name, Kind.NOT_ROUTED, skip.get()));
           continue;
@@ -89,6 +102,12 @@ public final class Router {
 
   /** The plan to restore {@code config}'s entries routed through {@code sidecar}. */
   public static RoutePlan undo(ConfigText config, Path sidecar, Optional<ObjectNode> stored) {
+    return undo(config, sidecar, stored, name -> true);
+  }
+
+  /** The plan to restore those of {@code config}'s entries routed through {@code sidecar} that {@code which} names. */
+  public static RoutePlan undo(ConfigText config, Path sidecar, Optional<ObjectNode> stored,
+      java.util.function.Predicate<String> which) {
     ObjectNode originals = Sidecar.servers(stored);
     ObjectNode routedAs = Sidecar.routedAs(stored);
     ObjectNode texts = Sidecar.originalTexts(stored);
@@ -105,7 +124,7 @@ public final class Router {
       for (Map.Entry<String, JsonNode> e : servers.get().properties()) {
         String name = e.getKey();
         JsonNode entry = e.getValue();
-        if (!inConfig.add(name)) {
+        if (!inConfig.add(name) || !which.test(name)) {
           continue;
         }
         JsonNode original = originals.get(name);

@@ -56,7 +56,7 @@ class RoutedConfigIT {
 
     Run measured = cotenant(home, "measure", original.toString(), "--json", "--records-dir", records());
     assertEquals(0, measured.code(), measured.err());
-    Run route = cotenant(home, "route", routed.toString(), "--apply");
+    Run route = cotenant(home, "route", routed.toString(), "--apply", "--all");
     assertEquals(0, route.code(), route.err());
     assertTrue(route.out().contains("routed:          echo, global-state, caller-identity, needs-credential"), route.out());
     assertTrue(Files.readString(routed).contains("\"connect\""), Files.readString(routed));

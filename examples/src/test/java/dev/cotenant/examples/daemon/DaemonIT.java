@@ -553,7 +553,7 @@ class DaemonIT {
       try {
         // The JVM shim's entry (NativeShimIT routes to the native one, the default where the jar holds it).
         DaemonFixture.Run plan = runAs(f, List.of(DaemonFixture.java(), "-jar", jarCopy.toString(), "route",
-            config.toString(), "--apply", "--json", "--shim", "jvm"));
+            config.toString(), "--apply", "--json", "--all", "--shim", "jvm"));
         assertEquals(0, plan.code(), plan.err());
         JsonNode answer = DaemonFixture.JSON.readTree(plan.out());
         assertTrue(answer.path("routed").valueStream().anyMatch(n -> n.stringValue().equals("echo")), plan.out());

@@ -75,7 +75,7 @@ class NegotiationIT {
         // The MCP Java SDK through the command `route --apply` wrote: answered the version it asked for.
         Path config = Files.writeString(f.home().resolve("client.json"), "{\"mcpServers\": {\"" + EVERYTHING
             + "\": {\"command\": \"" + DaemonFixture.ROOT.resolve("examples/bin/server-everything") + "\"}}}");
-        DaemonFixture.Run route = f.run("route", config.toString(), "--apply");
+        DaemonFixture.Run route = f.run("route", config.toString(), "--apply", "--all");
         assertEquals(0, route.code(), route.err());
         JsonNode entry = DaemonFixture.JSON.readTree(config.toFile()).path("mcpServers").path(EVERYTHING);
         List<String> args = entry.path("args").valueStream().map(JsonNode::stringValue).toList();
