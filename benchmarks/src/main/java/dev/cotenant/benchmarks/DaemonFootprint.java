@@ -160,7 +160,7 @@ public final class DaemonFootprint {
 
   // ---- direct ----
 
-  private static Footprint direct(List<ServerDescription> servers, int clients, String version, Path config,
+  static Footprint direct(List<ServerDescription> servers, int clients, String version, Path config,
       Map<String, String> skipped) throws Exception {
     long t0 = System.nanoTime();
     List<StdioPeer> peers = new ArrayList<>();
