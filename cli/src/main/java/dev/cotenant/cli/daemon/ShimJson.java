@@ -78,14 +78,15 @@ final class ShimJson {
     return b.append('"').toString();
   }
 
-  /** The shim's hello (see {@link Wire}). */
+  /** The shim's hello (see {@link Wire}), naming this process's id. */
   static byte[] hello(String server, List<String> configs) {
     StringBuilder b = new StringBuilder("{\"cotenant\":\"connect\",\"version\":").append(Wire.VERSION)
         .append(",\"server\":").append(quote(server)).append(",\"configs\":[");
     for (int i = 0; i < configs.size(); i++) {
       b.append(i == 0 ? "" : ",").append(quote(configs.get(i)));
     }
-    return b.append("]}").toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    return b.append("],\"pid\":").append(ProcessHandle.current().pid()).append('}').toString()
+        .getBytes(java.nio.charset.StandardCharsets.UTF_8);
   }
 
   /** A JSON-RPC error answer to the request whose id is {@code idJson}. */

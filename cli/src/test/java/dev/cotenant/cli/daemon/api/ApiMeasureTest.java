@@ -79,7 +79,7 @@ class ApiMeasureTest {
     for (JsonNode row : api.get("/api/rows").json().path("servers")) {
       assertEquals("measured", row.path("strength").asString(), row.toString());
     }
-    assertEquals(api.cli("assess", api.config.toString()), api.get("/api/rows").json());
+    assertEquals(api.cli("assess", api.config.toString()).path("servers"), api.get("/api/rows").json().path("servers"));
 
     Answer again = api.post("/api/measure", "{\"servers\":[\"echo-a\"]}");
     assertEquals(202, again.status(), again.toString());
