@@ -956,6 +956,10 @@ static void send_hello(int fd) {
     json_quote(&g_hello, g_configs[i], strlen(g_configs[i]));
   }
   buf_addc(&g_hello, ']');
+  /* The shim's own pid: the daemon counts what its shims cost. */
+  char pid[32];
+  snprintf(pid, sizeof pid, ",\"pid\":%ld", (long)getpid());
+  buf_adds(&g_hello, pid);
   if (g_resuming) {
     buf_adds(&g_hello, ",\"resume\":");
     buf_add(&g_hello, g_init, g_init_len);

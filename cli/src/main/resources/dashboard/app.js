@@ -6,6 +6,7 @@
 (function () {
   const TOKEN_KEY = 'cotenant.token';
   const MEASURE_POLL_MS = 500;
+  const SHARE_POLL_MS = 500;
   const BACKENDS_POLL_MS = 3000;
 
   const ARCH = 'docs/architecture.md#25-the-reason-table';
@@ -13,7 +14,7 @@
   // Every reason code of the closed vocabulary (api/.../ReasonCode.java), in plain words, and the
   // document of the Cotenant repository that explains it.
   const REASONS = {
-    observed_hazard: ['A hazard was recorded for this server under its current launch identity (the detail names it); it is not stubbed or shared until the record is cleared.', 'docs/records.md#observed-hazardsjson-schema-1'],
+    observed_hazard: ['A hazard was recorded for this server under its current launch identity (the detail names it); it is not routed or shared until the record is cleared.', 'docs/records.md#observed-hazardsjson-schema-1'],
     not_stdio: ['The server is not reached over a stdio pipe, so sharing a process does not apply: out of scope, not unsafe.', ARCH],
     session_bound_by_construction: ['The host says this server works out who its caller is from its own process, so one process cannot serve two sessions.', ARCH],
     declares_caller_identity: ['The server declares that it takes the caller\'s identity from each request (the detail names the capability key).', ARCH],
@@ -43,6 +44,11 @@
   let backendsTimer = null;
   let backendsInFlight = false;
   let measureWasRunning = false;
+  let shareTimer = null;
+  let shareWasRunning = false;
+  let daemonHasConfig = true;
+  // The last backends read, by server name: the rows say what runs of each.
+  let backendsByServer = new Map();
 
   // ---- the token -------------------------------------------------------------------------
 
@@ -151,6 +157,10 @@
       clearInterval(backendsTimer);
       backendsTimer = null;
     }
+    if (shareTimer) {
+      clearTimeout(shareTimer);
+      shareTimer = null;
+    }
   }
 
   function describe(e) {
@@ -229,8 +239,94 @@
 
   function updateSelection() {
     const n = selectedServers().length;
-    $('stub-selected').disabled = n === 0;
+    $('route-selected').disabled = n === 0 || !daemonHasConfig;
     $('selection-count').textContent = n === 0 ? 'No server selected' : n === 1 ? '1 server selected' : n + ' servers selected';
+  }
+
+  // Where a row comes from: the file, and whether the daemon was started with it or a client's shim named it.
+  function sourceCell(s, files) {
+    const file = files.find((f) => f.path === s.source);
+    const parts = [el('span', { className: 'server-name', text: s.name }), el('span', { className: 'source', text: s.source || '' })];
+    if (file) {
+      let from = file.from === 'shim' ? 'named by a client\'s shim' : 'a configuration file of the daemon';
+      if (file.routedFrom) {
+        from = 'routed from ' + file.routedFrom + ' (' + from + ')';
+      }
+      parts.push(el('span', { className: 'origin', 'data-from': file.from, text: from }));
+    }
+    return el('th', { scope: 'row' }, parts);
+  }
+
+  function reasonText(r) {
+    return r.code + (r.detail ? '(' + r.detail + ')' : '');
+  }
+
+  // The next step a row's verdict leaves: what to do, or why nothing can be done.
+  function nextStep(s) {
+    const reasons = s.reasons || [];
+    if (s.strength === 'refuted') {
+      const hazards = reasons.filter((r) => r.code === 'observed_hazard').map((r) => r.detail).filter((d) => d);
+      return { kind: 'refuted', text: 'refuted' + (hazards.length ? ' (' + hazards.join(', ') + ')' : '') + ': ', link: true, share: false };
+    }
+    if (s.strength === 'disqualified') {
+      const why = reasons.filter((r) => r.code !== 'observed_hazard').map(reasonText);
+      return { kind: 'cannot-share', text: 'cannot share' + (why.length ? ': ' + why[0] : ''), share: false };
+    }
+    if (s.recommendShare) {
+      return s.placement === 'shared'
+        ? { kind: 'shares', text: 'shares one backend across sessions', share: false }
+        : { kind: 'sharing-off', text: 'may share, but sharing is off in this daemon (cotenant.sharing.enabled)', share: false };
+    }
+    if (s.forced) {
+      return { kind: 'forced', text: 'shared because an operator forced it; probe to share on evidence', share: true };
+    }
+    if (reasons.some((r) => r.code === 'preflight_not_run')) {
+      return { kind: 'cannot-start', text: 'could not be started to measure (preflight_not_run says why); once it can, share',
+        share: true };
+    }
+    if (s.strength === 'unknown') {
+      return { kind: 'measure-and-probe', text: 'measure and probe to share', share: true };
+    }
+    return { kind: 'probe-to-share', text: 'probe to share', share: true };
+  }
+
+  // What the daemon runs of a server now: shared, or dedicated and why.
+  function runningText(name) {
+    const backends = backendsByServer.get(name) || [];
+    return backends.map((b) => (b.placement === 'shared'
+      ? 'running: shared, ' + b.sessions + (b.sessions === 1 ? ' session' : ' sessions')
+      : 'running: dedicated: ' + (b.reason || 'no reason given'))).join('; ');
+  }
+
+  function updateRunning() {
+    for (const span of document.querySelectorAll('#servers-body .running')) {
+      const text = runningText(span.dataset.server);
+      if (span.textContent !== text) {
+        span.textContent = text;
+      }
+      span.hidden = text === '';
+    }
+  }
+
+  function nextCell(s) {
+    const step = nextStep(s);
+    const cell = el('td', { className: 'next-step', 'data-next': step.kind });
+    const text = el('span', { className: 'next-text', text: step.text });
+    cell.append(text);
+    if (step.link) {
+      text.append(el('a', { href: '#hazards', text: 'see hazard' }));
+    }
+    const running = el('span', { className: 'running', 'data-server': s.name, text: runningText(s.name) });
+    running.hidden = running.textContent === '';
+    cell.append(running);
+    if (step.share) {
+      const button = el('button', { type: 'button', className: 'share-server', 'data-server': s.name, text: 'Share',
+        'aria-label': 'Share ' + s.name });
+      button.disabled = shareWasRunning;
+      button.addEventListener('click', () => shareServer(s.name));
+      cell.append(button);
+    }
+    return cell;
   }
 
   async function loadRows() {
@@ -246,6 +342,12 @@
     const keep = new Set(selectedServers());
     const body = $('servers-body');
     const rows = (data && data.servers) || [];
+    const files = (data && data.files) || [];
+    daemonHasConfig = files.some((f) => f.from === 'serve');
+    const unavailable = $('route-unavailable');
+    unavailable.hidden = daemonHasConfig;
+    unavailable.textContent = daemonHasConfig ? '' : 'Route selected needs a configuration file of the daemon\'s own to write to; '
+      + 'this daemon was started without one (a shim started it). cotenant route CONFIG --apply routes a client\'s servers instead.';
     body.replaceChildren(...rows.map((s) => {
       const check = el('input', {
         type: 'checkbox', className: 'select-server', value: s.name,
@@ -260,54 +362,64 @@
       }
       return el('tr', { 'data-server': s.name, 'data-strength': s.strength }, [
         el('td', {}, [check]),
-        el('th', { scope: 'row' }, [
-          el('span', { className: 'server-name', text: s.name }),
-          el('span', { className: 'source', text: s.source || '' })
-        ]),
+        sourceCell(s, files),
         el('td', {}, [strengthBadge(s.strength)]),
-        el('td', { className: 'yes-no recommend-stub', text: yesNo(s.recommendStub) }),
+        el('td', { className: 'yes-no recommend-route', text: yesNo(s.recommendStub) }),
         el('td', { className: 'yes-no recommend-share', text: yesNo(s.recommendShare) }),
         placementCell,
+        nextCell(s),
         el('td', {}, [el('ul', { className: 'reasons' }, (s.reasons || []).map(reasonItem))])
       ]);
     }));
     updateSelection();
     const when = new Date().toLocaleTimeString();
-    status.textContent = rows.length === 0
-      ? 'The daemon\'s configuration files name no server.'
-      : rows.length + (rows.length === 1 ? ' server' : ' servers') + ', as of ' + when + '.';
+    const problems = files.filter((f) => f.problem);
+    let text;
+    if (rows.length > 0) {
+      text = rows.length + (rows.length === 1 ? ' server' : ' servers') + ', as of ' + when + '.';
+    } else if (files.length === 0) {
+      text = 'No server yet: the daemon was started without a configuration file, and no client has connected through '
+        + 'a shim (cotenant connect NAME CONFIG) since it started. Its servers appear here once one does.';
+    } else {
+      text = 'The configuration files name no server: ' + files.map((f) => f.path).join(', ') + '.';
+    }
+    for (const f of problems) {
+      text += ' ' + f.path + ' cannot be read now (' + f.problem + '); its servers are left out.';
+    }
+    status.textContent = text;
   }
 
-  async function stubSelected() {
+  async function routeSelected() {
     const names = selectedServers();
     if (names.length === 0) {
       return;
     }
-    const ok = await confirmAction('Stub ' + (names.length === 1 ? 'this server' : 'these servers') + '?',
+    const ok = await confirmAction('Route ' + (names.length === 1 ? 'this server' : 'these servers') + ' through Cotenant?',
       'Each eligible server is written to cotenant.stubOverrides in the daemon\'s first configuration file, '
-        + 'so clients reach it through Cotenant. Servers whose verdict does not allow it are skipped.',
-      names, 'Stub ' + names.length);
+        + 'so an MCP gateway reading that file routes its clients to it through Cotenant. Servers whose verdict does '
+        + 'not allow it are skipped.',
+      names, 'Route ' + names.length);
     if (!ok) {
       return;
     }
-    const result = $('stub-result');
+    const result = $('route-result');
     result.hidden = false;
     result.replaceChildren(el('p', { text: 'Writing…' }));
     let data;
     try {
       data = await api('POST', '/stub', { servers: names });
     } catch (e) {
-      result.replaceChildren(el('p', { className: 'error', text: 'Nothing was stubbed: ' + describe(e) }));
+      result.replaceChildren(el('p', { className: 'error', text: 'Nothing was routed: ' + describe(e) }));
       return;
     }
-    const stubbed = data.stubbed || [];
+    const routed = data.stubbed || [];
     const skipped = data.skipped || {};
     const parts = [
       el('p', { text: 'Written to ' + data.config + ' (sharing ' + (data.sharing ? 'on' : 'off') + ' in that file).' }),
-      el('h3', { text: 'Stubbed' }),
-      stubbed.length === 0
-        ? el('p', { id: 'stubbed-none', text: 'None.' })
-        : el('ul', { id: 'stubbed-list' }, stubbed.map((n) => el('li', { 'data-server': n, text: n })))
+      el('h3', { text: 'Routed' }),
+      routed.length === 0
+        ? el('p', { id: 'routed-none', text: 'None.' })
+        : el('ul', { id: 'routed-list' }, routed.map((n) => el('li', { 'data-server': n, text: n })))
     ];
     const skippedNames = Object.keys(skipped);
     if (skippedNames.length > 0) {
@@ -321,6 +433,108 @@
     }
     updateSelection();
     loadRows();
+  }
+
+  // ---- share -----------------------------------------------------------------------------
+
+  function setShareButtons(disabled) {
+    for (const b of document.querySelectorAll('#servers-body button.share-server')) {
+      b.disabled = disabled;
+    }
+  }
+
+  function stepItem(step) {
+    const item = el('li', { 'data-step': step.step, 'data-result': step.result }, [
+      el('strong', { text: step.step + ': ' }), step.message
+    ]);
+    if (step.needsPlan && step.needsPlan.length > 0) {
+      item.append(el('ul', {}, step.needsPlan.map((t) => el('li', { text: t.tool + ': ' + t.status + ': ' + t.why }))));
+      if (step.plan) {
+        item.append(el('p', { text: 'A plan for these tools (write it to a file, then run the command below with --plan FILE):' }),
+          el('pre', {}, [el('code', { text: JSON.stringify(step.plan, null, 2) })]));
+      }
+    }
+    return item;
+  }
+
+  function showShare(state) {
+    const box = $('share-result');
+    if (!state || !state.server) {
+      return;
+    }
+    box.hidden = false;
+    box.dataset.server = state.server;
+    box.dataset.running = String(!!state.running);
+    const parts = [el('h3', { text: (state.running ? 'Sharing ' : 'Share of ') + state.server })];
+    parts.push(el('ol', { id: 'share-steps' }, (state.steps || []).map(stepItem)));
+    if (state.running) {
+      const doing = state.doing === 'measure' ? 'Measuring it: starting it twice and comparing its handshakes…'
+        : state.doing === 'probe' ? 'Probing its whole surface: two callers, each tool, several rounds. This can take a minute…'
+          : 'Working…';
+      parts.push(el('p', { className: 'status', text: doing }));
+    } else if (state.error) {
+      parts.push(el('p', { id: 'share-outcome', className: 'error', text: 'The share did not run to its end: ' + state.error }));
+    } else if (state.result) {
+      parts.push(el('p', {
+        id: 'share-outcome', className: state.result.shared ? 'outcome-shared' : 'outcome-not-shared',
+        'data-shared': String(!!state.result.shared), text: state.result.message
+      }));
+    }
+    box.replaceChildren(...parts);
+  }
+
+  async function pollShare() {
+    shareTimer = null;
+    let state;
+    try {
+      state = await api('GET', '/share');
+    } catch (e) {
+      $('share-result').hidden = false;
+      $('share-result').replaceChildren(el('p', { className: 'error', text: 'The share\'s progress could not be read: ' + describe(e) }));
+      if (!refused && shareWasRunning) {
+        shareTimer = setTimeout(pollShare, SHARE_POLL_MS);
+      }
+      return;
+    }
+    showShare(state);
+    if (state.running) {
+      shareWasRunning = true;
+      setShareButtons(true);
+      shareTimer = setTimeout(pollShare, SHARE_POLL_MS);
+    } else if (shareWasRunning) {
+      shareWasRunning = false;
+      setShareButtons(false);
+      loadRows();
+      loadHazards();
+      loadBackends();
+    }
+  }
+
+  async function shareServer(name) {
+    const ok = await confirmAction('Share ' + name + '?',
+      'This does what cotenant share ' + name + ' does: it measures the server if it has no measurement, probes its '
+        + 'whole surface (starts it several times and calls each of its tools from two callers, in a sandbox when '
+        + 'there is one), and, when nothing crosses between the callers, registers it as shared, at most 2 calls at '
+        + 'once. A hazard the probe finds is recorded, and the server then stays dedicated.', [], 'Share ' + name);
+    if (!ok) {
+      return;
+    }
+    setShareButtons(true);
+    try {
+      showShare(await api('POST', '/share', { server: name }));
+    } catch (e) {
+      if (!(e instanceof ApiError && e.code === 'share_running')) {
+        setShareButtons(false);
+        $('share-result').hidden = false;
+        $('share-result').replaceChildren(el('p', { className: 'error', text: name + ' was not shared: ' + describe(e) }));
+        return;
+      }
+    }
+    shareWasRunning = true;
+    if (shareTimer) {
+      clearTimeout(shareTimer);
+    }
+    shareTimer = setTimeout(pollShare, SHARE_POLL_MS);
   }
 
   // ---- measure ---------------------------------------------------------------------------
@@ -428,6 +642,63 @@
     return (n / (1024 * 1024 * 1024)).toFixed(2) + ' GiB';
   }
 
+  function count(n, what) {
+    return n + ' ' + what + (n === 1 ? '' : what.endsWith('s') ? 'es' : 's');
+  }
+
+  // What routing through Cotenant costs in all, against each client running its servers: every part
+  // is shown, and a part whose memory is missing is named rather than left out of a total.
+  function showCost(cost, t) {
+    const totals = $('backend-totals');
+    totals.dataset.backends = String(t.backends || 0);
+    if (!cost) {
+      $('total-processes').textContent = (t.backends || 0) + ' backends (this daemon does not say what its shims and itself take)';
+      $('total-memory').textContent = bytes(t.rssBytes || 0) + ' for the backends alone';
+      $('parts-processes').textContent = '';
+      $('parts-memory').textContent = '';
+      $('total-verdict').textContent = '';
+      return;
+    }
+    const now = cost.now;
+    const direct = cost.direct;
+    totals.dataset.nowProcesses = String(now.processes);
+    totals.dataset.directProcesses = String(direct.processes);
+    totals.dataset.memoryKnown = String(now.rssBytes !== null && direct.rssBytes !== null);
+    $('total-processes').textContent = now.processes + ' now vs ' + direct.processes + ' directly';
+    $('parts-processes').textContent = '(' + count(now.backends.processes, 'backend') + ' + ' + count(now.shims.processes, 'shim')
+      + ' + ' + count(now.daemon.processes, 'daemon process') + ')';
+    const part = (p, what) => what + ' ' + bytes(p.rssBytes) + (p.unread > 0 ? ' (' + (p.processes - p.unread) + ' of ' + p.processes + ' read)' : '');
+    $('total-memory').textContent = (now.rssBytes === null ? 'not known in total' : bytes(now.rssBytes) + ' now')
+      + ' vs ' + (direct.rssBytes === null ? 'not known' : bytes(direct.rssBytes)) + ' directly';
+    $('parts-memory').textContent = '(' + part(now.backends, 'backends') + ' + ' + part(now.shims, 'shims') + ' + '
+      + part(now.daemon, 'daemon') + ')';
+    const saved = cost.saved;
+    let verdict;
+    if (direct.processes === 0) {
+      verdict = 'No client session is served now.';
+    } else if (saved.processes > 0) {
+      verdict = 'Sharing saves ' + count(saved.processes, 'process');
+    } else if (saved.processes < 0) {
+      verdict = 'Routing through Cotenant costs ' + count(-saved.processes, 'process') + ' more than running each client\'s servers directly';
+    } else {
+      verdict = 'As many processes as running each client\'s servers directly';
+    }
+    if (direct.processes > 0) {
+      if (saved.rssBytes === null) {
+        verdict += '; what it saves in memory is not known (below).';
+      } else if (saved.rssBytes >= 0) {
+        verdict += (saved.processes > 0 ? ' and ' : '; it saves ') + bytes(saved.rssBytes) + ' of memory.';
+      } else {
+        verdict += (saved.processes < 0 ? ' and ' : '; it costs ') + bytes(-saved.rssBytes) + ' more memory.';
+      }
+    }
+    $('total-verdict').textContent = verdict;
+    const missing = $('cost-missing');
+    const items = (cost.missing || []).map((m) => el('li', { text: 'Not counted in full: ' + m + '.' }));
+    missing.replaceChildren(...items);
+    missing.hidden = items.length === 0;
+  }
+
   async function loadBackends() {
     if (backendsInFlight || refused) {
       return;
@@ -444,12 +715,16 @@
     }
     const backends = data.backends || [];
     const t = data.totals || {};
-    $('total-processes').textContent = (t.backends || 0) + ' now vs ' + (t.unsharedProcesses || 0) + ' unshared';
-    $('total-memory').textContent = bytes(t.rssBytes || 0) + ' now vs ' + bytes(t.unsharedRssBytes || 0) + ' unshared';
+    showCost(data.cost, t);
     $('total-sessions').textContent = String(t.sessions || 0);
-    const totals = $('backend-totals');
-    totals.dataset.backends = String(t.backends || 0);
-    totals.dataset.unsharedProcesses = String(t.unsharedProcesses || 0);
+    backendsByServer = new Map();
+    for (const b of backends) {
+      if (!backendsByServer.has(b.server)) {
+        backendsByServer.set(b.server, []);
+      }
+      backendsByServer.get(b.server).push(b);
+    }
+    updateRunning();
     $('backends-body').replaceChildren(...backends.map((b) => {
       const placement = el('td', { className: 'placement', text: b.placement });
       if (b.forced) {
@@ -475,6 +750,27 @@
 
   // ---- hazards ---------------------------------------------------------------------------
 
+  function pad(n, width) {
+    return String(n).padStart(width || 2, '0');
+  }
+
+  // A time of the ledger (seconds since the epoch) as local time, ISO-like, its exact value in the title.
+  function when(seconds) {
+    if (typeof seconds !== 'number' || !(seconds > 0)) {
+      return el('span', { className: 'time-unknown', text: 'at an unknown time' });
+    }
+    const d = new Date(seconds * 1000);
+    const offset = -d.getTimezoneOffset();
+    const zone = (offset >= 0 ? '+' : '-') + pad(Math.floor(Math.abs(offset) / 60)) + ':' + pad(Math.abs(offset) % 60);
+    const local = d.getFullYear() + '-' + pad(d.getMonth() + 1) + '-' + pad(d.getDate()) + ' '
+      + pad(d.getHours()) + ':' + pad(d.getMinutes()) + ':' + pad(d.getSeconds());
+    return el('time', {
+      datetime: d.toISOString(), className: 'last-seen', 'data-seconds': String(seconds),
+      title: seconds + ' s since the epoch (' + d.toISOString() + ')',
+      text: local + ' (UTC' + zone + ')'
+    });
+  }
+
   async function loadHazards(note) {
     const status = $('hazards-status');
     let data;
@@ -491,7 +787,9 @@
       clear.addEventListener('click', () => clearHazards(s.name));
       const identities = (s.identities || []).map((i) => el('li', {}, [
         el('span', { text: (i.codes || []).join(', ') }),
-        ' — ' + i.count + (i.count === 1 ? ' time' : ' times') + ', last ' + (i.lastSeen || 'unknown') + ' ',
+        ' — ' + i.count + (i.count === 1 ? ' time' : ' times') + ', last ',
+        when(i.lastSeen),
+        ' ',
         el('span', { className: 'identity', text: 'identity ' + i.identity })
       ]));
       return el('li', { 'data-server': s.name }, [
@@ -509,7 +807,7 @@
   async function clearHazards(name) {
     const ok = await confirmAction('Clear the hazards of ' + name + '?',
       'Every hazard recorded against ' + name + ' is removed from the ledger, under every launch identity. '
-        + 'It may then be stubbed or shared again if its verdict allows.', [], 'Clear');
+        + 'It may then be routed or shared again if its verdict allows.', [], 'Clear');
     if (!ok) {
       return;
     }
@@ -530,7 +828,7 @@
   function start() {
     token = takeToken();
     $('rows-refresh').addEventListener('click', () => loadRows());
-    $('stub-selected').addEventListener('click', stubSelected);
+    $('route-selected').addEventListener('click', routeSelected);
     $('measure-start').addEventListener('click', startMeasure);
     $('measure-cancel').addEventListener('click', cancelMeasure);
     $('hazards-refresh').addEventListener('click', () => loadHazards());
@@ -554,6 +852,17 @@
       }
     }).catch((e) => {
       $('measure-status').textContent = 'The progress could not be read: ' + describe(e);
+    });
+    api('GET', '/share').then((state) => {
+      showShare(state);
+      if (state.running) {
+        shareWasRunning = true;
+        setShareButtons(true);
+        shareTimer = setTimeout(pollShare, SHARE_POLL_MS);
+      }
+    }).catch((e) => {
+      $('share-result').hidden = false;
+      $('share-result').replaceChildren(el('p', { className: 'error', text: 'The share\'s state could not be read: ' + describe(e) }));
     });
     backendsTimer = setInterval(loadBackends, BACKENDS_POLL_MS);
   }

@@ -1,35 +1,19 @@
 package dev.cotenant.cli;
 
-import dev.cotenant.api.ConcurrencyModel;
-import dev.cotenant.api.ConcurrencyRecord;
-import dev.cotenant.api.ProbePass;
-import dev.cotenant.api.ReasonRole;
-import dev.cotenant.api.ShareScope;
-import dev.cotenant.api.Strength;
+import dev.cotenant.api.ServerDescription;
 import dev.cotenant.gateway.config.ConfiguredServer;
+import dev.cotenant.gateway.evaluation.MeasureJob;
 import dev.cotenant.gateway.evaluation.PassResult;
 import dev.cotenant.gateway.probe.ProbePlan;
-import dev.cotenant.gateway.probe.RegistrationRefusedException;
-import dev.cotenant.gateway.probe.Statelessness;
 import dev.cotenant.gateway.probe.SurfaceReport;
-import dev.cotenant.gateway.probe.SurfaceReport.ToolResult;
-import dev.cotenant.gateway.probe.SurfaceReport.ToolStatus;
 import dev.cotenant.gateway.rows.Row;
 import dev.cotenant.gateway.sharing.SharingSettings;
-import dev.cotenant.spi.PreflightResult;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
-import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Mixin;
-import tools.jackson.core.JacksonException;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
-import tools.jackson.databind.node.ArrayNode;
+import picocli.CommandLine.Option;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -47,8 +31,9 @@ import tools.jackson.databind.node.ObjectNode;
  *   <li>{@code verdict}: the verdict again.
  * </ol>
  *
- * <p>Each step is the same code as its own command ({@link MeasureCommand#pass},
- * {@link ProbeStatelessCommand#probeSurface}, {@link Statelessness#register}). Exit status
+ * <p>The steps are {@link ShareSteps}, which the daemon's {@code POST /api/share} runs too; each is
+ * the same code as its own command ({@link MeasureCommand#pass},
+ * {@link ProbeStatelessCommand#probeSurface}, {@code Statelessness#register}). Exit status
  * {@value Cli#EXIT_OK} when the server shares one backend across sessions, {@value #EXIT_REFUTED}
  * when a hazard was observed on it, {@value #EXIT_NOT_SHARED} when it is not shared for another
  * reason (each said on the way).
@@ -77,8 +62,6 @@ public final class ShareCommand extends CliCommand {
    */
   public static final int DEFAULT_MAX_CONCURRENT = 2;
 
-  private static final JsonMapper JSON = JsonMapper.builder().build();
-
   @Mixin ServerArguments server = new ServerArguments();
 
   @Option(names = "--max-concurrent", paramLabel = "N",
@@ -101,244 +84,54 @@ public final class ShareCommand extends CliCommand {
     ProbePlan probePlan = plan.read(context());
     CliRuntime rt = runtime();
     ConfiguredServer target = server.probeable(rt);
-    Steps steps = new Steps(rt, target);
-
-    Row row = steps.row();
-    steps.add("assess", row.strength().wireName(), "reads " + verdict(row));
-    if (row.recommendShare()) {
-      return steps.shared(row, "already shares one backend across sessions");
-    }
-    Optional<Integer> stopped = stop(steps, row);
-    if (stopped.isPresent()) {
-      return stopped.get();
-    }
-
-    PassResult pass = MeasureCommand.pass(rt, List.of(target.description()));
-    if (pass.progress().total() == 0) {
-      steps.add("measure", "already_measured", "already measured under its current identity; not run again");
+    String withPlan = "cotenant share " + Output.cell(server.name()) + " --plan FILE"
+        + server.configs().stream().map(c -> " " + Output.cell(c)).collect(Collectors.joining());
+    ShareSteps.Outcome outcome = new ShareSteps(rt.cotenant(), target, new Terminal(rt),
+        SharingSettings.fromConfig(rt.cotenant().config()), withPlan).run(probePlan, n, given);
+    if (common.json()) {
+      Output.json(rt.context().out(), outcome.json());
     } else {
-      PreflightResult measured = pass.attempted().get(target.name());
-      row = steps.row();
-      if (measured == null || !measured.ran()) {
-        String why = measured == null ? "the measurement was cancelled" : measured.notRunReason();
-        steps.add("measure", "not_measured", "could not be asked: " + Output.cell(why));
-        return steps.notShared(row, EXIT_NOT_SHARED,
-            "it could not be started and asked for its handshake; once it can, run share again");
-      }
-      steps.add("measure", "measured", "now reads " + verdict(row));
-      if (row.recommendShare()) {
-        return steps.shared(row, "now shares one backend across sessions");
-      }
-      stopped = stop(steps, row);
-      if (stopped.isPresent()) {
-        return stopped.get();
-      }
+      rt.context().out().println(outcome.message());
     }
-
-    Statelessness statelessness = rt.cotenant().statelessness();
-    String identity = statelessness.identityOf(target.description());
-    Optional<ProbePass> onRecord = statelessness.record(target.name()).flatMap(ConcurrencyRecord::probe)
-        .filter(p -> p.wholeSurface() && p.identity().equals(identity));
-    if (onRecord.isPresent()) {
-      steps.add("probe", "on_record", "a whole-surface pass is on record under its current identity ("
-          + Output.cell(onRecord.get().detail()) + "); not run again");
-    } else {
-      Optional<Integer> probeStop = probe(steps, ProbeStatelessCommand.probeSurface(rt, target, probePlan, n));
-      if (probeStop.isPresent()) {
-        return probeStop.get();
-      }
-    }
-
-    int max = given.orElse(DEFAULT_MAX_CONCURRENT);
-    try {
-      ConcurrencyRecord stored = statelessness.register(target.description(), ConcurrencyModel.SHARED, ShareScope.TENANT,
-          OptionalInt.of(max));
-      steps.add("register", "registered", RegisterCommand.text(stored)
-          + (given.isEmpty() ? "; maxConcurrent " + max + " is the default (--max-concurrent N changes it)" : ""))
-          .set("record", RegisterCommand.json(stored));
-    } catch (RegistrationRefusedException e) {
-      steps.add("register", "refused", Output.cell(e.getMessage()));
-      row = steps.row();
-      return steps.notShared(row, row.strength() == Strength.REFUTED ? EXIT_REFUTED : EXIT_NOT_SHARED,
-          "its registration was refused (above)");
-    }
-
-    row = steps.row();
-    steps.add("verdict", row.strength().wireName(), "now reads " + verdict(row));
-    if (row.recommendShare()) {
-      return steps.shared(row, "now shares one backend across sessions");
-    }
-    return steps.notShared(row, row.strength() == Strength.REFUTED ? EXIT_REFUTED : EXIT_NOT_SHARED,
-        "its verdict does not recommend sharing: " + verdict(row) + (onRecord.isEmpty() ? "" : "; the pass on record "
-            + "may not cover the tools it lists now: probe it again (cotenant probe-stateless " + Output.cell(target.name())
-            + "), then run share again"));
-  }
-
-  /** Where a verdict stops the way to sharing before anything is spawned: refuted or disqualified. */
-  private static Optional<Integer> stop(Steps steps, Row row) {
-    if (row.strength() == Strength.REFUTED) {
-      return Optional.of(steps.notShared(row, EXIT_REFUTED, "a hazard was observed under its current launch identity ("
-          + reasons(row, ReasonRole.OBSERVATION) + "); see `cotenant hazards list`, and once the server is fixed (a new "
-          + "build is a new identity) run share again"));
-    }
-    if (row.strength() == Strength.DISQUALIFIED) {
-      return Optional.of(steps.notShared(row, EXIT_NOT_SHARED, "it cannot share a backend ("
-          + reasons(row, ReasonRole.DISQUALIFYING_FACT) + ")"));
-    }
-    return Optional.empty();
-  }
-
-  /** The probe's step; a status to exit with unless it passed and was recorded. */
-  private Optional<Integer> probe(Steps steps, SurfaceReport report) {
-    String took = String.format(Locale.ROOT, "%.1f s", report.elapsedMillis() / 1000.0);
-    switch (report.outcome()) {
-      case PASSED:
-        if (report.notRecorded().isPresent()) {
-          steps.add("probe", "not_recorded", "passed (" + report.coverage() + "), but the pass could not be recorded: "
-              + Output.cell(report.notRecorded().get()));
-          return Optional.of(steps.notShared(steps.row(), EXIT_NOT_SHARED,
-              "its probe passed but could not be recorded, and a registration needs it on record"));
-        }
-        steps.add("probe", "passed", "passed: " + report.coverage() + ", " + report.rounds()
-            + " rounds, nothing crossed between two callers on one backend (" + took + ")");
-        return Optional.empty();
-      case HAZARD:
-        String found = report.hazards().entrySet().stream()
-            .map(e -> e.getKey().wireName() + ": " + Output.cell(e.getValue()))
-            .sorted().collect(Collectors.joining("; "));
-        ObjectNode step = steps.add("probe", "hazard", "HAZARD " + found + (report.notRecorded().isPresent()
-            ? " (recording it failed: " + Output.cell(report.notRecorded().get()) + ")" : "; recorded in the hazard ledger"));
-        ArrayNode hazards = step.putArray("hazards");
-        report.hazards().forEach((code, detail) -> hazards.addObject().put("code", code.wireName()).put("detail", detail));
-        return Optional.of(steps.notShared(steps.row(), EXIT_REFUTED, "the whole-surface probe saw " + found));
-      case NOT_PROVEN:
-        return Optional.of(needsPlan(steps, report));
-      default:
-        steps.add("probe", "not_run", "not run: " + Output.cell(report.notRunReason().orElse("it could not be probed to the end")));
-        return Optional.of(steps.notShared(steps.row(), EXIT_NOT_SHARED, "it could not be probed to the end"));
-    }
-  }
-
-  /** A probe that proved nothing: which tools a plan must speak for, and how. */
-  private int needsPlan(Steps steps, SurfaceReport report) {
-    List<ToolResult> open = report.tools().stream()
-        .filter(t -> t.status() == ToolStatus.SKIPPED || t.status() == ToolStatus.NOT_PROVEN).toList();
-    ObjectNode suggested = Output.object();
-    ObjectNode tools = suggested.putObject("tools");
-    List<String> lines = new ArrayList<>();
-    for (ToolResult t : open) {
-      lines.add(Output.cell(t.name()) + ": " + (t.status() == ToolStatus.SKIPPED ? "skipped" : "not proven") + ": "
-          + Output.cell(t.why()));
-      tools.set(t.name(), planEntry(t));
-    }
-    lines.add("write a plan FILE like this one, one entry per tool above:");
-    lines.add("  " + Output.cell(Output.text(suggested)));
-    lines.add("(\"include\": true calls a destructive tool, with no sandbox on the data its configuration points at; "
-        + "\"arguments\": {...} gives arguments that work, {marker}, {workspace} and {scratch} filled in per caller; "
-        + "\"skip\": \"why\" leaves a tool out, and the registration names it: docs/statelessness.md)");
-    ObjectNode step = steps.add("probe", "not_proven", "not proven: nothing leaked, but " + report.coverage()
-        + "; a plan must speak for " + (open.size() == 1 ? "this tool" : "these " + open.size() + " tools") + ":", lines);
-    ArrayNode needs = step.putArray("needsPlan");
-    open.forEach(t -> needs.addObject().put("tool", t.name()).put("status", t.status().name().toLowerCase(Locale.ROOT))
-        .put("why", t.why()));
-    step.set("plan", suggested);
-    return steps.notShared(steps.row(), EXIT_NOT_SHARED, "not every tool was exercised; with the plan written, run: "
-        + "cotenant share " + Output.cell(server.name()) + " --plan FILE" + server.configs().stream().map(c -> " " + Output.cell(c)).collect(Collectors.joining()));
+    return outcome.status();
   }
 
   /**
-   * The plan entry to suggest for a tool the probe did not exercise: {@code include} for a
-   * destructive tool skipped for want of a sandbox, a {@code skip} to justify for a tool the plan's
-   * network setting left out, and otherwise {@code arguments}, starting from those the probe tried.
+   * The steps on a terminal: rows labelled as the command line shows files, the measurement's
+   * progress and the probe's first line on standard error, and each step's line on standard
+   * output as it is done ({@code STEP: what it found}, then its further lines indented), unless
+   * {@code --json} prints one document at the end.
    */
-  private static ObjectNode planEntry(ToolResult t) {
-    ObjectNode entry = Output.object();
-    if (t.status() == ToolStatus.SKIPPED && t.why().contains("destructiveHint")) {
-      return entry.put("include", true);
-    }
-    if (t.status() == ToolStatus.SKIPPED && t.why().contains("network")) {
-      return entry.put("skip", "why calling it cannot show one session another's state");
-    }
-    int brace = t.arguments().indexOf('{');
-    JsonNode tried = null;
-    if (brace >= 0) {
-      try {
-        tried = JSON.readTree(t.arguments().substring(brace));
-      } catch (JacksonException e) {
-        tried = null;
-      }
-    }
-    entry.set("arguments", tried != null && tried.isObject() ? tried : Output.object());
-    return entry;
-  }
-
-  /** {@code STRENGTH (reason, reason(detail), ...)}. */
-  static String verdict(Row row) {
-    return row.strength().wireName() + (row.reasons().isEmpty() ? ""
-        : " (" + row.reasons().stream().map(Output::reason).collect(Collectors.joining(", ")) + ")");
-  }
-
-  private static String reasons(Row row, ReasonRole role) {
-    return row.reasons().stream().filter(r -> r.code().role() == role).map(Output::reason).collect(Collectors.joining(", "));
-  }
-
-  /**
-   * The steps as they happen: one line each on standard output ({@code STEP: what it found}), or,
-   * with {@code --json}, one document at the end, {@code {"name","shared","message","steps":[{"step",
-   * "result","message",...}],"server":ROW}}.
-   */
-  private final class Steps {
+  private final class Terminal implements ShareSteps.Surface {
     private final CliRuntime rt;
-    private final ConfiguredServer target;
-    private final ObjectNode root = Output.object();
-    private final ArrayNode list;
 
-    Steps(CliRuntime rt, ConfiguredServer target) {
+    Terminal(CliRuntime rt) {
       this.rt = rt;
-      this.target = target;
-      root.put("name", target.name());
-      list = root.putArray("steps");
     }
 
-    /** The server's row from the records as they are now. */
-    Row row() {
-      return rt.rows(List.of(target)).get(0);
+    @Override
+    public Row row(ConfiguredServer s) {
+      return rt.rows(List.of(s)).get(0);
     }
 
-    ObjectNode add(String step, String result, String message) {
-      return add(step, result, message, List.of());
+    @Override
+    public PassResult measure(ServerDescription s) throws InterruptedException, MeasureJob.JobFailedException {
+      return MeasureCommand.pass(rt, List.of(s));
     }
 
-    /** Says one step: its line, then {@code more} indented under it. */
-    ObjectNode add(String step, String result, String message, List<String> more) {
-      ObjectNode o = list.addObject().put("step", step).put("result", result).put("message", message);
-      if (!common.json()) {
-        rt.context().out().println(step + ": " + message);
-        more.forEach(line -> rt.context().out().println("  " + line));
-        rt.context().out().flush();
-      }
-      return o;
+    @Override
+    public SurfaceReport probe(ConfiguredServer s, ProbePlan p, int rounds) throws InterruptedException {
+      return ProbeStatelessCommand.probeSurface(rt, s, p, rounds);
     }
 
-    int shared(Row row, String how) {
-      return end(row, true, Output.cell(target.name()) + " " + how, Cli.EXIT_OK);
-    }
-
-    int notShared(Row row, int status, String why) {
-      return end(row, false, Output.cell(target.name()) + " is not shared: " + why, status);
-    }
-
-    private int end(Row row, boolean shared, String message, int status) {
+    @Override
+    public void said(ObjectNode step, List<String> more) {
       if (common.json()) {
-        root.put("shared", shared);
-        root.put("message", message);
-        root.set("server", Output.rowsJson(List.of(row),
-            Optional.of(SharingSettings.fromConfig(rt.cotenant().config()))).path("servers").path(0));
-        Output.json(rt.context().out(), root);
-      } else {
-        rt.context().out().println(message);
+        return;
       }
-      return status;
+      rt.context().out().println(step.path("step").asString() + ": " + step.path("message").asString());
+      more.forEach(line -> rt.context().out().println("  " + line));
+      rt.context().out().flush();
     }
   }
 }

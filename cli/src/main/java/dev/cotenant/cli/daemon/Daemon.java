@@ -2,6 +2,7 @@ package dev.cotenant.cli.daemon;
 
 import dev.cotenant.cli.daemon.api.ApiHandler;
 import dev.cotenant.cli.daemon.api.ApiSocket;
+import dev.cotenant.cli.daemon.api.DaemonProcesses;
 import dev.cotenant.cli.daemon.http.HttpGuard;
 import dev.cotenant.gateway.Cotenant;
 import dev.cotenant.gateway.sharing.Sharing;
@@ -22,6 +23,7 @@ import dev.cotenant.gateway.pool.EntrySnapshot;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -112,7 +114,7 @@ public final class Daemon implements AutoCloseable {
         sharing = cotenant.sharing();
         LOG.info("backends start {}", cotenant.backendNamespace().mode().describe());
         String token = ApiToken.readOrCreate(home.token());
-        api = new ApiHandler(cotenant, sharing, directory, new HttpGuard(token));
+        api = new ApiHandler(cotenant, sharing, directory, new HttpGuard(token), processes());
         apiSocket = ApiSocket.open(home.apiSocket(), api.unguarded());
         Map<String, Handler> mounts = new LinkedHashMap<>();
         mounts.put(ApiHandler.PATH, api);
@@ -186,6 +188,54 @@ public final class Daemon implements AutoCloseable {
   public Optional<Integer> httpPort() {
     HttpSurface h = http;
     return h == null ? Optional.empty() : Optional.of(h.port());
+  }
+
+  /**
+   * The processes besides the backends the API counts in what sharing costs: this JVM, its
+   * watchdog, the {@code cotenant serve} process waiting on it (when one started it as a child),
+   * and the shims attached to a backend, each by the pid it named, counted only while that is a
+   * live process of this user.
+   */
+  DaemonProcesses processes() {
+    return new DaemonProcesses() {
+      @Override
+      public List<Long> daemon() {
+        List<Long> pids = new ArrayList<>();
+        pids.add(ProcessHandle.current().pid());
+        Watchdog w = watchdog;
+        if (w != null) {
+          pids.add(w.pid());
+        }
+        ProcessHandle.current().parent().filter(Daemon::isWaitingServe).ifPresent(p -> pids.add(p.pid()));
+        return pids;
+      }
+
+      @Override
+      public List<OptionalLong> shims() {
+        List<OptionalLong> out = new ArrayList<>();
+        for (SocketSession s : sessions) {
+          if (s.isAttached()) {
+            OptionalLong pid = s.shimPid();
+            out.add(pid.isPresent() && ownLiveProcess(pid.getAsLong()) ? pid : OptionalLong.empty());
+          }
+        }
+        return out;
+      }
+    };
+  }
+
+  /** Whether {@code p} is a {@code cotenant serve} JVM of this user (one that started this daemon as its child and waits). */
+  private static boolean isWaitingServe(ProcessHandle p) {
+    ProcessHandle.Info info = p.info();
+    return info.user().map(u -> u.equals(System.getProperty("user.name"))).orElse(false)
+        && info.command().map(c -> Path.of(c).getFileName().toString().startsWith("java")).orElse(false)
+        && info.arguments().map(a -> List.of(a).contains("serve")).orElse(false);
+  }
+
+  /** Whether {@code pid} is a live process of the user running the daemon. */
+  private static boolean ownLiveProcess(long pid) {
+    return ProcessHandle.of(pid).filter(ProcessHandle::isAlive)
+        .flatMap(h -> h.info().user()).map(u -> u.equals(System.getProperty("user.name"))).orElse(false);
   }
 
   /** Sessions connected over the socket now. */

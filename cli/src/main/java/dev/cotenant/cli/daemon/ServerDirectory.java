@@ -5,7 +5,10 @@ import dev.cotenant.gateway.config.ConfiguredServer;
 import dev.cotenant.gateway.config.McpConfigReader;
 import dev.cotenant.gateway.config.RefusedServer;
 import dev.cotenant.gateway.config.ServerConfigs;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
@@ -19,11 +22,21 @@ import org.slf4j.LoggerFactory;
  * {@code cotenant connect NAME CONFIG...}), then the daemon's own ({@code cotenant serve
  * CONFIG...}, or the usual locations). A file the client named that cannot be read is an error; one
  * of the daemon's own is skipped with a warning.
+ *
+ * <p>It remembers the files its shims named ({@link #shimFiles()}): a daemon a shim started has
+ * no configuration file of its own, and its API's rows, measurements and actions cover the servers
+ * of the files its clients use (a routed client's sidecar, which holds the original entries).
+ * Only the absolute path of a regular file that it read is remembered, at most
+ * {@value #REMEMBERED} (the oldest is forgotten first). Thread-safe.
  */
 public final class ServerDirectory {
   private static final Logger LOG = LoggerFactory.getLogger(ServerDirectory.class);
 
+  /** The most files named by shims that are remembered. */
+  public static final int REMEMBERED = 256;
+
   private final List<Path> daemonFiles;
+  private final LinkedHashSet<Path> shimFiles = new LinkedHashSet<>();
 
   /** Looks servers up in {@code daemonFiles} after the client's own. */
   public ServerDirectory(List<Path> daemonFiles) {
@@ -33,6 +46,39 @@ public final class ServerDirectory {
   /** The daemon's own files. */
   public List<Path> files() {
     return daemonFiles;
+  }
+
+  /**
+   * The files shims named that the daemon read, in the order first named, without the daemon's
+   * own files and without those that are no longer regular files.
+   */
+  public List<Path> shimFiles() {
+    List<Path> named;
+    synchronized (shimFiles) {
+      named = new ArrayList<>(shimFiles);
+    }
+    List<Path> out = new ArrayList<>();
+    for (Path p : named) {
+      if (!daemonFiles.contains(p) && Files.isRegularFile(p)) {
+        out.add(p);
+      }
+    }
+    return out;
+  }
+
+  /** Remembers {@code file}, read as a configuration file a shim named, when it is an absolute path of a regular file. */
+  private void remember(Path file) {
+    Path p = file.normalize();
+    if (!p.isAbsolute() || !Files.isRegularFile(p)) {
+      return;
+    }
+    synchronized (shimFiles) {
+      if (shimFiles.add(p) && shimFiles.size() > REMEMBERED) {
+        Iterator<Path> oldest = shimFiles.iterator();
+        oldest.next();
+        oldest.remove();
+      }
+    }
   }
 
   /** Thrown when no file names the server. */
@@ -55,7 +101,9 @@ public final class ServerDirectory {
     LinkedHashSet<Path> looked = new LinkedHashSet<>();
     for (Path f : clientFiles) {
       looked.add(f);
-      Optional<ConfiguredServer> s = named(reader.read(List.of(f)), name);
+      ServerConfigs read = reader.read(List.of(f));
+      remember(f);
+      Optional<ConfiguredServer> s = named(read, name);
       if (s.isPresent()) {
         return s.get();
       }

@@ -78,13 +78,13 @@ final class ShimJson {
     return b.append('"').toString();
   }
 
-  /** The shim's hello (see {@link Wire}). */
+  /** The shim's hello (see {@link Wire}), naming this process's id. */
   static byte[] hello(String server, List<String> configs) {
     return hello(server, configs, null);
   }
 
   /**
-   * The shim's hello; with {@code resume} (the client's {@code initialize} line, a JSON object as
+   * The shim's hello, naming this process's id; with {@code resume} (the client's {@code initialize} line, a JSON object as
    * the client sent it) it asks to resume the session on this daemon (see {@link Wire}).
    */
   static byte[] hello(String server, List<String> configs, byte @Nullable [] resume) {
@@ -93,7 +93,7 @@ final class ShimJson {
     for (int i = 0; i < configs.size(); i++) {
       b.append(i == 0 ? "" : ",").append(quote(configs.get(i)));
     }
-    b.append("]");
+    b.append("],\"pid\":").append(ProcessHandle.current().pid());
     if (resume != null) {
       b.append(",\"resume\":").append(new String(resume, java.nio.charset.StandardCharsets.UTF_8));
     }

@@ -43,6 +43,7 @@ final class SocketSession implements Runnable {
   private final BlockingQueue<byte[]> outbound = new ArrayBlockingQueue<>(OUTBOUND + 1);
   private volatile @Nullable Connection connection;
   private volatile @Nullable String serverName;
+  private volatile long shimPid = -1;
   private volatile boolean ended;
   /** The client's {@code initialize} a resuming shim sent in its hello; null for a new session. */
   private volatile @Nullable Map<String, Object> resume;
@@ -77,6 +78,17 @@ final class SocketSession implements Runnable {
   /** True once a shim's hello named a server (not a control connection). */
   boolean isClientSession() {
     return serverName != null && !ended;
+  }
+
+  /** True while the session is attached to a backend (its client's first message placed it). */
+  boolean isAttached() {
+    return connection != null && !ended;
+  }
+
+  /** The process id the shim named in its hello; empty when it named none. */
+  java.util.OptionalLong shimPid() {
+    long p = shimPid;
+    return p > 0 ? java.util.OptionalLong.of(p) : java.util.OptionalLong.empty();
   }
 
   @Override
@@ -170,6 +182,9 @@ final class SocketSession implements Runnable {
     }
     String name = (String) hello.get("server");
     serverName = name;
+    if (hello.get("pid") instanceof Number n && n.longValue() > 0) {
+      shimPid = n.longValue();
+    }
     List<Path> files = new ArrayList<>();
     if (hello.get("configs") instanceof List) {
       for (Object o : (List<?>) hello.get("configs")) {

@@ -10,7 +10,9 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The daemon's socket protocol (its shim side is {@link ShimJson}): newline-delimited JSON. A shim opens with one hello line,
- * {@code {"cotenant":"connect","version":1,"server":NAME,"configs":[ABSOLUTE PATH...]}}; the
+ * {@code {"cotenant":"connect","version":1,"server":NAME,"configs":[ABSOLUTE PATH...],"pid":PID}}
+ * ({@code pid}, the shim's process id, is optional: the daemon counts the shim's memory in what
+ * sharing costs, and Java reads a socket peer's user from {@code SO_PEERCRED}, not its pid); the
  * daemon answers {@code {"cotenant":"connected","session":ID,"daemon_pid":PID}} or
  * {@code {"cotenant":"refused","error":MESSAGE}} (and closes). After that, every line either way
  * is one JSON-RPC message of the session, exactly as MCP's stdio transport frames them, but one:

@@ -146,6 +146,16 @@ class DaemonPartsTest {
     assertArrayEquals(new long[] {42}, q.numbers());
   }
 
+  /** The shim's hello names its server, its files and its own process id (the daemon counts its memory). */
+  @Test
+  void theShimsHelloNamesItsProcess() throws IOException {
+    java.util.Map<String, Object> hello = Wire.object(ShimJson.hello("files", List.of("/home/ana/.cursor/mcp.json")));
+    assertEquals("connect", hello.get("cotenant"));
+    assertEquals("files", hello.get("server"));
+    assertEquals(List.of("/home/ana/.cursor/mcp.json"), hello.get("configs"));
+    assertEquals(ProcessHandle.current().pid(), ((Number) hello.get("pid")).longValue());
+  }
+
   /**
    * A daemon killed with SIGKILL is a zombie until its parent reaps it; the shim must read that
    * as gone ("went away"), not as a daemon that ended the session on purpose.

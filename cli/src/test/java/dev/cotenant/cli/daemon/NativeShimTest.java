@@ -236,8 +236,10 @@ class NativeShimTest {
     return new Client(List.of(shim.toString(), "connect", "echo", "sub/../mcp.json", "--no-start"), env());
   }
 
-  private String expectedHello() {
-    return "{\"cotenant\":\"connect\",\"version\":1,\"server\":\"echo\",\"configs\":[\"" + dir.resolve("mcp.json") + "\"]}";
+  /** The hello of {@code client}'s shim: the server, the configuration made absolute, and the shim's own pid. */
+  private String expectedHello(Client client) {
+    return "{\"cotenant\":\"connect\",\"version\":1,\"server\":\"echo\",\"configs\":[\"" + dir.resolve("mcp.json")
+        + "\"],\"pid\":" + client.process.pid() + "}";
   }
 
   /** A process standing for the daemon: its pid is what {@code connected} names, and killing it is the daemon going away. */
@@ -256,7 +258,7 @@ class NativeShimTest {
   /** Connects, initializes, and returns the daemon side of the session. */
   private Peer initialized(FakeDaemon daemon, Client client, long daemonPid) throws Exception {
     Peer peer = daemon.accept();
-    assertEquals(expectedHello(), peer.read());
+    assertEquals(expectedHello(client), peer.read());
     peer.connected(daemonPid);
     client.send(INIT);
     assertEquals(INIT, peer.read(), "the client's line reaches the daemon byte for byte");
@@ -310,7 +312,7 @@ class NativeShimTest {
     FakeDaemon daemon = new FakeDaemon();
     Client client = echoShim();
     Peer peer = daemon.accept();
-    assertEquals(expectedHello(), peer.read());
+    assertEquals(expectedHello(client), peer.read());
     peer.send("{\"cotenant\":\"refused\",\"error\":\"no server named \\\"echo\\\" in /x/mcp.json\"}");
     peer.close();
     assertEquals(1, client.exit());
@@ -327,7 +329,7 @@ class NativeShimTest {
     FakeDaemon daemon = new FakeDaemon();
     Client client = echoShim();
     Peer peer = daemon.accept();
-    assertEquals(expectedHello(), peer.read());
+    assertEquals(expectedHello(client), peer.read());
     peer.connected(ProcessHandle.current().pid());
     byte[] longest = new byte[LineChannel.MAX_LINE];
     java.util.Arrays.fill(longest, (byte) 'a');
@@ -378,7 +380,7 @@ class NativeShimTest {
     String held = "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/call\",\"params\":{\"name\":\"after\"}}";
     client.send(held);
 
-    String resume = expectedHello().substring(0, expectedHello().length() - 1) + ",\"resume\":" + INIT + "}";
+    String resume = expectedHello(client).substring(0, expectedHello(client).length() - 1) + ",\"resume\":" + INIT + "}";
     // A daemon still exiting takes the connection and drops it unanswered: the shim tries again.
     Peer dropped = daemon.accept();
     assertEquals(resume, dropped.read());
@@ -448,7 +450,7 @@ class NativeShimTest {
     Process first = daemonProcess();
     Client client = echoShim();
     Peer peer = daemon.accept();
-    assertEquals(expectedHello(), peer.read());
+    assertEquals(expectedHello(client), peer.read());
     peer.connected(first.pid());
     client.send(INIT);
     assertEquals(INIT, peer.read());

@@ -36,9 +36,11 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * The dashboard in a real browser (Debian's Chromium, headless) against the real daemon
- * ({@code cotenant serve} from the packaged jar) over a copy of {@code examples/mcp.json}: a
- * measure started from the page, bulk stubbing by keyboard, the backends panel of a shared
- * backend, clearing a hazard, and the token's handling. Each test saves a screenshot under
+ * ({@code cotenant serve} from the packaged jar, or started by a shim) over a copy of
+ * {@code examples/mcp.json}: a measure started from the page and each row's next step, routing
+ * selected servers by keyboard, the backends panel of a shared backend and what sharing costs in
+ * all, a hazard shown with its time and cleared, a daemon a shim started showing, measuring and
+ * sharing the servers of the file its shim named, and the token's handling. Each test saves a screenshot under
  * {@code examples/target/screenshots/}; with {@code -Dcotenant.docs.screenshot=true}, the full page
  * after the measure is also written to {@code docs/dashboard.png}.
  */
@@ -86,6 +88,24 @@ class DashboardIT {
   private static String strength(Browser b, String server) {
     return (String) js(b, "const r = document.querySelector('#servers-body tr[data-server=\"' + CSS.escape(arguments[0]) + '\"]');"
         + " return r ? r.querySelector('.strength').textContent : null;", server);
+  }
+
+  /** The next step a row shows ({@code data-next}), or null when the table has no row for {@code server}. */
+  private static String next(Browser b, String server) {
+    return (String) js(b, "const r = document.querySelector('#servers-body tr[data-server=\"' + CSS.escape(arguments[0]) + '\"]');"
+        + " return r ? r.querySelector('.next-step').dataset.next : null;", server);
+  }
+
+  /** The text of a row's next-step cell. */
+  private static String nextText(Browser b, String server) {
+    return (String) js(b, "return document.querySelector('#servers-body tr[data-server=\"' + CSS.escape(arguments[0])"
+        + " + '\"] .next-step').innerText;", server);
+  }
+
+  /** The page's text without the configuration key it names: the word users do not know must not show. */
+  private static void saysNoStub(Browser b, String where) {
+    String text = (String) js(b, "return document.body.innerText.replace(/cotenant\\.stubOverrides/g, '');");
+    assertFalse(text.toLowerCase(java.util.Locale.ROOT).contains("stub"), where + ": " + text);
   }
 
   /** The names in the rows the page shows. */
@@ -172,6 +192,19 @@ class DashboardIT {
         String needsRow = (String) js(b, "return document.querySelector('#servers-body tr[data-server=\"needs-credential\"]').innerText;");
         assertTrue(needsRow.contains("preflight_not_run") && needsRow.contains("could not ask"), needsRow);
 
+        // Each row says the next step.
+        assertEquals("probe-to-share", next(b, "echo"));
+        assertTrue(nextText(b, "echo").startsWith("probe to share"), nextText(b, "echo"));
+        assertTrue((Boolean) js(b, "return !!document.querySelector('#servers-body button.share-server[data-server=\"echo\"]');"),
+            "a measured server has a Share button");
+        assertEquals("shares", next(b, "caller-identity"));
+        assertEquals("cannot-share", next(b, "remote-http"));
+        assertTrue(nextText(b, "remote-http").contains("not_stdio"), nextText(b, "remote-http"));
+        assertEquals("cannot-start", next(b, "needs-credential"));
+        String origin = (String) js(b, "return document.querySelector('#servers-body tr[data-server=\"echo\"] .origin').textContent;");
+        assertEquals("a configuration file of the daemon", origin);
+        saysNoStub(b, "after a measure");
+
         @SuppressWarnings("unchecked")
         List<String> loaded = (List<String>) js(b, "return performance.getEntriesByType('resource').map(e => e.name);");
         for (String resource : loaded) {
@@ -187,7 +220,7 @@ class DashboardIT {
   }
 
   @Test
-  void stubbingSelectedServersByKeyboardWritesTheirOverridesToTheDaemonsConfigFile(@TempDir Path dir) throws Exception {
+  void routingSelectedServersByKeyboardWritesTheirOverridesToTheDaemonsConfigFile(@TempDir Path dir) throws Exception {
     Path config = DaemonFixture.configCopy(dir);
     byte[] repositoryConfig = Files.readAllBytes(DaemonFixture.CONFIG);
     try (DaemonFixture f = new DaemonFixture(config)) {
@@ -196,9 +229,9 @@ class DashboardIT {
       f.serve();
       try (Browser b = new Browser(SCREENSHOTS)) {
         open(b, f);
-        await(b, WAIT, "echo is measured and recommends a stub", () -> "yes".equals(js(b,
+        await(b, WAIT, "echo is measured and may be routed", () -> "yes".equals(js(b,
             "const r = document.querySelector('#servers-body tr[data-server=\"echo\"]');"
-                + " return r ? r.querySelector('.recommend-stub').textContent : null;")));
+                + " return r ? r.querySelector('.recommend-route').textContent : null;")));
         assertEquals("unknown", strength(b, "needs-credential"));
 
         // Everything by keyboard: select two servers, open the confirmation, confirm.
@@ -208,19 +241,21 @@ class DashboardIT {
         tabTo(b, "select-needs-credential", Keys.TAB);
         press(b, Keys.SPACE);
         assertEquals("2 servers selected", js(b, "return document.getElementById('selection-count').textContent;"));
-        tabTo(b, "stub-selected", Keys.chord(Keys.SHIFT, Keys.TAB));
+        tabTo(b, "route-selected", Keys.chord(Keys.SHIFT, Keys.TAB));
         press(b, Keys.ENTER);
         await(b, WAIT, "the confirmation is open", () -> (Boolean) js(b, "return document.getElementById('confirm').open;"));
         assertEquals("confirm-cancel", js(b, "return document.activeElement.id;"), "the safe choice has the focus");
         String question = (String) js(b, "return document.getElementById('confirm').innerText;");
         assertTrue(question.contains("echo") && question.contains("needs-credential"), question);
-        screenshot(b, "stub-confirm");
+        assertTrue(question.startsWith("Route these servers through Cotenant?"), question);
+        saysNoStub(b, "the confirmation");
+        screenshot(b, "route-confirm");
         press(b, Keys.TAB);
         assertEquals("confirm-ok", js(b, "return document.activeElement.id;"));
         press(b, Keys.ENTER);
 
-        await(b, WAIT, "the result names echo as stubbed", () -> (Boolean) js(b,
-            "return !!document.querySelector('#stubbed-list li[data-server=\"echo\"]');"));
+        await(b, WAIT, "the result names echo as routed", () -> (Boolean) js(b,
+            "return !!document.querySelector('#routed-list li[data-server=\"echo\"]');"));
         String skipped = (String) js(b,
             "const s = document.querySelector('#skipped-list li[data-server=\"needs-credential\"]'); return s ? s.innerText : '';");
         assertTrue(skipped.contains("does not recommend") && skipped.contains("unknown"), skipped);
@@ -231,7 +266,8 @@ class DashboardIT {
         assertTrue(overrides.path("echo").asBoolean(false), "echo is stubbed in " + config + ": " + written);
         assertTrue(overrides.path("needs-credential").isMissingNode(), "needs-credential is not: " + overrides);
         assertArrayEquals(repositoryConfig, Files.readAllBytes(DaemonFixture.CONFIG), "examples/mcp.json is untouched");
-        screenshot(b, "stub");
+        saysNoStub(b, "the result");
+        screenshot(b, "route");
       }
     }
   }
@@ -256,9 +292,20 @@ class DashboardIT {
         assertTrue(row.contains("forced"), row);
         assertTrue(row.contains("forced by cotenant.sharing.forced (verdict "), "the row says why: " + row);
         assertEquals(1L, js(b, "return document.querySelectorAll('#backends-body tr').length;"));
-        assertEquals("1 now vs 2 unshared", js(b, "return document.getElementById('total-processes').textContent;"));
+        // Everything sharing takes: the backend, the two shims, the daemon and its watchdog, against
+        // a process per session run directly; here that costs more than it saves, and the page says so.
+        await(b, WAIT, "the totals count the shims", () -> "1 backend + 2 shims + 2 daemon processes".equals(js(b,
+            "return document.getElementById('parts-processes').textContent.replace(/[()]/g, '');")));
+        assertEquals("5 now vs 2 directly", js(b, "return document.getElementById('total-processes').textContent;"));
         String memory = (String) js(b, "return document.getElementById('total-memory').textContent;");
-        assertTrue(memory.matches("\\d+(\\.\\d+)? (B|KiB|MiB|GiB) now vs \\d+(\\.\\d+)? (B|KiB|MiB|GiB) unshared"), memory);
+        assertTrue(memory.matches("\\d+(\\.\\d+)? (B|KiB|MiB|GiB) now vs \\d+(\\.\\d+)? (B|KiB|MiB|GiB) directly"), memory);
+        String memoryParts = (String) js(b, "return document.getElementById('parts-memory').textContent;");
+        assertTrue(memoryParts.matches("\\(backends [^+]+ \\+ shims [^+]+ \\+ daemon [^+]+\\)"), memoryParts);
+        assertEquals("true", js(b, "return document.getElementById('backend-totals').dataset.memoryKnown;"),
+            "every part's memory was read (each shim names its pid)");
+        String verdict = (String) js(b, "return document.getElementById('total-verdict').textContent;");
+        assertTrue(verdict.startsWith("Routing through Cotenant costs 3 processes more than running each client's servers directly"),
+            verdict);
         assertEquals("2", js(b, "return document.getElementById('total-sessions').textContent;"));
         screenshot(b, "backends");
       }
@@ -284,6 +331,27 @@ class DashboardIT {
             "const h = document.querySelector('#hazards-list li[data-server=\"echo\"]');"
                 + " return !!h && h.innerText.includes('cross_session_leak');"));
         await(b, WAIT, "echo is refuted", () -> "refuted".equals(strength(b, "echo")));
+        assertEquals("refuted", next(b, "echo"));
+        assertTrue(nextText(b, "echo").startsWith("refuted (cross_session_leak): see hazard"), nextText(b, "echo"));
+        // The time it was last seen: local, ISO-like, its exact value in the title.
+        double lastSeen = DaemonFixture.JSON.readTree(HttpClient.newHttpClient().send(
+            HttpRequest.newBuilder(URI.create(base(f) + "api/hazards")).timeout(WAIT).header("Authorization", "Bearer " + f.token())
+                .build(), HttpResponse.BodyHandlers.ofString()).body())
+            .path("servers").get(0).path("identities").get(0).path("lastSeen").asDouble();
+        Map<?, ?> time = (Map<?, ?>) js(b, "const t = document.querySelector('#hazards-list li[data-server=\"echo\"] time');"
+            + " return {text: t.textContent, title: t.title, datetime: t.getAttribute('datetime'), seconds: t.dataset.seconds,"
+            + " local: (() => { const d = new Date(Number(t.dataset.seconds) * 1000); const p = n => String(n).padStart(2, '0');"
+            + " return d.getFullYear() + '-' + p(d.getMonth() + 1) + '-' + p(d.getDate()) + ' ' + p(d.getHours()) + ':'"
+            + " + p(d.getMinutes()) + ':' + p(d.getSeconds()); })()};");
+        assertTrue(((String) time.get("text")).matches("\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2} \\(UTC[+-]\\d{2}:\\d{2}\\)"),
+            time.toString());
+        assertTrue(((String) time.get("text")).startsWith((String) time.get("local")), "local time: " + time);
+        assertEquals(lastSeen, Double.parseDouble((String) time.get("seconds")), 1e-6, time.toString());
+        assertTrue(((String) time.get("title")).startsWith(time.get("seconds") + " s since the epoch ("), time.toString());
+        assertEquals(java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(java.time.ZoneOffset.UTC)
+            .format(java.time.Instant.ofEpochMilli((long) Math.floor(lastSeen * 1000))), time.get("datetime"), time.toString());
+        assertFalse((Boolean) js(b, "return document.getElementById('hazards-list').innerText.includes("
+            + "document.querySelector('#hazards-list time').dataset.seconds);"), "no raw epoch seconds in the text");
         screenshot(b, "hazards");
 
         b.driver.findElement(By.cssSelector("#hazards-list button.clear-hazards[data-server='echo']")).click();
@@ -304,6 +372,78 @@ class DashboardIT {
       DaemonFixture.Run list = f.run("hazards", "list", "--json");
       assertEquals(0, list.code(), list.err());
       assertEquals(0, DaemonFixture.JSON.readTree(list.out()).path("servers").size(), list.out());
+    }
+  }
+
+  /**
+   * A daemon a shim started has no configuration file of its own: the page shows the servers of the
+   * file the shim named (and says so), Measure covers them, and Share on a row takes one to shared,
+   * showing each step, while the backends panel counts the shim and the daemon in what sharing costs.
+   */
+  @Test
+  void aDaemonStartedByAShimShowsMeasuresAndSharesTheServersOfTheFileItsShimNamed(@TempDir Path dir) throws Exception {
+    Path config = DaemonFixture.configCopy(dir);
+    Set<String> names = configured(config);
+    try (DaemonFixture f = new DaemonFixture(config)) {
+      // No daemon runs: the client's shim (cotenant connect echo CONFIG) starts one.
+      McpSyncClient client = f.stdioClient("echo", "shim-started");
+      try {
+        assertTrue(DaemonFixture.text(client.callTool(new McpSchema.CallToolRequest("echo", Map.of("text", "hi")))).contains("hi"));
+        assertEquals(0, f.state().orElseThrow().path("configs").size(), "the daemon has no configuration file of its own");
+        try (Browser b = new Browser(SCREENSHOTS)) {
+          open(b, f);
+          await(b, WAIT, "every server of the file the shim named has a row", () -> rowNames(b).equals(names));
+          String origin = (String) js(b, "return document.querySelector('#servers-body tr[data-server=\"echo\"] .origin').textContent;");
+          assertEquals("named by a client's shim", origin);
+          assertTrue((Boolean) js(b, "return document.getElementById('route-selected').disabled"
+              + " && !document.getElementById('route-unavailable').hidden;"), "nothing of the daemon's own to write to, and said so");
+          await(b, WAIT, "echo's row says its session runs on a dedicated backend", () -> nextText(b, "echo")
+              .contains("running: dedicated: its verdict (unknown) does not recommend sharing"));
+          await(b, WAIT, "the totals count the shim and the daemon", () -> "4 now vs 1 directly".equals(js(b,
+              "return document.getElementById('total-processes').textContent;")));
+          assertEquals("(1 backend + 1 shim + 2 daemon processes)", js(b, "return document.getElementById('parts-processes').textContent;"));
+
+          // Measure covers the servers the shim's file names: not "0 of 0".
+          b.driver.findElement(By.id("measure-start")).click();
+          await(b, WAIT, "the measure counts every stdio server of the file", () -> (Boolean) js(b,
+              "const m = document.getElementById('measure'); return Number(m.dataset.total) === arguments[0];", names.size() - 1));
+          if ("true".equals(js(b, "return document.getElementById('measure').dataset.running;"))) {
+            b.driver.findElement(By.id("measure-cancel")).click();
+          }
+          await(b, MEASURE_BOUND, "the measure ends", () -> "false".equals(js(b, "return document.getElementById('measure').dataset.running;")));
+
+          // Share on echo's row: what `cotenant share echo` does, each step shown.
+          await(b, WAIT, "echo has a Share button", () -> (Boolean) js(b,
+              "const s = document.querySelector('#servers-body button.share-server[data-server=\"echo\"]'); return !!s && !s.disabled;"));
+          b.driver.findElement(By.cssSelector("#servers-body button.share-server[data-server='echo']")).click();
+          await(b, WAIT, "the confirmation is open", () -> (Boolean) js(b, "return document.getElementById('confirm').open;"));
+          String question = (String) js(b, "return document.getElementById('confirm').innerText;");
+          assertTrue(question.startsWith("Share echo?") && question.contains("cotenant share echo"), question);
+          assertEquals("confirm-cancel", js(b, "return document.activeElement.id;"), "the safe choice has the focus");
+          b.driver.findElement(By.id("confirm-ok")).click();
+          await(b, WAIT, "the share runs and shows its first step", () -> (Boolean) js(b,
+              "return !!document.querySelector('#share-steps li[data-step=\"assess\"]');"));
+          await(b, MEASURE_BOUND, "the share ends", () -> "false".equals(js(b,
+              "return document.getElementById('share-result').dataset.running;")));
+          screenshot(b, "share");
+          Map<?, ?> outcome = (Map<?, ?>) js(b, "const o = document.getElementById('share-outcome');"
+              + " return {shared: o ? o.dataset.shared : null, text: document.getElementById('share-result').innerText,"
+              + " steps: Array.from(document.querySelectorAll('#share-steps > li')).map(l => l.dataset.step + '=' + l.dataset.result)};");
+          assertEquals("true", outcome.get("shared"), outcome.toString());
+          assertTrue(((String) outcome.get("text")).contains("echo now shares one backend across sessions"), outcome.toString());
+          assertEquals("verdict=declared", ((List<?>) outcome.get("steps")).get(((List<?>) outcome.get("steps")).size() - 1),
+              outcome.toString());
+          assertTrue(((List<?>) outcome.get("steps")).contains("probe=passed"), outcome.toString());
+          await(b, WAIT, "the row is refreshed: echo shares", () -> "shares".equals(next(b, "echo")));
+          assertEquals("declared", strength(b, "echo"));
+          assertFalse((Boolean) js(b, "return !!document.querySelector('#servers-body button.share-server[data-server=\"echo\"]');"),
+              "nothing left to share");
+          saysNoStub(b, "after a share");
+        }
+      } finally {
+        DaemonFixture.Run stop = f.run("stop");
+        assertEquals(0, stop.code(), stop.err());
+      }
     }
   }
 

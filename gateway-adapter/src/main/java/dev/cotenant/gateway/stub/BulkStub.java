@@ -58,7 +58,7 @@ public final class BulkStub {
             } else {
               skipped.put(
                   name,
-                  (sharing ? "sharing is on and the verdict does not recommend sharing" : "the verdict does not recommend a stub")
+                  (sharing ? "sharing is on and the verdict does not recommend sharing" : "the verdict does not recommend routing it through Cotenant")
                       + " (" + v.strength().wireName() + ")");
             }
           }

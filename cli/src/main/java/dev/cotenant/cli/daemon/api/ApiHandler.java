@@ -70,9 +70,11 @@ import tools.jackson.databind.node.ObjectNode;
  * whose file mode guards it, {@link #unguarded()} serves the same routes, on the same state,
  * without it. Every refusal (guard, route, body, server) comes before anything is written.
  *
- * <p>At most one measure job runs at a time, on the daemon's runtime; {@link #close()} cancels
- * it. Servers are looked up in the daemon's own configuration files, read afresh at each request.
- * No answer carries a server's {@code env} values. Thread-safe.
+ * <p>At most one measure job and one share job run at a time, on the daemon's runtime;
+ * {@link #close()} cancels them. Servers are looked up in the daemon's own configuration files and
+ * then in those its shims named ({@link ServerDirectory#shimFiles()}), read afresh at each request;
+ * only the daemon's own are ever written (stub, seed). No answer carries a server's {@code env}
+ * values. Thread-safe.
  */
 public final class ApiHandler extends Handler.Abstract implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ApiHandler.class);
@@ -88,6 +90,9 @@ public final class ApiHandler extends Handler.Abstract implements AutoCloseable 
 
   /** The drain's timeout when the body names none. */
   static final int DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
+
+  /** Reads a sidecar's {@code routedFrom} (the sidecar is plain JSON, written by {@code route}). */
+  private static final tools.jackson.databind.json.JsonMapper SIDECAR_READER = tools.jackson.databind.json.JsonMapper.builder().build();
 
   private static final List<Route> ROUTES = List.of(
       new Route("GET", "/rows", ApiHandler::rows),
@@ -105,28 +110,36 @@ public final class ApiHandler extends Handler.Abstract implements AutoCloseable 
       new Route("POST", "/backends/drain", ApiHandler::drain),
       new Route("POST", "/probe", ApiHandler::probe),
       new Route("POST", "/register", ApiHandler::register),
+      new Route("POST", "/share", ApiHandler::startShare),
+      new Route("GET", "/share", (api, x) -> Answer.ok(api.shares.state())),
       new Route("GET", "/openapi.json", ApiHandler::openApi));
 
   private final Cotenant cotenant;
   private final Sharing sharing;
   private final ServerDirectory directory;
   private final HttpGuard guard;
+  private final DaemonProcesses processes;
   private final MeasureJobs measures;
+  private final ShareJobs shares;
 
   /**
    * The API over the daemon's runtime.
    *
    * @param cotenant the runtime (records, evaluator, seeder, probe, registration)
    * @param sharing the daemon's pool (backends, restarts, drains)
-   * @param directory the daemon's configuration files, where servers are looked up
+   * @param directory the daemon's configuration files and those its shims named, where servers are looked up
    * @param guard what a request over TCP must pass
+   * @param processes the daemon's own processes and its shims', counted in what sharing costs
    */
-  public ApiHandler(Cotenant cotenant, Sharing sharing, ServerDirectory directory, HttpGuard guard) {
+  public ApiHandler(Cotenant cotenant, Sharing sharing, ServerDirectory directory, HttpGuard guard,
+      DaemonProcesses processes) {
     this.cotenant = Objects.requireNonNull(cotenant, "cotenant");
     this.sharing = Objects.requireNonNull(sharing, "sharing");
     this.directory = Objects.requireNonNull(directory, "directory");
     this.guard = Objects.requireNonNull(guard, "guard");
+    this.processes = Objects.requireNonNull(processes, "processes");
     this.measures = new MeasureJobs(cotenant);
+    this.shares = new ShareJobs(cotenant, sharing);
   }
 
   /** Every route, as {@code "METHOD /api/path"} with {@code {server}} for a server's name, in table order. */
@@ -228,15 +241,29 @@ public final class ApiHandler extends Handler.Abstract implements AutoCloseable 
   // ---- routes ---------------------------------------------------------------------------------
 
   private Answer rows(Exchange x) throws ApiError {
-    ServerConfigs configs = configs(directory.files());
+    Sources sources = sources();
+    ServerConfigs configs = configs(sources.readable());
     List<Row> rows = cotenant.rows(cotenant.load(configs.list()), s -> s.source().toString());
-    return Answer.ok(Output.rowsJson(rows, Optional.of(sharing.settings())));
+    ObjectNode o = Output.rowsJson(rows, Optional.of(sharing.settings()));
+    ArrayNode files = o.putArray("files");
+    for (Path f : directory.files()) {
+      files.addObject().put("path", f.toString()).put("from", "serve");
+    }
+    for (Path f : sources.shim()) {
+      ObjectNode file = files.addObject().put("path", f.toString()).put("from", "shim");
+      routedFrom(f).ifPresent(r -> file.put("routedFrom", r));
+      String problem = sources.problems().get(f);
+      if (problem != null) {
+        file.put("problem", problem);
+      }
+    }
+    return Answer.ok(o);
   }
 
   private Answer startMeasure(Exchange x) throws ApiError {
     JsonBody body = x.body("servers");
     List<String> names = body.strings("servers");
-    ServerConfigs configs = configs(directory.files());
+    ServerConfigs configs = allConfigs();
     List<ServerDescription> servers = names.isEmpty()
         ? configs.list().stream().map(ConfiguredServer::description).toList()
         : servers(configs, names).stream().map(ConfiguredServer::description).toList();
@@ -256,7 +283,7 @@ public final class ApiHandler extends Handler.Abstract implements AutoCloseable 
     HazardCode code = HazardCode.fromWire(wire).orElseThrow(() -> ApiError.badRequest("unknown hazard code '"
         + LogSafe.escape(wire, 100) + "'; known: " + Arrays.stream(HazardCode.values()).map(HazardCode::wireName)
             .collect(Collectors.joining(", "))));
-    ConfiguredServer server = server(configs(directory.files()), name);
+    ConfiguredServer server = server(allConfigs(), name);
     HazardLedger ledger = cotenant.recordStores().hazardLedger();
     boolean recorded = ledger.record(name, cotenant.identityOf(server.description()).ledgerKey(), code, attached);
     ledger.flush();
@@ -270,8 +297,8 @@ public final class ApiHandler extends Handler.Abstract implements AutoCloseable 
   private Answer clearHazards(Exchange x) throws ApiError, IOException {
     String name = x.param("server");
     HazardLedger ledger = cotenant.recordStores().hazardLedger();
-    if (configs(directory.files()).get(name).isEmpty() && !ledger.snapshot().servers().containsKey(name)) {
-      throw ApiError.unknownServer(name, "the daemon's configuration files nor the hazard ledger");
+    if (allConfigs().get(name).isEmpty() && !ledger.snapshot().servers().containsKey(name)) {
+      throw ApiError.unknownServer(name, "the daemon's configuration files, those its shims named, nor the hazard ledger");
     }
     boolean had = ledger.clear(name);
     if (had) {
@@ -330,15 +357,16 @@ public final class ApiHandler extends Handler.Abstract implements AutoCloseable 
   }
 
   private Answer backends(Exchange x) {
-    return Answer.ok(Backends.json(sharing.accounting(), System.currentTimeMillis()));
+    return Answer.ok(Backends.json(sharing.accounting(), System.currentTimeMillis(), processes, Backends::rssBytes));
   }
 
   private Answer restart(Exchange x) throws ApiError, InterruptedException {
     x.body();
     String name = x.param("server");
     if (sharing.accounting().stream().noneMatch(e -> e.serverName().equals(name))) {
-      if (configs(directory.files()).get(name).isEmpty()) {
-        throw ApiError.unknownServer(name, where(directory.files()));
+      ServerConfigs all = allConfigs();
+      if (all.get(name).isEmpty()) {
+        throw ApiError.unknownServer(name, where(all.files()));
       }
       throw ApiError.notFound("no backend of '" + LogSafe.escape(name, 200) + "' runs");
     }
@@ -357,11 +385,7 @@ public final class ApiHandler extends Handler.Abstract implements AutoCloseable 
     JsonBody body = x.body("server", "rounds");
     String name = body.string("server");
     int rounds = body.optionalInt("rounds", ProbePass.MIN_ROUNDS, 1_000).orElse(SurfaceProbe.DEFAULT_ROUNDS);
-    ConfiguredServer server = server(configs(directory.files()), name);
-    if (!server.description().enabled()) {
-      throw ApiError.badRequest(LogSafe.escape(name, 200) + " is disabled in " + server.source()
-          + "; a disabled server is never probed (enable it first)");
-    }
+    ConfiguredServer server = probeable(allConfigs(), name);
     return Answer.ok(SurfaceOutput.json(cotenant.statelessness().probeSurface(server.description(), ProbePlan.empty(), rounds)));
   }
 
@@ -375,7 +399,7 @@ public final class ApiHandler extends Handler.Abstract implements AutoCloseable 
     ShareScope s = ShareScope.fromWire(scope).orElseThrow(() -> ApiError.badRequest("'scope' must be one of "
         + Arrays.stream(ShareScope.values()).map(ShareScope::wireName).collect(Collectors.joining(", "))));
     Optional<Integer> max = body.optionalInt("maxConcurrent", 1, Integer.MAX_VALUE);
-    ConfiguredServer server = server(configs(directory.files()), name);
+    ConfiguredServer server = server(allConfigs(), name);
     ConcurrencyRecord stored;
     try {
       stored = cotenant.statelessness().register(server.description(), m, s,
@@ -384,6 +408,17 @@ public final class ApiHandler extends Handler.Abstract implements AutoCloseable 
       throw new ApiError(409, "refused", String.valueOf(e.getMessage()));
     }
     return Answer.ok(RegisterCommand.json(stored));
+  }
+
+  private Answer startShare(Exchange x) throws ApiError {
+    JsonBody body = x.body("server", "maxConcurrent", "rounds");
+    String name = body.string("server");
+    Optional<Integer> max = body.optionalInt("maxConcurrent", 1, Integer.MAX_VALUE);
+    int rounds = body.optionalInt("rounds", ProbePass.MIN_ROUNDS, 1_000).orElse(SurfaceProbe.DEFAULT_ROUNDS);
+    ConfiguredServer server = probeable(allConfigs(), name);
+    String withPlan = "cotenant share " + Output.cell(name) + " --plan FILE " + Output.cell(server.source().toString());
+    ObjectNode state = shares.start(server, rounds, max.isPresent() ? OptionalInt.of(max.get()) : OptionalInt.empty(), withPlan);
+    return new Answer(202, Output.text(state).getBytes(StandardCharsets.UTF_8), Map.of());
   }
 
   private Answer openApi(Exchange x) throws IOException {
@@ -407,6 +442,57 @@ public final class ApiHandler extends Handler.Abstract implements AutoCloseable 
     } catch (ConfigException e) {
       throw configError(e);
     }
+  }
+
+  /**
+   * The daemon's own files, then the files its shims named: those that can be read now, and why
+   * each of the others cannot (a file edited into a syntax error is left out, not the whole answer).
+   */
+  private record Sources(List<Path> readable, List<Path> shim, Map<Path, String> problems) {}
+
+  private Sources sources() {
+    List<Path> readable = new ArrayList<>(directory.files());
+    List<Path> shim = directory.shimFiles();
+    Map<Path, String> problems = new java.util.LinkedHashMap<>();
+    McpConfigReader reader = new McpConfigReader();
+    for (Path f : shim) {
+      try {
+        reader.read(List.of(f));
+        readable.add(f);
+      } catch (ConfigException e) {
+        problems.put(f, e.problem());
+      }
+    }
+    return new Sources(readable, shim, problems);
+  }
+
+  /**
+   * Every server the daemon knows of: those of its own files (one that cannot be read is
+   * {@code config_error}), then those of the files its shims named that can be read now.
+   */
+  private ServerConfigs allConfigs() throws ApiError {
+    return configs(sources().readable());
+  }
+
+  /** The {@code routedFrom} of a routed client's sidecar file: the client configuration it keeps the originals of. */
+  private static Optional<String> routedFrom(Path file) {
+    try {
+      JsonNode root = SIDECAR_READER.readTree(file.toFile());
+      JsonNode from = root == null ? null : root.get("routedFrom");
+      return from != null && from.isString() ? Optional.of(from.stringValue()) : Optional.empty();
+    } catch (RuntimeException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** The named server of {@code configs}, refused when disabled: a disabled server is never spawned. */
+  private static ConfiguredServer probeable(ServerConfigs configs, String name) throws ApiError {
+    ConfiguredServer server = server(configs, name);
+    if (!server.description().enabled()) {
+      throw ApiError.badRequest(LogSafe.escape(name, 200) + " is disabled in " + server.source()
+          + "; a disabled server is never probed (enable it first)");
+    }
+    return server;
   }
 
   private List<Row> rows(ServerConfigs configs) {
@@ -467,10 +553,11 @@ public final class ApiHandler extends Handler.Abstract implements AutoCloseable 
     return new ApiError(422, "config_error", e.file() + ": " + e.problem());
   }
 
-  /** Cancels a running measure job and waits (bounded) for it to tear its processes down. */
+  /** Cancels a running measure job and a running share, and waits (bounded) for them to tear their processes down. */
   @Override
   public void close() {
     measures.close();
+    shares.close();
   }
 
   @Override

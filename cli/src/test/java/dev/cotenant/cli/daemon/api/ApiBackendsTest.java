@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cotenant.api.ServerDescription;
+import dev.cotenant.cli.daemon.LineChannel;
 import dev.cotenant.cli.daemon.api.ApiDaemon.Answer;
 import dev.cotenant.gateway.pool.EntrySnapshot;
 import dev.cotenant.gateway.sharing.Connection;
@@ -98,6 +99,44 @@ class ApiBackendsTest {
         assertNotEquals(pool.get(0).pid().getAsLong(), c.backendPid().getAsLong(), "a new one");
         assertEquals(1, api.get("/api/backends").json().path("totals").path("backends").asInt());
       }
+    }
+  }
+
+  /**
+   * What sharing costs counts every process it takes: the backend, each shim attached to it (by the
+   * pid its hello names) and the daemon, against a process per session run directly. A shim that
+   * names no pid is counted, and its memory is said to be missing rather than left out of a total.
+   */
+  @Test
+  void theCostCountsTheShimsAndTheDaemonBesidesTheBackend() throws Exception {
+    // A process standing for a shim: the daemon reads the memory of the pid the hello names.
+    Process shimProcess = new ProcessBuilder("sleep", "300").start();
+    try (LineChannel named = api.shim("echo", shimProcess.pid(), api.config);
+        LineChannel unnamed = api.shim("echo", 0, api.config)) {
+      for (LineChannel c : List.of(named, unnamed)) {
+        c.writeLine(("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+            + ApiDaemon.JSON.writeValueAsString(CLIENT) + "}").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        assertTrue(new String(c.readLine(), java.nio.charset.StandardCharsets.UTF_8).contains("\"result\""), "initialized");
+      }
+      JsonNode answer = api.get("/api/backends").json();
+      JsonNode cost = answer.path("cost");
+      assertEquals(1, answer.path("totals").path("backends").asInt(), answer.toString());
+      assertEquals(2, answer.path("totals").path("sessions").asInt(), answer.toString());
+      assertEquals(1, cost.path("now").path("backends").path("processes").asInt(), cost.toString());
+      assertEquals(2, cost.path("now").path("shims").path("processes").asInt(), cost.toString());
+      assertEquals(1, cost.path("now").path("shims").path("unread").asInt(), "the shim that named no pid: " + cost);
+      assertTrue(cost.path("now").path("shims").path("rssBytes").asLong() > 0, "the named shim's memory: " + cost);
+      assertEquals(1, cost.path("now").path("daemon").path("processes").asInt(), "this JVM (no watchdog here): " + cost);
+      assertTrue(cost.path("now").path("daemon").path("rssBytes").asLong() > 0, cost.toString());
+      assertEquals(4, cost.path("now").path("processes").asInt(), "1 backend + 2 shims + the daemon: " + cost);
+      assertTrue(cost.path("now").path("rssBytes").isNull(), "no total with a shim's memory missing: " + cost);
+      assertEquals(2, cost.path("direct").path("processes").asInt(), "a process per session run directly: " + cost);
+      assertEquals(-2, cost.path("saved").path("processes").asInt(), cost.toString());
+      assertEquals(1, cost.path("missing").size(), cost.toString());
+      assertTrue(cost.path("missing").get(0).asString().startsWith("the memory of 1 shim: it named no live process"), cost.toString());
+    } finally {
+      shimProcess.destroyForcibly();
+      shimProcess.waitFor();
     }
   }
 }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import dev.cotenant.api.ServerDescription;
 import dev.cotenant.cli.daemon.CotenantHome;
 import dev.cotenant.cli.daemon.Daemon;
+import dev.cotenant.cli.daemon.LineChannel;
 import dev.cotenant.cli.daemon.ServerDirectory;
 import dev.cotenant.gateway.Cotenant;
 import java.io.ByteArrayOutputStream;
@@ -68,6 +69,20 @@ final class ApiDaemon implements AutoCloseable {
   static ApiDaemon start(Path dir, Map<String, ServerDescription> servers, Map<String, Object> cotenant,
       Map<String, String> settings) throws IOException {
     Path config = dir.resolve("mcp.json");
+    writeConfig(config, servers, cotenant);
+    return start(dir, config, List.of(config), settings);
+  }
+
+  /**
+   * Starts a daemon without a configuration file of its own, as a shim starts one: it knows only
+   * the servers of the files its shims name ({@link #shim}).
+   */
+  static ApiDaemon startWithoutConfig(Path dir, Map<String, String> settings) throws IOException {
+    return start(dir, dir.resolve("mcp.json"), List.of(), settings);
+  }
+
+  /** Writes {@code servers} (name to description) into {@code file}, with {@code cotenant} as its own section when not empty. */
+  static void writeConfig(Path file, Map<String, ServerDescription> servers, Map<String, Object> cotenant) throws IOException {
     Map<String, Object> entries = new LinkedHashMap<>();
     servers.forEach((name, s) -> {
       Map<String, Object> entry = new LinkedHashMap<>();
@@ -81,13 +96,17 @@ final class ApiDaemon implements AutoCloseable {
     if (!cotenant.isEmpty()) {
       root.put("cotenant", cotenant);
     }
-    Files.write(config, JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(root));
+    Files.write(file, JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(root));
+  }
+
+  private static ApiDaemon start(Path dir, Path config, List<Path> daemonFiles, Map<String, String> settings)
+      throws IOException {
     Path records = dir.resolve("records");
     Map<String, String> all = new LinkedHashMap<>(Map.of("cotenant.pool.drain-grace-ms", "0"));
     all.putAll(settings);
     Cotenant runtime = Cotenant.builder().config(all).recordsDirectory(records).build();
     CotenantHome home = new CotenantHome(dir.resolve("home"));
-    Daemon d = new Daemon(home, runtime, new ServerDirectory(List.of(config)), 0, "");
+    Daemon d = new Daemon(home, runtime, new ServerDirectory(daemonFiles), 0, "");
     d.start();
     try {
       return new ApiDaemon(dir, config, records, home, d);
@@ -255,7 +274,9 @@ final class ApiDaemon implements AutoCloseable {
   /** Every file under the records directory and the configuration file, with its bytes. */
   Map<Path, String> written() throws IOException {
     Map<Path, String> out = new TreeMap<>();
-    out.put(config, bytes(config));
+    if (Files.exists(config)) {
+      out.put(config, bytes(config));
+    }
     if (Files.isDirectory(records)) {
       try (Stream<Path> files = Files.walk(records)) {
         for (Path p : files.filter(Files::isRegularFile).toList()) {
@@ -269,6 +290,32 @@ final class ApiDaemon implements AutoCloseable {
   /** The file's bytes, one character each. */
   private static String bytes(Path p) throws IOException {
     return new String(Files.readAllBytes(p), StandardCharsets.ISO_8859_1);
+  }
+
+  /**
+   * A shim's session over the daemon's socket: the hello naming {@code server}, {@code configs}
+   * and, when {@code pid} is positive, that process id; the daemon's answer is read. Close it to
+   * end the session.
+   */
+  LineChannel shim(String server, long pid, Path... configs) throws IOException {
+    SocketChannel ch = dev.cotenant.cli.daemon.DaemonStarter.tryConnect(home.socket()).orElseThrow();
+    LineChannel c = new LineChannel(ch);
+    Map<String, Object> hello = new LinkedHashMap<>();
+    hello.put("cotenant", "connect");
+    hello.put("version", dev.cotenant.cli.daemon.Wire.VERSION);
+    hello.put("server", server);
+    hello.put("configs", Stream.of(configs).map(Path::toString).toList());
+    if (pid > 0) {
+      hello.put("pid", pid);
+    }
+    c.writeLine(JSON.writeValueAsBytes(hello));
+    byte[] answer = c.readLine();
+    JsonNode a = answer == null ? null : JSON.readTree(answer);
+    if (a == null || !"connected".equals(a.path("cotenant").asString())) {
+      c.close();
+      throw new AssertionError("the daemon did not connect " + server + ": " + (a == null ? "no answer" : a));
+    }
+    return c;
   }
 
   /** Polls {@code condition} until it holds; fails with {@code what} at the {@link #DEADLINE}. */

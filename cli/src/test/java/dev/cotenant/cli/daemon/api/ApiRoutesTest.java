@@ -38,6 +38,7 @@ class ApiRoutesTest {
     WRITING_BODIES.put("/api/backends/drain", "{}");
     WRITING_BODIES.put("/api/probe", "{\"server\":\"echo\"}");
     WRITING_BODIES.put("/api/register", "{\"server\":\"echo\",\"model\":\"sidecar\"}");
+    WRITING_BODIES.put("/api/share", "{\"server\":\"echo\"}");
   }
 
   @TempDir Path dir;
@@ -59,7 +60,9 @@ class ApiRoutesTest {
     Answer rows = api.get("/api/rows");
     assertEquals(200, rows.status(), rows.toString());
     assertEquals("application/json", rows.headers().get("Content-Type"));
-    assertEquals(api.cli("assess", api.config.toString()), rows.json());
+    assertEquals(api.cli("assess", api.config.toString()).path("servers"), rows.json().path("servers"));
+    assertEquals(api.JSON.readTree("[{\"path\":\"" + api.config + "\",\"from\":\"serve\"}]"), rows.json().path("files"),
+        "the files the rows come from, and who named them");
     JsonNode row = rows.json().path("servers").get(0);
     assertEquals("echo", row.path("name").asString());
     assertEquals("dedicated", row.path("placement").asString());
@@ -155,8 +158,13 @@ class ApiRoutesTest {
 
   @Test
   void backendsWithoutSessionsAreEmptyARestartFindsNoneAndADrainDrainsNothing() throws Exception {
-    assertEquals(api.JSON.readTree("{\"backends\":[],\"totals\":{\"backends\":0,\"sessions\":0,\"rssBytes\":0,"
-        + "\"unsharedProcesses\":0,\"unsharedRssBytes\":0}}"), api.get("/api/backends").json());
+    JsonNode none = api.get("/api/backends").json();
+    assertEquals(api.JSON.readTree("[]"), none.path("backends"));
+    assertEquals(api.JSON.readTree("{\"backends\":0,\"sessions\":0,\"rssBytes\":0,"
+        + "\"unsharedProcesses\":0,\"unsharedRssBytes\":0}"), none.path("totals"));
+    assertEquals(1, none.path("cost").path("now").path("processes").asInt(), "the daemon alone: " + none);
+    assertEquals(0, none.path("cost").path("direct").path("processes").asInt(), none.toString());
+    assertEquals(-1, none.path("cost").path("saved").path("processes").asInt(), none.toString());
     assertError(404, "not_found", api.post("/api/backends/echo/restart", null));
     assertError(404, "unknown_server", api.post("/api/backends/nope/restart", null));
     Answer drained = api.post("/api/backends/drain", "{\"force\":true,\"timeoutMs\":1000}");
@@ -188,6 +196,7 @@ class ApiRoutesTest {
     assertError(404, "unknown_server", api.post("/api/backends/nope/restart", "{}"));
     assertError(404, "unknown_server", api.post("/api/probe", "{\"server\":\"nope\"}"));
     assertError(404, "unknown_server", api.post("/api/register", "{\"server\":\"nope\",\"model\":\"sidecar\"}"));
+    assertError(404, "unknown_server", api.post("/api/share", "{\"server\":\"nope\"}"));
     assertError(404, "unknown_server", api.delete("/api/hazards/nope"));
     api.assertUnchanged(before, "no records and no configuration written");
     assertTrue(api.get("/api/measure").json().path("startedAt").isNull(), "no measure job started");

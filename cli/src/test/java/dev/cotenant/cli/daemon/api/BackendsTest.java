@@ -105,6 +105,69 @@ class BackendsTest {
     assertEquals(3, json.get("totals").get("unsharedProcesses").intValue(), "a process per session: " + json);
   }
 
+  /** Process ids no process has (above Linux's largest pid), whose memory the test makes up. */
+  private static final long SHARED = 90_000_001;
+  private static final long DEDICATED = 90_000_002;
+
+  private static EntrySnapshot backend(long pid, int sessions, Placement placement) {
+    return new EntrySnapshot("c" + pid + "0123456789abcdef", "echo", EntryState.ACTIVE, 1, sessions, OptionalLong.of(pid), 0, 0,
+        OptionalLong.of(0), placement, false, "why");
+  }
+
+  private static DaemonProcesses processes(List<Long> daemon, List<OptionalLong> shims) {
+    return new DaemonProcesses() {
+      @Override
+      public List<Long> daemon() {
+        return daemon;
+      }
+
+      @Override
+      public List<OptionalLong> shims() {
+        return shims;
+      }
+    };
+  }
+
+  @Test
+  void theCostCountsTheBackendsTheShimsAndTheDaemonAgainstAProcessPerSessionRunDirectly() {
+    java.util.Map<Long, Long> memory = java.util.Map.of(SHARED, 100L, DEDICATED, 50L, 91_000_001L, 30L, 91_000_002L, 30L,
+        91_000_003L, 30L, 92_000_001L, 200L, 92_000_002L, 5L);
+    java.util.function.LongFunction<OptionalLong> rss =
+        pid -> memory.containsKey(pid) ? OptionalLong.of(memory.get(pid)) : OptionalLong.empty();
+    JsonNode json = Backends.json(List.of(backend(SHARED, 2, Placement.SHARED), backend(DEDICATED, 1, Placement.DEDICATED)),
+        0, processes(List.of(92_000_001L, 92_000_002L),
+            List.of(OptionalLong.of(91_000_001L), OptionalLong.of(91_000_002L), OptionalLong.of(91_000_003L))), rss);
+    JsonNode cost = json.get("cost");
+    assertEquals(readTree("{\"processes\":7,\"rssBytes\":445,"
+        + "\"backends\":{\"processes\":2,\"rssBytes\":150,\"unread\":0},"
+        + "\"shims\":{\"processes\":3,\"rssBytes\":90,\"unread\":0},"
+        + "\"daemon\":{\"processes\":2,\"rssBytes\":205,\"unread\":0}}"), cost.get("now").toString(), cost.toString());
+    assertEquals(readTree("{\"processes\":3,\"rssBytes\":250}"), cost.get("direct").toString(), "a process per session, each the size of its backend");
+    assertEquals(readTree("{\"processes\":-4,\"rssBytes\":-195}"), cost.get("saved").toString(), "sharing costs more here, and says so");
+    assertEquals(0, cost.get("missing").size(), cost.toString());
+    assertEquals(3, json.get("totals").get("unsharedProcesses").intValue(), "the backends' totals are unchanged");
+
+    // A shim that named no process, a daemon process whose memory cannot be read: counted, named, and no total.
+    JsonNode partial = Backends.json(List.of(backend(SHARED, 2, Placement.SHARED)), 0,
+        processes(List.of(92_000_001L, 93_000_000L), List.of(OptionalLong.of(91_000_001L), OptionalLong.empty())), rss).get("cost");
+    assertEquals(5, partial.get("now").get("processes").intValue(), partial.toString());
+    assertTrue(partial.get("now").get("rssBytes").isNull(), "no total when a part is missing: " + partial);
+    assertEquals(readTree("{\"processes\":2,\"rssBytes\":30,\"unread\":1}"), partial.get("now").get("shims").toString());
+    assertEquals(readTree("{\"processes\":2,\"rssBytes\":200,\"unread\":1}"), partial.get("now").get("daemon").toString());
+    assertEquals(200, partial.get("direct").get("rssBytes").intValue(), "what is known directly is still said");
+    assertTrue(partial.get("saved").get("rssBytes").isNull(), partial.toString());
+    assertEquals(-3, partial.get("saved").get("processes").intValue());
+    assertEquals(2, partial.get("missing").size(), partial.toString());
+    assertTrue(partial.get("missing").get(0).stringValue().startsWith("the memory of 1 shim: it named no live process"),
+        partial.toString());
+    assertEquals("the memory of 1 daemon process could not be read", partial.get("missing").get(1).stringValue());
+  }
+
+  /** {@code json} as the API writes it: compared as text, so an int and a long of one value are equal. */
+  private static String readTree(String json) {
+    return tools.jackson.databind.json.JsonMapper.builder().build().readTree(json).toString();
+  }
+
   @Test
   void aDrainListsItsErrors() {
     JsonNode json = Backends.drained(new DrainResult(2, 1, List.of("echo: closing failed")));

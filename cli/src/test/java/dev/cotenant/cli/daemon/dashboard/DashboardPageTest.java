@@ -47,6 +47,20 @@ class DashboardPageTest {
     assertFalse(resource("app.js").contains("innerHTML"), "the page builds its DOM from text, never from markup");
   }
 
+  /**
+   * The page speaks the words users know (route, share, dedicated), not the design's "stub": no
+   * text or attribute of the page says it, but for the configuration key it names.
+   */
+  @Test
+  void thePageSaysRouteNotStub() throws IOException {
+    String html = resource("index.html").replace("cotenant.stubOverrides", "");
+    Matcher m = Pattern.compile("(?i)stub").matcher(html);
+    if (m.find()) {
+      throw new AssertionError("index.html says stub: ..." + html.substring(Math.max(0, m.start() - 60),
+          Math.min(html.length(), m.end() + 60)) + "...");
+    }
+  }
+
   @Test
   void everyReasonCodeHasAMeaningAndADocument() throws IOException {
     String js = resource("app.js");
