@@ -36,14 +36,10 @@ public final class ServeCommand extends CliCommand {
    * it is for); no count or total-bytes bound on a backend's output (the pre-flight's bounds, meant
    * for a two-process probe, would end a backend that lives for days after 10,000 messages or
    * 64 MiB; the nesting bound stays); one message up to 32 MiB, as the shims' socket carries; room
-   * for 256 live backends (five clients of fifty unshared servers); and a backend that does not
-   * exit within 400 ms of the end of its input is sent SIGTERM (a dedicated backend ends with its
-   * session, and a client restarting its server should not wait a second per server for one that
-   * ignores the end of its input; SIGTERM still lets it finish cleanly).
+   * for 256 live backends (five clients of fifty unshared servers).
    */
   static final List<String> DAEMON_DEFAULTS = List.of(
       "cotenant.sharing.enabled=true",
-      "cotenant.preflight.stdin-close-wait-ms=400",
       "cotenant.preflight.max-messages=" + Integer.MAX_VALUE,
       "cotenant.preflight.max-total-bytes=" + Long.MAX_VALUE,
       "cotenant.preflight.max-line-bytes=" + dev.cotenant.cli.daemon.LineChannel.MAX_LINE,
