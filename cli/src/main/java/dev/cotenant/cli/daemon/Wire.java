@@ -40,40 +40,32 @@ public final class Wire {
   private Wire() {}
 
   static byte[] connected(String session) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("cotenant", "connected");
-    m.put("session", session);
-    m.put("daemon_pid", ProcessHandle.current().pid());
-    return MAPPER.writeValueAsBytes(m);
+    return line("cotenant", "connected", "session", session, "daemon_pid", ProcessHandle.current().pid());
   }
 
   static byte[] connected(String session, boolean resumed) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("cotenant", "connected");
-    m.put("session", session);
-    m.put("daemon_pid", ProcessHandle.current().pid());
-    m.put("resumed", resumed);
-    return MAPPER.writeValueAsBytes(m);
+    return line("cotenant", "connected", "session", session, "daemon_pid", ProcessHandle.current().pid(),
+        "resumed", resumed);
   }
 
   static byte[] placed(String placement) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("cotenant", "placed");
-    m.put("placement", placement);
-    return MAPPER.writeValueAsBytes(m);
+    return line("cotenant", "placed", "placement", placement);
   }
 
   static byte[] stopping(String reason) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("cotenant", "stopping");
-    m.put("reason", reason);
-    return MAPPER.writeValueAsBytes(m);
+    return line("cotenant", "stopping", "reason", reason);
   }
 
   static byte[] refused(String error) {
+    return line("cotenant", "refused", "error", error);
+  }
+
+  /** One of the daemon's own lines: a JSON object of these members, in this order. */
+  private static byte[] line(Object... keysAndValues) {
     Map<String, Object> m = new LinkedHashMap<>();
-    m.put("cotenant", "refused");
-    m.put("error", error);
+    for (int i = 0; i < keysAndValues.length; i += 2) {
+      m.put((String) keysAndValues[i], keysAndValues[i + 1]);
+    }
     return MAPPER.writeValueAsBytes(m);
   }
 

@@ -12,11 +12,7 @@ import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.ServerParameters;
 import io.modelcontextprotocol.client.transport.StdioClientTransport;
 import io.modelcontextprotocol.spec.McpSchema;
-import java.io.BufferedReader;
 import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -63,49 +59,6 @@ class NativeShimIT {
         DaemonFixture.CONFIG.toString());
   }
 
-  /** A client of the native shim, line by line. */
-  private static final class Raw {
-    final Process process;
-    final OutputStream in;
-    final BufferedReader out;
-    final CompletableFuture<String> err;
-
-    Raw(DaemonFixture f, List<String> command) throws Exception {
-      process = f.start(command, Map.of());
-      in = process.getOutputStream();
-      out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-      err = DaemonFixture.drain(process.getErrorStream());
-    }
-
-    void send(String json) throws Exception {
-      in.write((json + "\n").getBytes(StandardCharsets.UTF_8));
-      in.flush();
-    }
-
-    JsonNode answer(int id) throws Exception {
-      String line;
-      while ((line = out.readLine()) != null) {
-        JsonNode n = DaemonFixture.JSON.readTree(line);
-        if (n.path("id").asInt(-1) == id && !n.has("method")) {
-          return n;
-        }
-      }
-      throw new AssertionError("no answer to " + id + "; stderr: " + err.getNow(""));
-    }
-
-    void initialize() throws Exception {
-      send("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\","
-          + "\"capabilities\":{},\"clientInfo\":{\"name\":\"raw\",\"version\":\"1\"}}}");
-      assertTrue(answer(1).has("result"));
-      send("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
-    }
-
-    int exit() throws Exception {
-      assertTrue(process.waitFor(DaemonFixture.BOUND.toSeconds(), TimeUnit.SECONDS), "the shim exited");
-      return process.exitValue();
-    }
-  }
-
   @Test
   void anSdkClientInitializesListsAndCallsThroughTheNativeShim() throws Exception {
     try (DaemonFixture f = new DaemonFixture()) {
@@ -139,7 +92,7 @@ class NativeShimIT {
     try (DaemonFixture f = new DaemonFixture()) {
       Path shim = shimFrom(DaemonFixture.JAR, f.home);
       f.serve();
-      Raw ok = new Raw(f, command(shim, "echo"));
+      RawShim ok = new RawShim(f, command(shim, "echo"));
       ok.initialize();
       ok.send("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{\"text\":\"x\"}}}");
       assertTrue(ok.answer(2).path("result").toString().contains("x"));
@@ -147,7 +100,7 @@ class NativeShimIT {
       assertEquals(0, ok.exit());
       assertEquals("", ok.err.get(10, TimeUnit.SECONDS));
 
-      Raw refused = new Raw(f, command(shim, "no-such-server"));
+      RawShim refused = new RawShim(f, command(shim, "no-such-server"));
       assertEquals(1, refused.exit());
       String err = refused.err.get(10, TimeUnit.SECONDS);
       assertTrue(err.startsWith("cotenant connect no-such-server: no server named 'no-such-server' in "), err);
@@ -170,7 +123,7 @@ class NativeShimIT {
       Process daemon = f.serve("--set", forced);
       List<String> command = new ArrayList<>(command(shim, EVERYTHING));
       command.addAll(List.of("--set", forced));
-      Raw busy = new Raw(f, command);
+      RawShim busy = new RawShim(f, command);
       busy.initialize();
       busy.send("{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":{\"name\":"
           + "\"trigger-long-running-operation\",\"arguments\":{\"duration\":60,\"steps\":60},\"_meta\":{\"progressToken\":\"p\"}}}");

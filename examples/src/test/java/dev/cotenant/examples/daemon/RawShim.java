@@ -91,4 +91,10 @@ final class RawShim {
     JsonNode a = answer(id);
     return a.has("result") ? a.path("result").path("content").path(0).path("text").asString() : a.toString();
   }
+
+  /** Waits for the shim to exit; its exit status. */
+  int exit() throws Exception {
+    assertTrue(process.waitFor(DaemonFixture.BOUND.toSeconds(), java.util.concurrent.TimeUnit.SECONDS), "the shim exited");
+    return process.exitValue();
+  }
 }

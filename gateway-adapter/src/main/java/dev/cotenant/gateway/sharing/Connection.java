@@ -112,13 +112,14 @@ public final class Connection implements AutoCloseable {
   void place(PlacementDecision wanted) throws PoolException, InterruptedException {
     synchronized (lock) {
       PlacementDecision d = wanted;
+      String clients = shape.key();
       for (int attempt = 0; attempt < 3; attempt++) {
         // Before the acquire, which starts a backend that is not running: the backend initializes
         // with the capabilities of its first client (sampling, roots, elicitation), as a server of
         // the client's own would.
-        owner.rememberFirstClient(dev.cotenant.gateway.pool.PoolKey.of(server, sessionId, d.placement(), shape.key()),
+        owner.rememberFirstClient(dev.cotenant.gateway.pool.PoolKey.of(server, sessionId, d.placement(), clients),
             initializeParams, shape, d.placement() == Placement.SHARED);
-        Lease<MuxBackend> l = owner.pool().acquire(server, sessionId, d.placement(), shape.key(), d.forced(), d.why());
+        Lease<MuxBackend> l = owner.pool().acquire(server, sessionId, d.placement(), clients, d.forced(), d.why());
         MuxBackend b;
         try {
           b = l.backend();

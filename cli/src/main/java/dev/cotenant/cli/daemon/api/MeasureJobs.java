@@ -129,19 +129,9 @@ final class MeasureJobs implements AutoCloseable {
       job.job.measuring().forEach(current::add);
     }
     o.put("cancelled", job != null && job.cancelled);
-    putNullable(o, "error", job == null ? null : job.error);
-    putNullable(o, "startedAt", job == null ? null : job.startedAt.toString());
-    Instant finished = job == null ? null : job.finishedAt;
-    putNullable(o, "finishedAt", finished == null ? null : finished.toString());
+    JobJson.putTimes(o, job == null ? null : job.error, job == null ? null : job.startedAt,
+        job == null ? null : job.finishedAt);
     return o;
-  }
-
-  private static void putNullable(ObjectNode o, String key, @Nullable String value) {
-    if (value == null) {
-      o.putNull(key);
-    } else {
-      o.put(key, value);
-    }
   }
 
   /** Refuses new jobs, cancels the running one and waits (bounded) for it to tear down. */

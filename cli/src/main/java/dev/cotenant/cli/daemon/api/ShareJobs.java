@@ -187,8 +187,8 @@ final class ShareJobs implements AutoCloseable {
   private ObjectNode state(@Nullable Job job) {
     ObjectNode o = Output.object();
     o.put("running", job != null && job.finishedAt == null);
-    putNullable(o, "server", job == null ? null : job.server);
-    putNullable(o, "doing", job == null ? null : job.doing);
+    JobJson.putNullable(o, "server", job == null ? null : job.server);
+    JobJson.putNullable(o, "doing", job == null ? null : job.doing);
     ArrayNode steps = o.putArray("steps");
     if (job != null) {
       job.steps.forEach(s -> steps.add(s.deepCopy()));
@@ -203,19 +203,9 @@ final class ShareJobs implements AutoCloseable {
     } else {
       o.putNull("exitStatus");
     }
-    putNullable(o, "error", job == null ? null : job.error);
-    putNullable(o, "startedAt", job == null ? null : job.startedAt.toString());
-    Instant finished = job == null ? null : job.finishedAt;
-    putNullable(o, "finishedAt", finished == null ? null : finished.toString());
+    JobJson.putTimes(o, job == null ? null : job.error, job == null ? null : job.startedAt,
+        job == null ? null : job.finishedAt);
     return o;
-  }
-
-  private static void putNullable(ObjectNode o, String key, @Nullable String value) {
-    if (value == null) {
-      o.putNull(key);
-    } else {
-      o.put(key, value);
-    }
   }
 
   /** Refuses new jobs, interrupts the running one and waits (bounded) for it to tear down. */
