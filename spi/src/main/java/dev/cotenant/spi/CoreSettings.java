@@ -58,21 +58,7 @@ public final class CoreSettings {
    * @throws IllegalArgumentException naming the key when it is not a positive integer
    */
   public static java.time.Duration timeout(ProviderConfig config) {
-    long ms;
-    String v = config.get(TIMEOUT_MS).orElse(null);
-    if (v == null) {
-      ms = DEFAULT_TIMEOUT_MS;
-    } else {
-      try {
-        ms = Long.parseLong(v.strip());
-      } catch (NumberFormatException e) {
-        throw new IllegalArgumentException("configuration key " + TIMEOUT_MS + " must be an integer, got '" + v + "'", e);
-      }
-    }
-    if (ms <= 0) {
-      throw new IllegalArgumentException("configuration key " + TIMEOUT_MS + " must be positive, got " + ms);
-    }
-    return java.time.Duration.ofMillis(ms);
+    return config.getMillis(TIMEOUT_MS, java.time.Duration.ofMillis(DEFAULT_TIMEOUT_MS), java.time.Duration.ofMillis(1));
   }
 
   /**

@@ -82,6 +82,43 @@ public final class ProviderConfig {
     }
   }
 
+  /**
+   * The whole number under {@code key}, or {@code fallback} when unset.
+   *
+   * @throws IllegalArgumentException naming the key when the value is not an integer, or is
+   *     below {@code min}
+   */
+  public long getLong(String key, long fallback, long min) {
+    String v = values.get(key);
+    if (v == null) {
+      return fallback;
+    }
+    long n;
+    try {
+      n = Long.parseLong(v.strip());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("configuration key " + key + " must be an integer, got '" + v + "'", e);
+    }
+    if (n < min) {
+      throw new IllegalArgumentException("configuration key " + key + " must be "
+          + (min == 0 ? "0 or more" : min == 1 ? "positive" : "at least " + min) + ", got '" + v + "'");
+    }
+    return n;
+  }
+
+  /**
+   * The duration under {@code key}, a whole number of milliseconds (Cotenant's duration keys end
+   * in {@code -ms}), or {@code fallback} when unset.
+   *
+   * @param min the shortest duration taken: {@link java.time.Duration#ZERO} where zero means
+   *     "do not wait", one millisecond where the duration must be positive
+   * @throws IllegalArgumentException naming the key when the value is not an integer, or is
+   *     shorter than {@code min}
+   */
+  public java.time.Duration getMillis(String key, java.time.Duration fallback, java.time.Duration min) {
+    return java.time.Duration.ofMillis(getLong(key, fallback.toMillis(), min.toMillis()));
+  }
+
   /** A copy with {@code key} set to {@code value}. */
   public ProviderConfig with(String key, String value) {
     Map<String, String> m = new TreeMap<>(values);

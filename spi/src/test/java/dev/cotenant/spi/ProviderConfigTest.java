@@ -28,4 +28,21 @@ class ProviderConfigTest {
     assertEquals("jdbc:postgresql://db/x?password=hunter2", c.get("cotenant.records.postgres.url").orElseThrow(),
         "the value itself is unchanged");
   }
+
+  @Test
+  void millisecondKeysAreReadOnceWithTheKeyNamedInEveryRefusal() {
+    ProviderConfig c = ProviderConfig.of(java.util.Map.of("a-ms", " 250 ", "b-ms", "soon", "c-ms", "0"));
+    org.junit.jupiter.api.Assertions.assertEquals(java.time.Duration.ofMillis(250),
+        c.getMillis("a-ms", java.time.Duration.ofSeconds(1), java.time.Duration.ofMillis(1)));
+    org.junit.jupiter.api.Assertions.assertEquals(java.time.Duration.ofSeconds(3),
+        c.getMillis("unset-ms", java.time.Duration.ofSeconds(3), java.time.Duration.ZERO));
+    org.junit.jupiter.api.Assertions.assertEquals("configuration key b-ms must be an integer, got 'soon'",
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+            () -> c.getMillis("b-ms", java.time.Duration.ZERO, java.time.Duration.ZERO)).getMessage());
+    org.junit.jupiter.api.Assertions.assertEquals("configuration key c-ms must be positive, got '0'",
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+            () -> c.getMillis("c-ms", java.time.Duration.ZERO, java.time.Duration.ofMillis(1))).getMessage());
+    org.junit.jupiter.api.Assertions.assertEquals(java.time.Duration.ZERO,
+        c.getMillis("c-ms", java.time.Duration.ofSeconds(1), java.time.Duration.ZERO));
+  }
 }
