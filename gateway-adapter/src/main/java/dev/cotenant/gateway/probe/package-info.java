@@ -1,5 +1,5 @@
 /**
- * The statelessness probe and concurrency records (docs/statelessness.md).
+ * The statelessness probe and the records of what it saw (docs/statelessness.md).
  *
  * <ul>
  *   <li>{@link dev.cotenant.gateway.probe.SurfaceProbe} probes a server's WHOLE SURFACE: every
@@ -13,8 +13,6 @@
  *   <li>{@link dev.cotenant.gateway.probe.Statelessness} records what either saw (hazards in the
  *       ledger, a pass in the concurrency records) and registers a server {@code shared} only on
  *       the strength of a whole-surface pass under its current identity.
- *   <li>{@link dev.cotenant.gateway.probe.ConcurrencyLimits} admits calls within a record's
- *       {@code maxConcurrent}.
  * </ul>
  */
 @NullMarked
