@@ -180,7 +180,7 @@ final class Calibration {
     }
     List<String> paths = pathKeys(p);
     return p.arguments().stringKeys().stream().filter(k -> !paths.contains(k)).filter(k -> {
-      String n = SchemaArguments.plainName(k);
+      String n = SchemaStrings.plainName(k);
       return n.endsWith("id") || n.endsWith("name") || n.equals("key");
     }).toList();
   }
@@ -194,7 +194,7 @@ final class Calibration {
    * directory, or longer than 200 characters, is not used.
    */
   private List<String> returnedValues(List<Object> answers, String key, ProbeBackend backend) {
-    String k = SchemaArguments.plainName(key);
+    String k = SchemaStrings.plainName(key);
     List<String> out = new ArrayList<>();
     for (Object answer : answers) {
       List<Object> roots = new ArrayList<>();
@@ -246,7 +246,7 @@ final class Calibration {
     }
     if (value instanceof Map<?, ?>) {
       for (Map.Entry<?, ?> e : ((Map<?, ?>) value).entrySet()) {
-        String field = SchemaArguments.plainName(String.valueOf(e.getKey()));
+        String field = SchemaStrings.plainName(String.valueOf(e.getKey()));
         boolean named = field.equals(key) || (key.endsWith("id") && field.equals("id"))
             || (key.endsWith("name") && field.equals("name"));
         Object v = e.getValue();
@@ -269,7 +269,7 @@ final class Calibration {
     if (!p.source().startsWith("schema")) {
       return List.of();
     }
-    return p.arguments().stringKeys().stream().filter(k -> SchemaArguments.pathFor(k).isPresent()).toList();
+    return p.arguments().stringKeys().stream().filter(k -> SchemaStrings.pathFor(k).isPresent()).toList();
   }
 
   /**
