@@ -130,7 +130,6 @@ final class SchemaArguments {
   /** A workspace value of {@value #MAX_WORKSPACE_LENGTH} characters. */
   static final String LONGEST_WORKSPACE = "cotenant-probe-b-0a1b2c3d-12345678901234";
 
-
   private SchemaArguments() {}
 
   /** What synthesis found. */

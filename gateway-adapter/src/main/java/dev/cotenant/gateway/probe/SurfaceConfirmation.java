@@ -151,7 +151,6 @@ final class SurfaceConfirmation {
         Stream.concat(first.annotationNotes().stream(), replay.annotationNotes().stream()).distinct().toList());
   }
 
-
   /** Where in a text a changed answer was seen: {@code (token 5 of 9)}, as the difference names it. */
   private static final Pattern TOKEN = Pattern.compile("\\((?:after )?token (\\d+) of \\d+\\)");
 
