@@ -17,7 +17,7 @@ import dev.cotenant.gateway.config.ConfiguredServer;
 import dev.cotenant.gateway.config.LockedJsonFile;
 import dev.cotenant.gateway.evaluation.Evaluator;
 import dev.cotenant.gateway.identity.ExecutionIdentities;
-import dev.cotenant.gateway.probe.ConcurrencyLimits;
+import dev.cotenant.gateway.sharing.ConcurrencyLimits;
 import dev.cotenant.gateway.probe.Statelessness;
 import dev.cotenant.gateway.probe.StatelessnessProbe;
 import dev.cotenant.gateway.probe.SurfaceProbe;

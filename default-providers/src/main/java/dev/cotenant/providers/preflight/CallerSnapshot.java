@@ -5,13 +5,9 @@ import dev.cotenant.spi.HandshakeEra;
 import dev.cotenant.spi.Mcp;
 import dev.cotenant.spi.ServerSession;
 import dev.cotenant.spi.SessionException;
-import java.util.ArrayList;
-import java.util.HashSet;
+import dev.cotenant.spi.rpc.ListingPager;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.Set;
 
 /**
  * What one caller is told, read over an open {@link ServerSession}: the handshake of the
@@ -87,19 +83,13 @@ final class CallerSnapshot {
 
   /**
    * Every item of a paginated listing, or a {@code "failed: <code>"} marker when the server
-   * answered with an error. Bounded by pages and items; a repeated cursor is a loop.
+   * answered with an error. Bounded by pages and items; a repeated cursor is a loop
+   * ({@link ListingPager}).
    */
   private Object list(String method, String field) throws SessionException, InterruptedException {
-    List<Object> items = new ArrayList<>();
-    Set<String> seen = new HashSet<>();
-    Optional<String> cursor = Optional.empty();
-    for (int page = 1; ; page++) {
-      if (page > settings.maxListPages()) {
-        throw new SessionException(SessionException.Kind.GARBAGE,
-            method + " did not end within " + settings.maxListPages() + " pages");
-      }
-      Map<String, Object> params = new LinkedHashMap<>();
-      cursor.ifPresent(c -> params.put("cursor", c));
+    ListingPager pager = new ListingPager(method, field, settings.maxListPages(), settings.maxListItems());
+    while (pager.more()) {
+      Map<String, Object> params = pager.params();
       if (!meta.isEmpty()) {
         params.put("_meta", meta);
       }
@@ -108,28 +98,13 @@ final class CallerSnapshot {
       if (response.containsKey("error")) {
         return "failed: " + JsonRpc.errorCode(response);
       }
-      Object result = response.get("result");
-      if (!(result instanceof Map<?, ?>)) {
-        throw new SessionException(SessionException.Kind.ANSWER, method + " answered without a result object");
+      try {
+        pager.read(response.get("result"));
+      } catch (ListingPager.RefusedPage e) {
+        throw new SessionException(e.malformed() ? SessionException.Kind.ANSWER : SessionException.Kind.GARBAGE,
+            e.getMessage());
       }
-      Object listed = ((Map<?, ?>) result).get(field);
-      if (listed instanceof List<?>) {
-        items.addAll((List<?>) listed);
-        if (items.size() > settings.maxListItems()) {
-          throw new SessionException(SessionException.Kind.GARBAGE,
-              method + " listed more than " + settings.maxListItems() + " items");
-        }
-      } else if (listed != null) {
-        throw new SessionException(SessionException.Kind.ANSWER, method + " answered " + field + " that is not a list");
-      }
-      Object next = ((Map<?, ?>) result).get("nextCursor");
-      if (!(next instanceof String) || ((String) next).isEmpty()) {
-        return items;
-      }
-      if (!seen.add((String) next)) {
-        throw new SessionException(SessionException.Kind.GARBAGE, method + " repeated a nextCursor (a loop)");
-      }
-      cursor = Optional.of((String) next);
     }
+    return pager.items();
   }
 }

@@ -13,9 +13,8 @@ import dev.cotenant.spi.ServerMessageHandler;
 import dev.cotenant.spi.ServerSession;
 import dev.cotenant.spi.SessionException;
 import dev.cotenant.spi.SessionTransport;
+import dev.cotenant.spi.rpc.RpcMessage;
 import java.time.Duration;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeoutException;
 import tools.jackson.databind.json.JsonMapper;
 import java.security.SecureRandom;
 import java.util.ArrayList;
@@ -202,8 +201,8 @@ public final class StatelessnessProbe {
     String wsB = b.workspace + "-" + n;
 
     // Both writes go out before either answer is awaited.
-    List<Map<String, Object>> answersA = new ArrayList<>();
-    List<Map<String, Object>> answersB = new ArrayList<>();
+    List<RpcMessage.Response> answersA = new ArrayList<>();
+    List<RpcMessage.Response> answersB = new ArrayList<>();
     List<String> callsA = new ArrayList<>();
     List<String> callsB = new ArrayList<>();
     batch(s, spec.tool(), spec.arguments(), metaKey, a, markerA, wsA, b, markerB, wsB, answersA, answersB);
@@ -228,7 +227,7 @@ public final class StatelessnessProbe {
   private void batch(
       ServerSession s, String tool, ArgumentTemplate args, Optional<String> metaKey,
       Caller a, String markerA, String wsA, Caller b, String markerB, String wsB,
-      List<Map<String, Object>> answersA, List<Map<String, Object>> answersB)
+      List<RpcMessage.Response> answersA, List<RpcMessage.Response> answersB)
       throws SessionException, InterruptedException {
     CompletableFuture<Map<String, Object>> fa = s.request("tools/call", params(s, tool, args, metaKey, a, markerA, wsA));
     CompletableFuture<Map<String, Object>> fb = s.request("tools/call", params(s, tool, args, metaKey, b, markerB, wsB));
@@ -253,10 +252,10 @@ public final class StatelessnessProbe {
 
   private static Assertion never(
       ServerSession s, String name, String other, String otherMarker, String self,
-      List<Map<String, Object>> answers, List<String> calls) {
+      List<RpcMessage.Response> answers, List<String> calls) {
     List<String> where = new ArrayList<>();
     for (int i = 0; i < answers.size(); i++) {
-      if (toJson(answers.get(i)).contains(otherMarker)) {
+      if (toJson(answers.get(i).json()).contains(otherMarker)) {
         where.add(calls.get(i));
       }
     }
@@ -268,12 +267,12 @@ public final class StatelessnessProbe {
   }
 
   /** Why {@code caller} did not get its marker back from {@code answer}; empty when it did. */
-  private static Optional<String> own(ServerSession s, String caller, String marker, Map<String, Object> answer, String call) {
-    if (answer.containsKey("error")) {
+  private static Optional<String> own(ServerSession s, String caller, String marker, RpcMessage.Response answer, String call) {
+    if (answer.isError()) {
       return Optional.of(caller + "'s " + call + " answered a JSON-RPC error, not " + marker + ": "
-          + LogSafe.escape(toJson(answer.get("error")), 160));
+          + LogSafe.escape(toJson(answer.json().get("error")), 160));
     }
-    @Nullable Object result = answer.get("result");
+    @Nullable Object result = answer.result();
     if (!(result instanceof Map<?, ?>)) {
       return Optional.of(caller + "'s " + call + " answered without a result object");
     }
@@ -292,18 +291,9 @@ public final class StatelessnessProbe {
    * Waits for {@code answer} until {@code deadlineNanos}; the session's failure, or
    * {@code "no answer to <what> in 60 s"} (the time limit), as a {@link SessionException}.
    */
-  private Map<String, Object> await(CompletableFuture<Map<String, Object>> answer, long deadlineNanos, String what)
+  private RpcMessage.Response await(CompletableFuture<Map<String, Object>> answer, long deadlineNanos, String what)
       throws SessionException, InterruptedException {
-    try {
-      return answer.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
-    } catch (TimeoutException e) {
-      throw new SessionException(SessionException.Kind.TIMEOUT, "no answer to " + what + " in " + duration(timeout.toMillis()));
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof SessionException) {
-        throw (SessionException) e.getCause();
-      }
-      throw new SessionException(SessionException.Kind.GARBAGE, "the answer failed: " + (e.getCause() == null ? "unknown" : e.getCause().getClass().getSimpleName()));
-    }
+    return ProbeAnswers.await(answer, deadlineNanos, what, timeout, "the answer failed");
   }
 
   /** {@code "60 s"} for a whole number of seconds, otherwise {@code "1500 ms"}. */

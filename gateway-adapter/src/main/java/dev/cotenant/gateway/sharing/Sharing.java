@@ -17,7 +17,6 @@ import dev.cotenant.gateway.pool.PoolKey;
 import dev.cotenant.gateway.pool.PoolSettings;
 import dev.cotenant.gateway.pool.RestartResult;
 import dev.cotenant.gateway.pool.TransportPool;
-import dev.cotenant.gateway.probe.ConcurrencyLimits;
 import dev.cotenant.spi.HandshakeEra;
 import dev.cotenant.spi.HazardLedger;
 import dev.cotenant.spi.ServerSession;

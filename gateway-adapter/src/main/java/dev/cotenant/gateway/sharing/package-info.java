@@ -3,7 +3,8 @@
  * each client session of a server on a shared or a dedicated backend from the server's verdict,
  * over the {@link dev.cotenant.gateway.pool.TransportPool} (lifecycle) and the
  * {@link dev.cotenant.gateway.mux.Multiplexer} (routing), admits calls within the server's
- * {@code maxConcurrent}, and records what the multiplexer could not route in the hazard ledger.
+ * {@code maxConcurrent} ({@link dev.cotenant.gateway.sharing.ConcurrencyLimits}), and records
+ * what the multiplexer could not route in the hazard ledger.
  */
 @NullMarked
 package dev.cotenant.gateway.sharing;

@@ -35,7 +35,7 @@ class AnswerDiffPropertyBiteTest {
   private static final Same BLIND = (b, a, s) -> true;
 
   /** Compares the shared answer with the one before only: nothing is volatile. */
-  private static final Same BEFORE_ONLY = (b, a, s) -> AnswerDiff.sameValue(b, s);
+  private static final Same BEFORE_ONLY = (b, a, s) -> AnswerValues.sameValue(b, s);
 
   /** Takes a whole string for volatile when it changes at all, rather than its changed tokens. */
   private static final Same WHOLE_STRINGS =

@@ -564,21 +564,21 @@ class AnswerDiffTest {
     // Kills sameValue returning true where the kinds, an object's size or keys, or an array's
     // size differ (BooleanTrueReturnValsMutator, lines 883 to 904); decimal returning null for
     // a BigInteger (943) or for another Number (954), and with `Double.isFinite` negated (951).
-    assertFalse(AnswerDiff.sameValue("1", 1));
-    assertFalse(AnswerDiff.sameValue(Map.of("a", 1), Map.of("a", 1, "b", 2)));
-    assertFalse(AnswerDiff.sameValue(Map.of("a", 1), Map.of("b", 1)));
-    assertFalse(AnswerDiff.sameValue(List.of(1), List.of(1, 2)));
-    assertTrue(AnswerDiff.sameValue(Map.of("a", List.of(1, "x")), Map.of("a", List.of(1L, "x"))));
+    assertFalse(AnswerValues.sameValue("1", 1));
+    assertFalse(AnswerValues.sameValue(Map.of("a", 1), Map.of("a", 1, "b", 2)));
+    assertFalse(AnswerValues.sameValue(Map.of("a", 1), Map.of("b", 1)));
+    assertFalse(AnswerValues.sameValue(List.of(1), List.of(1, 2)));
+    assertTrue(AnswerValues.sameValue(Map.of("a", List.of(1, "x")), Map.of("a", List.of(1L, "x"))));
 
     BigInteger big = BigInteger.TWO.pow(70);
-    assertFalse(AnswerDiff.sameValue(big, big.add(BigInteger.ONE)), "2^70 and 2^70 + 1 are one double, not one number");
-    assertTrue(AnswerDiff.sameValue(big, new BigDecimal(big)));
-    assertTrue(AnswerDiff.sameValue(new java.util.concurrent.atomic.AtomicLong(5), 5L));
-    assertFalse(AnswerDiff.sameValue(new java.util.concurrent.atomic.AtomicLong(5), 6L));
-    assertTrue(AnswerDiff.sameValue(0.1f, 0.1d), "a float is compared by its shortest decimal form");
-    assertTrue(AnswerDiff.sameValue(Double.POSITIVE_INFINITY, Double.POSITIVE_INFINITY));
-    assertFalse(AnswerDiff.sameValue(Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY));
-    assertTrue(AnswerDiff.sameValue(Double.NaN, Double.NaN));
+    assertFalse(AnswerValues.sameValue(big, big.add(BigInteger.ONE)), "2^70 and 2^70 + 1 are one double, not one number");
+    assertTrue(AnswerValues.sameValue(big, new BigDecimal(big)));
+    assertTrue(AnswerValues.sameValue(new java.util.concurrent.atomic.AtomicLong(5), 5L));
+    assertFalse(AnswerValues.sameValue(new java.util.concurrent.atomic.AtomicLong(5), 6L));
+    assertTrue(AnswerValues.sameValue(0.1f, 0.1d), "a float is compared by its shortest decimal form");
+    assertTrue(AnswerValues.sameValue(Double.POSITIVE_INFINITY, Double.POSITIVE_INFINITY));
+    assertFalse(AnswerValues.sameValue(Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY));
+    assertTrue(AnswerValues.sameValue(Double.NaN, Double.NaN));
   }
 
   // ---- display edges. Each test names the mutants of AnswerDiff it kills (method, line at the time, mutator). ----
@@ -785,8 +785,8 @@ class AnswerDiffTest {
   @Test
   void aNumberOfAnotherClassIsComparedExactly() {
     long wide = (1L << 60) + 1;
-    assertTrue(AnswerDiff.sameValue(new java.util.concurrent.atomic.AtomicLong(wide), wide));
-    assertFalse(AnswerDiff.sameValue(new java.util.concurrent.atomic.AtomicLong(wide), wide - 1));
+    assertTrue(AnswerValues.sameValue(new java.util.concurrent.atomic.AtomicLong(wide), wide));
+    assertFalse(AnswerValues.sameValue(new java.util.concurrent.atomic.AtomicLong(wide), wide - 1));
   }
 
   /**

@@ -29,15 +29,15 @@ class ArgumentCandidatesTest {
 
   @Test
   void aDescriptionNamesItsExamples() {
-    assertEquals(List.of("Asia/Tokyo"), SchemaArguments.describedExamples("IANA timezone (e.g. Asia/Tokyo, America/New_York)"));
+    assertEquals(List.of("Asia/Tokyo"), SchemaStrings.describedExamples("IANA timezone (e.g. Asia/Tokyo, America/New_York)"));
     assertEquals(List.of("2025-03-23 12:30:00"),
-        SchemaArguments.describedExamples("Date and time in 24-hour format. e.g. 2025-03-23 12:30:00"));
-    assertEquals(List.of("192.168.1.0/24"), SchemaArguments.describedExamples("CIDR notation (e.g. 192.168.1.0/24)"));
-    assertEquals(List.of("json"), SchemaArguments.describedExamples("The output format, for example json or yaml."));
-    assertEquals(List.of("X:1"), SchemaArguments.describedExamples("ABC notation such as 'X:1'"));
-    assertEquals(List.of("hex", "rgb"), SchemaArguments.describedExamples("Either \"hex\" or \"rgb\""));
-    assertEquals(List.of(), SchemaArguments.describedExamples("Math expression to evaluate"));
-    assertEquals(List.of(), SchemaArguments.describedExamples(42));
+        SchemaStrings.describedExamples("Date and time in 24-hour format. e.g. 2025-03-23 12:30:00"));
+    assertEquals(List.of("192.168.1.0/24"), SchemaStrings.describedExamples("CIDR notation (e.g. 192.168.1.0/24)"));
+    assertEquals(List.of("json"), SchemaStrings.describedExamples("The output format, for example json or yaml."));
+    assertEquals(List.of("X:1"), SchemaStrings.describedExamples("ABC notation such as 'X:1'"));
+    assertEquals(List.of("hex", "rgb"), SchemaStrings.describedExamples("Either \"hex\" or \"rgb\""));
+    assertEquals(List.of(), SchemaStrings.describedExamples("Math expression to evaluate"));
+    assertEquals(List.of(), SchemaStrings.describedExamples(42));
   }
 
   @Test
@@ -81,12 +81,12 @@ class ArgumentCandidatesTest {
 
   @Test
   void aNameThatMeansADirectoryOrAFileGetsAPathInTheCallersScratchDirectory() {
-    assertEquals(Optional.of("{scratch}"), SchemaArguments.pathFor("directory"));
-    assertEquals(Optional.of("{scratch}"), SchemaArguments.pathFor("repo_dir"));
-    assertEquals(Optional.of("{scratch}"), SchemaArguments.pathFor("workDir"));
-    assertEquals(Optional.of("{scratch}/{marker}.txt"), SchemaArguments.pathFor("file_path"));
-    assertEquals(Optional.of("{scratch}/{marker}.txt"), SchemaArguments.pathFor("path"));
-    assertEquals(Optional.empty(), SchemaArguments.pathFor("name"));
+    assertEquals(Optional.of("{scratch}"), SchemaStrings.pathFor("directory"));
+    assertEquals(Optional.of("{scratch}"), SchemaStrings.pathFor("repo_dir"));
+    assertEquals(Optional.of("{scratch}"), SchemaStrings.pathFor("workDir"));
+    assertEquals(Optional.of("{scratch}/{marker}.txt"), SchemaStrings.pathFor("file_path"));
+    assertEquals(Optional.of("{scratch}/{marker}.txt"), SchemaStrings.pathFor("path"));
+    assertEquals(Optional.empty(), SchemaStrings.pathFor("name"));
     Map<String, Object> s = schema("{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\","
         + "\"description\":\"e.g. src/index.ts\"},\"content\":{\"type\":\"string\"}},\"required\":[\"path\",\"content\"]}");
     assertEquals(List.of("{\"path\":\"{marker}\",\"content\":\"{marker}\"}",

@@ -11,6 +11,7 @@ import dev.cotenant.api.ShareScope;
 import dev.cotenant.gateway.Cotenant;
 import dev.cotenant.gateway.CotenantModule;
 import dev.cotenant.gateway.providers.Spi;
+import dev.cotenant.gateway.sharing.ConcurrencyLimits;
 import dev.cotenant.providers.limiter.SemaphoreLimiter;
 import dev.cotenant.spi.HandshakeEra;
 import dev.cotenant.spi.ServerMessageHandler;

@@ -839,9 +839,9 @@ class SchemaArgumentsTest {
     String v = value("{\"type\":\"string\",\"pattern\":\"^[a-z]+$\",\"maxLength\":3}");
     assertTrue(v.matches("[a-z]{1,3}"), v);
     assertUnsupported(one("{\"type\":\"string\",\"pattern\":\"^\\\\{[a-z]\\\\}$\"}", true), "does not match the pattern");
-    assertTrue(SchemaArguments.generated(Map.of("pattern", "^\\{[a-z]\\}$")).isEmpty());
-    assertTrue(SchemaArguments.generated(Map.of()).isEmpty(), "no pattern, nothing generated");
-    assertTrue(SchemaArguments.generated(Map.of("pattern", "x".repeat(501))).isEmpty(), "too long a pattern");
+    assertTrue(SchemaStrings.generated(Map.of("pattern", "^\\{[a-z]\\}$")).isEmpty());
+    assertTrue(SchemaStrings.generated(Map.of()).isEmpty(), "no pattern, nothing generated");
+    assertTrue(SchemaStrings.generated(Map.of("pattern", "x".repeat(501))).isEmpty(), "too long a pattern");
   }
 
   /** A string whose name means a well-known kind gets an ordinary value of it in the hinted candidate. */
@@ -864,16 +864,16 @@ class SchemaArgumentsTest {
       "value        | Value to convert (string or number)              | 1",
   })
   void aNameThatMeansAWellKnownKindGetsAnOrdinaryValue(String name, String description, String value) {
-    assertEquals(java.util.Optional.of(value), SchemaArguments.knownValue(name, description));
+    assertEquals(java.util.Optional.of(value), SchemaStrings.knownValue(name, description));
   }
 
   @Test
   void namesThatOnlyLookLikeAKnownKindGetNothing() {
-    assertEquals(java.util.Optional.empty(), SchemaArguments.knownValue("update", "What to change"), "update is no date");
-    assertEquals(java.util.Optional.empty(), SchemaArguments.knownValue("from", "Source base (2-36)"), "a base, not a unit");
-    assertEquals(java.util.Optional.empty(), SchemaArguments.knownValue("token", "An API token"), "not a JWT");
-    assertEquals(java.util.Optional.empty(), SchemaArguments.knownValue("range", null));
-    assertEquals(java.util.Optional.empty(), SchemaArguments.knownValue("text", "Text to analyze"));
+    assertEquals(java.util.Optional.empty(), SchemaStrings.knownValue("update", "What to change"), "update is no date");
+    assertEquals(java.util.Optional.empty(), SchemaStrings.knownValue("from", "Source base (2-36)"), "a base, not a unit");
+    assertEquals(java.util.Optional.empty(), SchemaStrings.knownValue("token", "An API token"), "not a JWT");
+    assertEquals(java.util.Optional.empty(), SchemaStrings.knownValue("range", null));
+    assertEquals(java.util.Optional.empty(), SchemaStrings.knownValue("text", "Text to analyze"));
     // In a candidate: the hinted set takes it, the first (the marker's) does not.
     List<ArgumentTemplate> c = SchemaArguments.candidates(schema(one("{\"type\":\"string\",\"description\":\"IP address\"}", true)
         .replace("\"p\"", "\"ip\"")));

@@ -19,7 +19,7 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
- * How a replay confirms the first run of a whole-surface probe ({@link SurfaceProbe#confirm}): a
+ * How a replay confirms the first run of a whole-surface probe ({@link SurfaceConfirmation#confirm}): a
  * changed answer counts only where both runs changed the same tool; a marker always counts; a
  * traffic hazard of either run stands.
  */
@@ -49,8 +49,8 @@ class SurfaceProbeConfirmTest {
   @Test
   void aChangedAnswerThatDoesNotComeBackOnReplayIsVolatileAndTheServerPasses() {
     SurfaceReport first = report(List.of(tool("gen", ToolStatus.LEAKED, CHANGED)), leak(CHANGED));
-    assertTrue(SurfaceProbe.needsReplay(first));
-    SurfaceReport r = SurfaceProbe.confirm(first, report(List.of(tool("gen", ToolStatus.PASSED)), Map.of()));
+    assertTrue(SurfaceConfirmation.needsReplay(first));
+    SurfaceReport r = SurfaceConfirmation.confirm(first, report(List.of(tool("gen", ToolStatus.PASSED)), Map.of()));
     assertEquals(Outcome.PASSED, r.outcome(), r.toString());
     assertEquals(Map.of(), r.hazards());
     assertEquals(ToolStatus.PASSED, r.tools().get(0).status());
@@ -62,7 +62,7 @@ class SurfaceProbeConfirmTest {
   @Test
   void aChangedAnswerOnTheSameToolInBothRunsIsConfirmed() {
     SurfaceReport first = report(List.of(tool("next", ToolStatus.LEAKED, CHANGED)), leak(CHANGED));
-    SurfaceReport r = SurfaceProbe.confirm(first, report(List.of(tool("next", ToolStatus.LEAKED, CHANGED)), leak(CHANGED)));
+    SurfaceReport r = SurfaceConfirmation.confirm(first, report(List.of(tool("next", ToolStatus.LEAKED, CHANGED)), leak(CHANGED)));
     assertEquals(Outcome.HAZARD, r.outcome());
     assertEquals(CHANGED.detail(), r.hazards().get(HazardCode.CROSS_SESSION_LEAK));
     assertEquals(ToolStatus.LEAKED, r.tools().get(0).status());
@@ -72,9 +72,9 @@ class SurfaceProbeConfirmTest {
   void aMarkerCountsInEitherRunAndAnotherToolsChangeStillNeedsItsReplay() {
     SurfaceReport first = report(List.of(tool("remember", ToolStatus.LEAKED, MARKER), tool("gen", ToolStatus.LEAKED, CHANGED)),
         leak(MARKER));
-    assertTrue(SurfaceProbe.needsReplay(first), "gen's change is not confirmed by remember's marker");
-    assertFalse(SurfaceProbe.needsReplay(report(List.of(tool("remember", ToolStatus.LEAKED, MARKER)), leak(MARKER))));
-    SurfaceReport r = SurfaceProbe.confirm(first,
+    assertTrue(SurfaceConfirmation.needsReplay(first), "gen's change is not confirmed by remember's marker");
+    assertFalse(SurfaceConfirmation.needsReplay(report(List.of(tool("remember", ToolStatus.LEAKED, MARKER)), leak(MARKER))));
+    SurfaceReport r = SurfaceConfirmation.confirm(first,
         report(List.of(tool("remember", ToolStatus.PASSED), tool("gen", ToolStatus.PASSED)), Map.of()));
     assertEquals(Outcome.HAZARD, r.outcome());
     assertEquals(ToolStatus.LEAKED, r.tools().get(0).status(), "the marker of the first run is an observation");
@@ -85,7 +85,7 @@ class SurfaceProbeConfirmTest {
   void changesInBothRunsAtDifferentToolsConfirmNothingAndATrafficHazardStands() {
     Map<HazardCode, String> first = leak(CHANGED);
     first.put(HazardCode.UNATTRIBUTABLE_NOTIFICATION, "notifications/message x1");
-    SurfaceReport r = SurfaceProbe.confirm(
+    SurfaceReport r = SurfaceConfirmation.confirm(
         report(List.of(tool("a", ToolStatus.LEAKED, CHANGED), tool("b", ToolStatus.PASSED)), first),
         report(List.of(tool("a", ToolStatus.PASSED), tool("b", ToolStatus.LEAKED, CHANGED)), leak(CHANGED)));
     assertEquals(Map.of(HazardCode.UNATTRIBUTABLE_NOTIFICATION, "notifications/message x1"), r.hazards());
@@ -97,7 +97,7 @@ class SurfaceProbeConfirmTest {
   @Test
   void aChangeAtAnotherPlaceOfTheSameToolIsNotAConfirmation() {
     Finding elsewhere = new Finding(1, "A", FindingKind.CHANGED_ANSWER, "$.result.records[17].score", "changed at 17");
-    SurfaceReport r = SurfaceProbe.confirm(report(List.of(tool("records", ToolStatus.LEAKED, CHANGED)), leak(CHANGED)),
+    SurfaceReport r = SurfaceConfirmation.confirm(report(List.of(tool("records", ToolStatus.LEAKED, CHANGED)), leak(CHANGED)),
         report(List.of(tool("records", ToolStatus.LEAKED, elsewhere)), leak(elsewhere)));
     assertEquals(Map.of(), r.hazards(), r.toString());
     assertEquals(ToolStatus.NOT_PROVEN, r.tools().get(0).status(), "changed in both runs, at different places");
@@ -112,16 +112,16 @@ class SurfaceProbeConfirmTest {
         "B's answer to memory_use ... at $.result.content[0].text (token 5 of 9): expected 1, got 2");
     Finding again3 = new Finding(3, "B", FindingKind.CHANGED_ANSWER, "$.result.content[0].text",
         "B's answer to memory_use ... at $.result.content[0].text (token 3 of 9): expected 4, got 5");
-    assertEquals(Map.of(), SurfaceProbe.confirm(report(List.of(tool("memory_use", ToolStatus.LEAKED, at3)), leak(at3)),
+    assertEquals(Map.of(), SurfaceConfirmation.confirm(report(List.of(tool("memory_use", ToolStatus.LEAKED, at3)), leak(at3)),
         report(List.of(tool("memory_use", ToolStatus.LEAKED, at5)), leak(at5))).hazards());
-    assertEquals(Outcome.HAZARD, SurfaceProbe.confirm(report(List.of(tool("tick", ToolStatus.LEAKED, at3)), leak(at3)),
+    assertEquals(Outcome.HAZARD, SurfaceConfirmation.confirm(report(List.of(tool("tick", ToolStatus.LEAKED, at3)), leak(at3)),
         report(List.of(tool("tick", ToolStatus.LEAKED, again3)), leak(again3))).outcome());
   }
 
   @Test
   void aToolNotProvenInEitherRunStaysNotProven() {
     ToolResult err = new ToolResult("gen", ToolStatus.NOT_PROVEN, "answered isError", "schema {}", List.of(), List.of());
-    SurfaceReport r = SurfaceProbe.confirm(
+    SurfaceReport r = SurfaceConfirmation.confirm(
         report(List.of(tool("x", ToolStatus.LEAKED, CHANGED), err), leak(CHANGED)),
         report(List.of(tool("x", ToolStatus.PASSED), tool("gen", ToolStatus.PASSED)), Map.of()));
     assertEquals(Outcome.NOT_PROVEN, r.outcome());
@@ -145,7 +145,7 @@ class SurfaceProbeConfirmTest {
     String channel = "tools/call heatmap";
 
     // Tokens 2-3 varied between the replay's dedicated backends (another round, say).
-    SurfaceReport r = SurfaceProbe.confirm(first, replay, new SurfaceProbe.Volatility(Map.of(),
+    SurfaceReport r = SurfaceConfirmation.confirm(first, replay, new SurfaceConfirmation.Volatility(Map.of(),
         Map.of(channel, java.util.Set.of(new AnswerDiff.Place(text, 1, 3)))));
     assertEquals(Map.of(), r.hazards(), r.toString());
     assertEquals(Outcome.PASSED, r.outcome(), r.toString());
@@ -156,15 +156,15 @@ class SurfaceProbeConfirmTest {
         r.tools().get(0).volatileParts());
 
     // The first run's own dedicated backends count as much; so does a whole value above the text.
-    assertEquals(Outcome.PASSED, SurfaceProbe.confirm(first, replay, new SurfaceProbe.Volatility(
+    assertEquals(Outcome.PASSED, SurfaceConfirmation.confirm(first, replay, new SurfaceConfirmation.Volatility(
         Map.of(channel, java.util.Set.of(AnswerDiff.Place.whole("$.result"))), Map.of())).outcome());
 
     // Elsewhere (token 5, another tool, another path) it explains nothing: confirmed.
-    for (SurfaceProbe.Volatility v : List.of(
-        new SurfaceProbe.Volatility(Map.of(), Map.of(channel, java.util.Set.of(new AnswerDiff.Place(text, 4, 5)))),
-        new SurfaceProbe.Volatility(Map.of(), Map.of("tools/call other", java.util.Set.of(AnswerDiff.Place.whole("$")))),
-        new SurfaceProbe.Volatility(Map.of(), Map.of(channel, java.util.Set.of(AnswerDiff.Place.whole("$.result.content[0].te")))))) {
-      SurfaceReport c = SurfaceProbe.confirm(first, replay, v);
+    for (SurfaceConfirmation.Volatility v : List.of(
+        new SurfaceConfirmation.Volatility(Map.of(), Map.of(channel, java.util.Set.of(new AnswerDiff.Place(text, 4, 5)))),
+        new SurfaceConfirmation.Volatility(Map.of(), Map.of("tools/call other", java.util.Set.of(AnswerDiff.Place.whole("$")))),
+        new SurfaceConfirmation.Volatility(Map.of(), Map.of(channel, java.util.Set.of(AnswerDiff.Place.whole("$.result.content[0].te")))))) {
+      SurfaceReport c = SurfaceConfirmation.confirm(first, replay, v);
       assertEquals(Outcome.HAZARD, c.outcome(), v.toString());
       assertEquals(ToolStatus.LEAKED, c.tools().get(0).status());
     }
@@ -176,10 +176,10 @@ class SurfaceProbeConfirmTest {
     String text = "$.result.content[0].text";
     Finding at3 = new Finding(1, "A", FindingKind.CHANGED_ANSWER, text, "... at " + text + " (token 3 of 9): x");
     Finding at7 = new Finding(1, "A", FindingKind.CHANGED_ANSWER, text, "... at " + text + " (token 7 of 9): y");
-    SurfaceReport r = SurfaceProbe.confirm(
+    SurfaceReport r = SurfaceConfirmation.confirm(
         report(List.of(tool("t", ToolStatus.LEAKED, at3, at7)), leak(at3)),
         report(List.of(tool("t", ToolStatus.LEAKED, at3)), leak(at3)),
-        new SurfaceProbe.Volatility(Map.of(), Map.of("tools/call t", java.util.Set.of(new AnswerDiff.Place(text, 2, 3)))));
+        new SurfaceConfirmation.Volatility(Map.of(), Map.of("tools/call t", java.util.Set.of(new AnswerDiff.Place(text, 2, 3)))));
     assertEquals(Map.of(), r.hazards(), r.toString());
     assertEquals(ToolStatus.NOT_PROVEN, r.tools().get(0).status(),
         "token 7 changed in the first run only, and is not explained: not proven, never passed");

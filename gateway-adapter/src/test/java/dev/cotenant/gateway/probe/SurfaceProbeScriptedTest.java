@@ -315,15 +315,18 @@ class SurfaceProbeScriptedTest {
     assertEquals(3, sent(sessions.opened.get(0), "tools/call"));
   }
 
-  /** Kills {@code millis}' bound at {@code > 1}, and its refusal negated: 1 ms is a limit, 0 is refused by name. */
+  /** 1 ms is a limit, 0 and below are refused by name, as is a value that is not a number (ProviderConfig.getMillis). */
   @Test
   void theCallTimeoutAndBudgetArePositiveMilliseconds() {
     ScriptedSessions sessions = new ScriptedSessions(handshake(TOOLS), echo(List.of(ECHO)));
     SurfaceProbe.fromConfig(sessions, ProviderConfig.of(Map.of(SurfaceProbe.CALL_TIMEOUT_MS, "1", SurfaceProbe.BUDGET_MS, " 1 ")));
     for (String bad : List.of("0", "-5", "ten")) {
-      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-          () -> SurfaceProbe.fromConfig(sessions, ProviderConfig.of(Map.of(SurfaceProbe.BUDGET_MS, bad))));
-      assertEquals("cotenant.probe.budget-ms must be a positive number of milliseconds, got '" + bad + "'", e.getMessage());
+      for (String key : List.of(SurfaceProbe.BUDGET_MS, SurfaceProbe.CALL_TIMEOUT_MS)) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            () -> SurfaceProbe.fromConfig(sessions, ProviderConfig.of(Map.of(key, bad))));
+        assertEquals("configuration key " + key + " must be " + (bad.equals("ten") ? "an integer" : "positive")
+            + ", got '" + bad + "'", e.getMessage());
+      }
     }
   }
 

@@ -6,7 +6,8 @@
  * {@link dev.cotenant.spi.rpc.Envelope}. Messages are plain JSON values ({@code Map},
  * {@code List}, {@code String}, {@code Number}, {@code Boolean}, and {@link dev.cotenant.api.Json#NULL}
  * or Java {@code null} for JSON {@code null}); parsing and writing JSON text stays with the module
- * that owns the bytes.
+ * that owns the bytes. {@link dev.cotenant.spi.rpc.ListingPager} is the one paging rule of an MCP
+ * listing (items, next cursor, loop, bounds), shared by the pre-flight and the probe.
  *
  * <p>An architecture rule keeps envelope building here: no other main class names the
  * {@code "jsonrpc"} member.

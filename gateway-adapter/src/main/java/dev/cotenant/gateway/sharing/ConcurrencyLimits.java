@@ -1,4 +1,4 @@
-package dev.cotenant.gateway.probe;
+package dev.cotenant.gateway.sharing;
 
 import dev.cotenant.api.ConcurrencyRecord;
 import dev.cotenant.spi.ConcurrencyLimiter;

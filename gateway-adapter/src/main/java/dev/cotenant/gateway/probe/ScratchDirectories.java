@@ -1,0 +1,58 @@
+package dev.cotenant.gateway.probe;
+
+import dev.cotenant.gateway.sandbox.Sandbox;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The scratch directories of one whole-surface probe run: one root in the temp directory, named
+ * {@value SurfaceProbe#SCRATCH_PREFIX}{@code <pid>-...} and made on first use (sweeping the roots
+ * of probes whose process is gone), and in it a fresh working directory per backend; all removed
+ * when the run ends. Thread-safe.
+ */
+final class ScratchDirectories {
+  private @Nullable Path root;
+
+  /** The root, made on the first call. */
+  synchronized Path root() throws IOException {
+    if (root == null) {
+      Sandbox.sweepLeftovers(SurfaceProbe.SCRATCH_PREFIX);
+      root = Files.createTempDirectory(SurfaceProbe.SCRATCH_PREFIX + ProcessHandle.current().pid() + "-");
+    }
+    return root;
+  }
+
+  /**
+   * A new directory for one backend. One name pattern for every phase's backends: a path a tool
+   * echoes differs between any two backends by its random part only, which the dedicated runs
+   * show to be volatile.
+   */
+  synchronized Path forBackend() throws IOException {
+    return Files.createTempDirectory(root(), "backend-");
+  }
+
+  /** Removes the root and everything in it, if it was made. */
+  synchronized void remove() {
+    if (root != null) {
+      deleteQuietly(root);
+    }
+  }
+
+  private static void deleteQuietly(Path dir) {
+    try (Stream<Path> walk = Files.walk(dir)) {
+      walk.sorted(Comparator.reverseOrder()).forEach(p -> {
+        try {
+          Files.deleteIfExists(p);
+        } catch (IOException e) {
+          // best effort: a scratch directory under the temp dir
+        }
+      });
+    } catch (IOException e) {
+      // already gone
+    }
+  }
+}
