@@ -15,7 +15,7 @@ import dev.cotenant.api.ServerDescription;
 import dev.cotenant.api.Strength;
 import dev.cotenant.gateway.Cotenant;
 import dev.cotenant.gateway.config.ConfiguredServer;
-import dev.cotenant.gateway.evaluation.IdentityResolver;
+import dev.cotenant.gateway.identity.IdentityResolver;
 import dev.cotenant.gateway.identity.ExecutionIdentities;
 import dev.cotenant.providers.records.FileHazardLedger;
 import dev.cotenant.providers.records.FilePreflightCache;
