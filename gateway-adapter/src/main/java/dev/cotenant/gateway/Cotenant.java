@@ -399,12 +399,12 @@ public final class Cotenant {
 
   /** Every row of {@code servers}, in order: one {@link #load}, then rows built without IO. */
   public List<Row> rows(Collection<ConfiguredServer> servers) {
-    return new RowBuilder(this).build(load(servers));
+    return new RowBuilder(this::assess).build(load(servers));
   }
 
   /** Every row of a loaded state, each row's {@code source} labelled by {@code sourceLabel}; no IO. */
   public List<Row> rows(LoadedState state, Function<ConfiguredServer, String> sourceLabel) {
-    return new RowBuilder(this, sourceLabel).build(state);
+    return new RowBuilder(this::assess, sourceLabel).build(state);
   }
 
   /**
