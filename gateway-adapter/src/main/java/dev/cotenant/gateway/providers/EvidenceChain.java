@@ -15,7 +15,7 @@ import dev.cotenant.spi.ProviderContext;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.Optional;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -81,30 +81,27 @@ public final class EvidenceChain {
     ServerDescription server = input.server();
     List<Finding> out = new ArrayList<>();
     for (Selected<ManagedServerClassifier> c : classifiers) {
-      Optional<String> reason;
-      try {
-        reason = c.provider().sessionBoundReason(server);
-      } catch (RuntimeException e) {
-        throw failed("classifier", c.name(), server, e);
-      }
-      if (reason == null) {
-        throw failed("classifier", c.name(), server, null);
-      }
-      reason.ifPresent(r -> out.add(Finding.of(c.name(), ReasonCode.SESSION_BOUND_BY_CONSTRUCTION, r)));
+      ask("classifier", c.name(), server, () -> c.provider().sessionBoundReason(server))
+          .ifPresent(r -> out.add(Finding.of(c.name(), ReasonCode.SESSION_BOUND_BY_CONSTRUCTION, r)));
     }
     for (Selected<EvidenceSource> s : sources) {
-      List<Finding> found;
-      try {
-        found = s.provider().findings(input);
-      } catch (RuntimeException e) {
-        throw failed("evidence source", s.name(), server, e);
-      }
-      if (found == null) {
-        throw failed("evidence source", s.name(), server, null);
-      }
-      out.addAll(found);
+      out.addAll(ask("evidence source", s.name(), server, () -> s.provider().findings(input)));
     }
     return List.copyOf(out);
+  }
+
+  /** What member {@code name} answers; its exception, or a {@code null} answer, fails the call naming it. */
+  private static <T> T ask(String what, String name, ServerDescription server, Supplier<@Nullable T> call) {
+    T answer;
+    try {
+      answer = call.get();
+    } catch (RuntimeException e) {
+      throw failed(what, name, server, e);
+    }
+    if (answer == null) {
+      throw failed(what, name, server, null);
+    }
+    return answer;
   }
 
   private static IllegalStateException failed(String what, String name, ServerDescription server, @Nullable RuntimeException e) {
