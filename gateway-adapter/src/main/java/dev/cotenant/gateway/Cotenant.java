@@ -6,10 +6,8 @@ import dev.cotenant.api.ExecutionIdentity;
 import dev.cotenant.api.Finding;
 import dev.cotenant.api.HandshakeFacts;
 import dev.cotenant.api.HazardCode;
-import dev.cotenant.api.LogSafe;
 import dev.cotenant.api.PreflightOutcome;
 import dev.cotenant.api.Reason;
-import dev.cotenant.api.ReasonCode;
 import dev.cotenant.api.ServerDescription;
 import dev.cotenant.api.Verdict;
 import dev.cotenant.gateway.config.ConfigException;
@@ -27,6 +25,7 @@ import dev.cotenant.gateway.mux.MuxSettings;
 import dev.cotenant.gateway.pool.PoolSettings;
 import dev.cotenant.gateway.sharing.Sharing;
 import dev.cotenant.gateway.sharing.SharingSettings;
+import dev.cotenant.gateway.providers.EvidenceChain;
 import dev.cotenant.gateway.providers.ProviderDiscovery;
 import dev.cotenant.gateway.providers.ProviderSelection;
 import dev.cotenant.gateway.providers.ProviderSelection.Selected;
@@ -42,9 +41,7 @@ import dev.cotenant.spi.ConcurrencyLimiter;
 import dev.cotenant.spi.CoreSettings;
 import dev.cotenant.spi.ConcurrencyLimiterProvider;
 import dev.cotenant.spi.EvidenceInput;
-import dev.cotenant.spi.EvidenceSource;
 import dev.cotenant.spi.EvidenceSourceProvider;
-import dev.cotenant.spi.ManagedServerClassifier;
 import dev.cotenant.spi.ManagedServerClassifierProvider;
 import dev.cotenant.spi.NamedProvider;
 import dev.cotenant.spi.PreflightTransport;
@@ -102,8 +99,7 @@ public final class Cotenant {
   private final ExecutionIdentities identities;
   private final Sandbox sandbox;
   private final PidNamespace backendNamespace;
-  private final List<Selected<ManagedServerClassifier>> classifiers;
-  private final List<Selected<EvidenceSource>> sources;
+  private final EvidenceChain evidence;
   private final Map<Spi<?, ?>, Lazy<?>> singles = new LinkedHashMap<>();
 
   private Cotenant(Builder b) {
@@ -116,8 +112,7 @@ public final class Cotenant {
     // A provider that starts servers (the pre-flight) starts them in the probes' sandbox.
     this.context = new ProviderContext(config, recordsDirectory, this::probeSessionTransport);
     ProviderDiscovery discovery = b.discovery;
-    this.classifiers = chain(Spi.CLASSIFIERS, b, discovery);
-    this.sources = chain(Spi.EVIDENCE_SOURCES, b, discovery);
+    this.evidence = EvidenceChain.select(b.explicit(Spi.CLASSIFIERS), b.explicit(Spi.EVIDENCE_SOURCES), discovery, context);
     ProviderContext bare = new ProviderContext(config, recordsDirectory);
     for (Spi<?, ?> spi : Spi.ALL) {
       if (!spi.isChain()) {
@@ -128,17 +123,6 @@ public final class Cotenant {
 
   private static Path userHome() {
     return Path.of(System.getProperty("user.home"));
-  }
-
-  private <T extends NamedProvider, R> List<Selected<R>> chain(Spi<T, R> spi, Builder b, ProviderDiscovery discovery) {
-    List<T> explicit = b.explicit(spi);
-    List<Selected<T>> chain = ProviderSelection.chain(spi, explicit, discovery.discover(spi.type()), config);
-    List<Selected<R>> out = new ArrayList<>();
-    for (Selected<T> s : chain) {
-      R created = ProviderSelection.create(spi, s, p -> spi.create(p, context));
-      out.add(new Selected<>(created, s.name(), s.className(), s.origin()));
-    }
-    return List.copyOf(out);
   }
 
   private static <T extends NamedProvider, R> Lazy<R> lazy(
@@ -170,12 +154,12 @@ public final class Cotenant {
 
   /** The classifier names, in chain order. */
   public List<String> classifierNames() {
-    return classifiers.stream().map(Selected::name).toList();
+    return evidence.classifierNames();
   }
 
   /** The evidence source names, in chain order. */
   public List<String> evidenceSourceNames() {
-    return sources.stream().map(Selected::name).toList();
+    return evidence.evidenceSourceNames();
   }
 
   /**
@@ -198,34 +182,7 @@ public final class Cotenant {
    * @throws IllegalStateException as {@link #findings(ServerDescription, Optional)}
    */
   public List<Finding> findings(EvidenceInput input) {
-    Objects.requireNonNull(input, "input");
-    ServerDescription server = input.server();
-    List<Finding> out = new ArrayList<>();
-    for (Selected<ManagedServerClassifier> c : classifiers) {
-      Optional<String> reason;
-      try {
-        reason = c.provider().sessionBoundReason(server);
-      } catch (RuntimeException e) {
-        throw failed("classifier", c.name(), server, e);
-      }
-      if (reason == null) {
-        throw failed("classifier", c.name(), server, null);
-      }
-      reason.ifPresent(r -> out.add(Finding.of(c.name(), ReasonCode.SESSION_BOUND_BY_CONSTRUCTION, r)));
-    }
-    for (Selected<EvidenceSource> s : sources) {
-      List<Finding> found;
-      try {
-        found = s.provider().findings(input);
-      } catch (RuntimeException e) {
-        throw failed("evidence source", s.name(), server, e);
-      }
-      if (found == null) {
-        throw failed("evidence source", s.name(), server, null);
-      }
-      out.addAll(found);
-    }
-    return List.copyOf(out);
+    return evidence.findings(input);
   }
 
   /**
@@ -399,12 +356,12 @@ public final class Cotenant {
 
   /** Every row of {@code servers}, in order: one {@link #load}, then rows built without IO. */
   public List<Row> rows(Collection<ConfiguredServer> servers) {
-    return new RowBuilder(this).build(load(servers));
+    return new RowBuilder(this::assess).build(load(servers));
   }
 
   /** Every row of a loaded state, each row's {@code source} labelled by {@code sourceLabel}; no IO. */
   public List<Row> rows(LoadedState state, Function<ConfiguredServer, String> sourceLabel) {
-    return new RowBuilder(this, sourceLabel).build(state);
+    return new RowBuilder(this::assess, sourceLabel).build(state);
   }
 
   /**
@@ -479,13 +436,6 @@ public final class Cotenant {
     Map<String, Verdict> out = new LinkedHashMap<>();
     rows.forEach(r -> out.put(r.name(), r.verdict()));
     return out;
-  }
-
-  private static IllegalStateException failed(String what, String name, ServerDescription server, @Nullable RuntimeException e) {
-    String msg =
-        what + " \"" + LogSafe.escape(name) + "\" failed on server \"" + LogSafe.escape(server.name()) + "\": "
-            + (e == null ? "it returned null" : e.getClass().getSimpleName() + ": " + LogSafe.escape(String.valueOf(e.getMessage())));
-    return e == null ? new IllegalStateException(msg) : new IllegalStateException(msg, e);
   }
 
   /** Selects and creates a single provider on first use. */

@@ -4,6 +4,7 @@ import dev.cotenant.api.ExecutionIdentity;
 import dev.cotenant.api.LogSafe;
 import dev.cotenant.api.ServerDescription;
 import dev.cotenant.api.Transport;
+import dev.cotenant.gateway.identity.IdentityResolver;
 import dev.cotenant.spi.PreflightCache;
 import dev.cotenant.spi.PreflightRecord;
 import dev.cotenant.spi.PreflightResult;

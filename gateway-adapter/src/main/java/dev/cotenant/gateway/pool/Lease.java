@@ -13,13 +13,15 @@ import java.util.Objects;
  */
 public final class Lease<B extends PooledBackend> {
   private final TransportPool<B> pool;
+  private final EntryTable<B> table;
   final PoolEntry<B> entry;
   private final String sessionId;
   final long serial;
   private final int generation;
 
-  Lease(TransportPool<B> pool, PoolEntry<B> entry, String sessionId, long serial, int generation) {
+  Lease(TransportPool<B> pool, EntryTable<B> table, PoolEntry<B> entry, String sessionId, long serial, int generation) {
     this.pool = pool;
+    this.table = table;
     this.entry = entry;
     this.sessionId = sessionId;
     this.serial = serial;
@@ -54,7 +56,7 @@ public final class Lease<B extends PooledBackend> {
    *     released, {@link PoolException.Kind#RESTARTING} while a restart is in flight
    */
   public B backend() throws PoolException {
-    return pool.backendOf(this);
+    return table.backendOf(this);
   }
 
   /**
@@ -65,7 +67,7 @@ public final class Lease<B extends PooledBackend> {
    * @throws InterruptedException when interrupted while waiting
    */
   public B awaitBackend(Duration timeout) throws PoolException, InterruptedException {
-    return pool.awaitBackendOf(this, Objects.requireNonNull(timeout, "timeout"));
+    return table.awaitBackendOf(this, Objects.requireNonNull(timeout, "timeout"));
   }
 
   /**
@@ -74,7 +76,7 @@ public final class Lease<B extends PooledBackend> {
    * late. False while a restart is in flight and once the entry has ended.
    */
   public boolean current(int generation) {
-    return pool.isCurrent(entry, generation);
+    return table.isCurrent(entry, generation);
   }
 
   /** Releases the lease ({@link TransportPool#release}); idempotent. */

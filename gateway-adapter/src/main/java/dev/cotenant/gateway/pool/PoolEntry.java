@@ -35,8 +35,6 @@ final class PoolEntry<B extends PooledBackend> {
 
   /** Attached sessions, each with the serial of its attachment. */
   final Map<String, Long> sessions = new LinkedHashMap<>();
-  /** When the entry last went from no session attached to some, by the pool's clock. */
-  long attachedSince;
 
   /** A factory start of {@link #generation} is running. */
   boolean starting;
@@ -44,17 +42,16 @@ final class PoolEntry<B extends PooledBackend> {
   @Nullable String exitedWhileStarting;
   /** The start in flight (the first start, or a restart with all its attempts); done when none. */
   CompletableFuture<Outcome> inFlight = new CompletableFuture<>();
-  /** Consecutive failed restart attempts. */
-  int failures;
+  /** When a backend that died is started again, and when the entry gives up. */
+  final RestartPolicy restarts;
 
   /** No session is attached and the idle timer runs. */
   boolean idle;
   /** Bumped whenever the idle timer is set or cancelled, so a stale timer run does nothing. */
   long idleSeq;
   @Nullable ScheduledFuture<?> idleTimer;
-  boolean hasFirstIdle;
-  /** The first idle moment the idle cap is measured from. */
-  long firstIdleAt;
+  /** When the idle timer ends, from the moments the entry went idle and was attached. */
+  final IdleSchedule idleSchedule;
   /** What the idle timer ending means, for the log. */
   String idleEnd = "";
 
@@ -73,12 +70,15 @@ final class PoolEntry<B extends PooledBackend> {
   /** Why its first session was placed here. */
   final String reason;
 
-  PoolEntry(PoolKey key, ServerDescription server, Placement placement, boolean forced, String reason) {
+  PoolEntry(PoolKey key, ServerDescription server, Placement placement, boolean forced, String reason,
+      PoolSettings settings) {
     this.key = key;
     this.server = server;
     this.placement = placement;
     this.forced = forced;
     this.reason = reason;
+    this.restarts = new RestartPolicy(settings.restartAttempts(), settings.drainGrace());
+    this.idleSchedule = new IdleSchedule(settings.drainGrace(), settings.idleCap());
   }
 
   boolean ended() {

@@ -89,30 +89,20 @@ public record PoolSettings(
    */
   public static PoolSettings fromConfig(ProviderConfig config) {
     return new PoolSettings(
-        Duration.ofMillis(number(config, DRAIN_GRACE_MS, DEFAULTS.drainGrace.toMillis(), 0)),
-        Duration.ofMillis(number(config, IDLE_CAP_MS, DEFAULTS.idleCap.toMillis(), 1)),
-        (int) number(config, RESTART_ATTEMPTS, DEFAULTS.restartAttempts, 1),
-        (int) number(config, SPAWN_BUDGET, DEFAULTS.spawnBudget, 1),
-        Duration.ofMillis(number(config, CLOSE_TIMEOUT_MS, DEFAULTS.closeTimeout.toMillis(), 0)));
+        config.getMillis(DRAIN_GRACE_MS, DEFAULTS.drainGrace, Duration.ZERO),
+        config.getMillis(IDLE_CAP_MS, DEFAULTS.idleCap, Duration.ofMillis(1)),
+        count(config, RESTART_ATTEMPTS, DEFAULTS.restartAttempts),
+        count(config, SPAWN_BUDGET, DEFAULTS.spawnBudget),
+        config.getMillis(CLOSE_TIMEOUT_MS, DEFAULTS.closeTimeout, Duration.ZERO));
   }
 
-  private static long number(ProviderConfig config, String key, long fallback, long min) {
-    String v = config.get(key).orElse(null);
-    if (v == null) {
-      return fallback;
+  /** A positive count under {@code key}: at most {@link Integer#MAX_VALUE}, which the refusal names. */
+  private static int count(ProviderConfig config, String key, int fallback) {
+    long n = config.getLong(key, fallback, 1);
+    if (n > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException("configuration key " + key + " must be positive and at most "
+          + Integer.MAX_VALUE + ", got '" + config.get(key).orElse("") + "'");
     }
-    long n;
-    try {
-      n = Long.parseLong(v.strip());
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("configuration key " + key + " must be an integer, got '" + v + "'", e);
-    }
-    long max = key.endsWith("-ms") ? Long.MAX_VALUE : Integer.MAX_VALUE;
-    if (n < min || n > max) {
-      throw new IllegalArgumentException("configuration key " + key + " must be "
-          + (min == 0 ? "0 or more" : "positive") + (max == Integer.MAX_VALUE ? " and at most " + max : "")
-          + ", got '" + v + "'");
-    }
-    return n;
+    return (int) n;
   }
 }

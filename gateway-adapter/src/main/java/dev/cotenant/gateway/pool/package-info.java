@@ -9,6 +9,12 @@
  * generic over what it manages: a {@link dev.cotenant.gateway.pool.PooledBackend} started by a
  * {@link dev.cotenant.gateway.pool.BackendFactory}, which for a host is a process speaking MCP
  * and the multiplexer in front of it, and in tests a fake.
+ *
+ * <p>Inside, the pool is the coordinator of four package-private parts: {@code EntryTable} keeps
+ * the entries, the sessions attached to them, their idle timers and their closes under one lock;
+ * {@code Restarter} runs the starts and restarts; and two pure rules decide, per entry, when an
+ * idle entry closes ({@code IdleSchedule}: the drain grace and the hard idle cap) and when a dead
+ * backend is started again or its entry gives up ({@code RestartPolicy}: the restart budget).
  */
 @NullMarked
 package dev.cotenant.gateway.pool;

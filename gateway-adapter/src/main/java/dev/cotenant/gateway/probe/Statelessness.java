@@ -9,7 +9,7 @@ import dev.cotenant.api.LogSafe;
 import dev.cotenant.api.ProbePass;
 import dev.cotenant.api.ServerDescription;
 import dev.cotenant.api.ShareScope;
-import dev.cotenant.gateway.evaluation.IdentityResolver;
+import dev.cotenant.gateway.identity.IdentityResolver;
 import dev.cotenant.spi.ConcurrencyRecords;
 import dev.cotenant.spi.EvidenceInput;
 import dev.cotenant.spi.HazardLedger;

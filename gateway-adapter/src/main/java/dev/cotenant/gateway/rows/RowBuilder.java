@@ -4,7 +4,6 @@ import dev.cotenant.api.ExecutionIdentity;
 import dev.cotenant.api.HandshakeFacts;
 import dev.cotenant.api.HazardCode;
 import dev.cotenant.api.PreflightOutcome;
-import dev.cotenant.gateway.Cotenant;
 import dev.cotenant.gateway.config.ConfiguredServer;
 import dev.cotenant.spi.EvidenceInput;
 import dev.cotenant.spi.PreflightRecord;
@@ -33,7 +32,8 @@ import java.util.function.Function;
  *       were not, no row recommends sharing and every row says why;
  * </ul>
  *
- * and hands them to {@link Cotenant#assess}. Thread-safe.
+ * and hands them to its {@link RowAssessor} (the runtime's {@code assess}). Thread-safe when the
+ * assessor is.
  */
 public final class RowBuilder {
   /** The facet named when a stored row says it diverged but names no facet. */
@@ -45,17 +45,17 @@ public final class RowBuilder {
    */
   static final int NOT_RUN_REASON_MAX = 500;
 
-  private final Cotenant cotenant;
+  private final RowAssessor assessor;
   private final Function<ConfiguredServer, String> sourceLabel;
 
-  /** Rows labelled with the source file's path as read. */
-  public RowBuilder(Cotenant cotenant) {
-    this(cotenant, s -> s.source().toString());
+  /** Rows assessed by {@code assessor}, labelled with the source file's path as read. */
+  public RowBuilder(RowAssessor assessor) {
+    this(assessor, s -> s.source().toString());
   }
 
-  /** Rows whose {@code source} is {@code sourceLabel} of the configured server. */
-  public RowBuilder(Cotenant cotenant, Function<ConfiguredServer, String> sourceLabel) {
-    this.cotenant = Objects.requireNonNull(cotenant, "cotenant");
+  /** Rows assessed by {@code assessor}, whose {@code source} is {@code sourceLabel} of the configured server. */
+  public RowBuilder(RowAssessor assessor, Function<ConfiguredServer, String> sourceLabel) {
+    this.assessor = Objects.requireNonNull(assessor, "assessor");
     this.sourceLabel = Objects.requireNonNull(sourceLabel, "sourceLabel");
   }
 
@@ -82,7 +82,7 @@ public final class RowBuilder {
     return new Row(
         server.name(),
         sourceLabel.apply(server),
-        cotenant.assess(
+        assessor.assess(
             new EvidenceInput(server.description(), handshake, Optional.of(id.ledgerKey()),
                 state.concurrency().get(server.name())),
             outcome(measurement),

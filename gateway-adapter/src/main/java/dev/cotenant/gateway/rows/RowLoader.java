@@ -3,7 +3,7 @@ package dev.cotenant.gateway.rows;
 import dev.cotenant.api.ExecutionIdentity;
 import dev.cotenant.api.HandshakeFacts;
 import dev.cotenant.gateway.config.ConfiguredServer;
-import dev.cotenant.gateway.evaluation.IdentityResolver;
+import dev.cotenant.gateway.identity.IdentityResolver;
 import dev.cotenant.spi.HazardLedger;
 import dev.cotenant.spi.PreflightCache;
 import dev.cotenant.spi.RecordStores;

@@ -5,7 +5,7 @@ import dev.cotenant.api.HazardCode;
 import dev.cotenant.api.LogSafe;
 import dev.cotenant.api.ServerDescription;
 import dev.cotenant.api.Verdict;
-import dev.cotenant.gateway.evaluation.IdentityResolver;
+import dev.cotenant.gateway.identity.IdentityResolver;
 import dev.cotenant.gateway.mux.ClientSink;
 import dev.cotenant.gateway.mux.Multiplexer;
 import dev.cotenant.gateway.mux.MuxSettings;

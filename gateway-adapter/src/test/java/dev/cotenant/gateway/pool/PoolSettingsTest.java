@@ -56,10 +56,10 @@ class PoolSettingsTest {
   }
 
   /**
-   * Kills {@code number} with {@code n < min} changed to {@code <=} and either of its
-   * conditions on the key's unit negated, and the constructor's {@code restartAttempts < 1}
-   * changed to {@code <= 1}: each bound is taken at its edge, durations in milliseconds reach
-   * {@code Long.MAX_VALUE}, counts stop at {@code Integer.MAX_VALUE} and say so.
+   * Kills the minimum of each key read with {@code <} changed to {@code <=}, the count's upper
+   * bound negated, and the constructor's {@code restartAttempts < 1} changed to {@code <= 1}:
+   * each bound is taken at its edge, durations in milliseconds reach {@code Long.MAX_VALUE},
+   * counts stop at {@code Integer.MAX_VALUE} and say so.
    */
   @Test
   void eachBoundIsTakenAtItsEdge() {

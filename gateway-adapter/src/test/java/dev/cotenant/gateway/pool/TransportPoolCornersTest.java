@@ -24,15 +24,16 @@ import org.junit.jupiter.api.Test;
 /**
  * The pool's corners a mutation run found untested: clock readings other than 0, an idle cap too
  * large to add, timers that refuse work, interrupted starts and drains, the reverse index of
- * sessions, and what the log says. Each test names the mutant of {@link TransportPool} or
- * {@link PoolSettings} it kills.
+ * sessions, and what the log says. Each test names the mutant of {@link TransportPool} (or of the
+ * parts it is made of: {@link EntryTable}, {@link Restarter}, {@link IdleSchedule},
+ * {@link RestartPolicy}) or {@link PoolSettings} it kills.
  */
 class TransportPoolCornersTest extends PoolTestSupport {
   private static final Duration LONG = Duration.ofSeconds(HANG_GUARD);
 
   // ---- the clock
 
-  /** Kills {@code goIdle} with {@code !e.hasFirstIdle} negated: the cap then ran from the clock's 0. */
+  /** Kills {@code IdleSchedule.idle} with {@code !hasFirstIdle} negated: the cap then ran from the clock's 0. */
   @Test
   void theIdleCapRunsFromTheFirstIdleMomentWhereverTheClockStands() throws Exception {
     pool(new PoolSettings(GRACE, Duration.ofSeconds(20), 3, 32, Duration.ofSeconds(10)), Runnable::run);
@@ -45,7 +46,7 @@ class TransportPoolCornersTest extends PoolTestSupport {
     assertEmpty();
   }
 
-  /** Kills {@code goIdle} with {@code now - e.attachedSince >= grace} changed to {@code >}. */
+  /** Kills {@code IdleSchedule.idle} with {@code now - attachedSince >= grace} changed to {@code >}, through the pool. */
   @Test
   void beingAttachedForExactlyAGraceMovesTheFirstIdleMoment() throws Exception {
     pool(new PoolSettings(GRACE, Duration.ofSeconds(40), 3, 32, Duration.ofSeconds(10)), Runnable::run);
@@ -62,7 +63,7 @@ class TransportPoolCornersTest extends PoolTestSupport {
   }
 
   /**
-   * Kills {@code exitedUnderLock} with {@code clock - e.upAt} changed to {@code +}: at a clock
+   * Kills {@code RestartPolicy.exited} with {@code now - upAt} changed to {@code +}: at a clock
    * reading of 0 the two agree, and every other test of the rule runs there.
    */
   @Test
@@ -79,7 +80,7 @@ class TransportPoolCornersTest extends PoolTestSupport {
   }
 
   /**
-   * Kills {@code saturatedAdd} with its {@code &} changed to {@code |}: a negative reading (a host's
+   * Kills {@code IdleSchedule.saturatedAdd} with its {@code &} changed to {@code |}: a negative reading (a host's
    * clock built on {@code System.nanoTime}) plus the grace then looked like an overflow, and the
    * entry never closed.
    */

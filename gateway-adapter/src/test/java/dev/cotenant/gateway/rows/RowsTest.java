@@ -15,7 +15,7 @@ import dev.cotenant.api.ServerDescription;
 import dev.cotenant.api.Strength;
 import dev.cotenant.gateway.Cotenant;
 import dev.cotenant.gateway.config.ConfiguredServer;
-import dev.cotenant.gateway.evaluation.IdentityResolver;
+import dev.cotenant.gateway.identity.IdentityResolver;
 import dev.cotenant.gateway.identity.ExecutionIdentities;
 import dev.cotenant.providers.records.FileHazardLedger;
 import dev.cotenant.providers.records.FilePreflightCache;
@@ -104,7 +104,7 @@ class RowsTest {
     assertEquals(1, spy.cacheReads.get(), "the pre-flight cache is read once");
     assertEquals(1, spy.ledgerReads.get(), "the hazard ledger is read once");
 
-    RowBuilder builder = new RowBuilder(cotenant);
+    RowBuilder builder = new RowBuilder(cotenant::assess);
     List<Row> rows = builder.build(state);
     assertEquals(SERVERS, rows.size());
     assertEquals(1, spy.cacheReads.get(), "building rows reads the cache no more");
@@ -136,7 +136,7 @@ class RowsTest {
     deleteRecursively(records);
     assertFalse(Files.exists(records));
     assertEquals(rows, builder.build(state), "the rows depend on the loaded state only");
-    assertEquals(rows, new RowBuilder(cotenant).build(state));
+    assertEquals(rows, new RowBuilder(cotenant::assess).build(state));
     assertEquals(1, spy.cacheReads.get());
     assertEquals(1, spy.ledgerReads.get());
     assertEquals(0, spy.perServerQueries.get());
@@ -182,10 +182,10 @@ class RowsTest {
     cache.flush();
     SpyRecordStores spy = new SpyRecordStores(records);
 
-    List<Row> same = new RowBuilder(cotenant).build(new RowLoader(spy, identities::identify).load(List.of(s), Map.of("upgraded", v1)));
+    List<Row> same = new RowBuilder(cotenant::assess).build(new RowLoader(spy, identities::identify).load(List.of(s), Map.of("upgraded", v1)));
     assertEquals(Strength.MEASURED, same.get(0).strength());
 
-    List<Row> upgraded = new RowBuilder(cotenant).build(new RowLoader(spy, identities::identify).load(List.of(s), Map.of("upgraded", v2)));
+    List<Row> upgraded = new RowBuilder(cotenant::assess).build(new RowLoader(spy, identities::identify).load(List.of(s), Map.of("upgraded", v2)));
     assertEquals(Strength.NO_OBJECTION, upgraded.get(0).strength(), "the host's handshake is seen, the old measurement is not");
     assertTrue(spy.preflightCache().load().rows().isEmpty(), "the row of replaced code is dropped");
   }
@@ -206,7 +206,7 @@ class RowsTest {
     dev.cotenant.spi.ConcurrencyRecords.Snapshot readRecords = dev.cotenant.spi.ConcurrencyRecords.Snapshot.empty();
     dev.cotenant.spi.ConcurrencyRecords.Snapshot unreadRecords =
         dev.cotenant.spi.ConcurrencyRecords.Snapshot.incomplete(Map.of(), Map.of(), "concurrency.json is locked");
-    RowBuilder builder = new RowBuilder(cotenant);
+    RowBuilder builder = new RowBuilder(cotenant::assess);
 
     Row complete = builder.build(new LoadedState(List.of(s), ids, PreflightCache.Snapshot.empty(), readLedger, host, readRecords)).get(0);
     assertEquals(Strength.DECLARED, complete.strength());

@@ -1,4 +1,4 @@
-package dev.cotenant.gateway.evaluation;
+package dev.cotenant.gateway.identity;
 
 import dev.cotenant.api.ExecutionIdentity;
 import dev.cotenant.api.ServerDescription;
