@@ -96,30 +96,36 @@ class AtomicReplaceTest {
     assertEquals(mode(plain), mode(target), "the umask's default, as Files.write would create it");
   }
 
+  /**
+   * Replaces {@code name}, which holds {@code old}, through {@code content} and
+   * {@code beforeReplace}, one of which throws {@code failure}: the failure is what the caller
+   * sees, the target still holds {@code old}, and no temp file is left beside it.
+   */
+  private void failedReplaceLeavesTheTarget(String name, String old, AtomicFiles.Content content,
+      AtomicFiles.BeforeReplace beforeReplace, IOException failure) throws IOException {
+    Path target = Files.writeString(dir.resolve(name), old);
+    IOException thrown = assertThrows(IOException.class,
+        () -> AtomicFiles.replace(target, AtomicFiles.OWNER_ONLY, content, beforeReplace));
+    assertSame(failure, thrown);
+    assertEquals(old, Files.readString(target));
+    assertEquals(List.of(name), namesIn(dir));
+  }
+
   @Test
   void aContentWriterThatFailsLeavesTheTargetAndNoTempFile() throws IOException {
-    Path target = Files.writeString(dir.resolve("installed.jar"), "the old jar");
     IOException broken = new IOException("the source jar vanished");
-    IOException thrown = assertThrows(IOException.class, () -> AtomicFiles.replace(target, null, out -> {
+    failedReplaceLeavesTheTarget("installed.jar", "the old jar", out -> {
       out.write(utf8("half a j"));
       throw broken;
-    }));
-    assertSame(broken, thrown);
-    assertEquals("the old jar", Files.readString(target));
-    assertEquals(List.of("installed.jar"), namesIn(dir));
+    }, () -> {}, broken);
   }
 
   @Test
   void aCheckThatRefusesBeforeTheRenameLeavesTheTargetAndNoTempFile() throws IOException {
-    Path target = Files.writeString(dir.resolve("mcp.json"), "{\"edited\": \"meanwhile\"}");
     IOException changed = new IOException("changed while the new text was being written");
-    IOException thrown = assertThrows(IOException.class,
-        () -> AtomicFiles.replace(target, AtomicFiles.OWNER_ONLY, out -> out.write(utf8("{}")), () -> {
-          throw changed;
-        }));
-    assertSame(changed, thrown);
-    assertEquals("{\"edited\": \"meanwhile\"}", Files.readString(target));
-    assertEquals(List.of("mcp.json"), namesIn(dir));
+    failedReplaceLeavesTheTarget("mcp.json", "{\"edited\": \"meanwhile\"}", out -> out.write(utf8("{}")), () -> {
+      throw changed;
+    }, changed);
   }
 
   @Test
