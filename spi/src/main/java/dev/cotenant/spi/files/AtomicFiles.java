@@ -49,7 +49,7 @@ public final class AtomicFiles {
 
   private AtomicFiles() {}
 
-  /** Writes the content of the new file; the stream is the temp file's, closed by the writer. */
+  /** Writes the content of the new file into the temp file's stream, which {@link #replace} closes. */
   @FunctionalInterface
   public interface Content {
     /** Writes every byte of the new file to {@code out}. */
