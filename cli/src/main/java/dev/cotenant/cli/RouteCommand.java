@@ -10,6 +10,7 @@ import dev.cotenant.cli.route.Router;
 import dev.cotenant.cli.route.Sidecar;
 import dev.cotenant.gateway.config.McpConfigReader;
 import dev.cotenant.gateway.records.RecordsDirectory;
+import dev.cotenant.spi.files.AtomicFiles;
 import java.io.PrintWriter;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
@@ -313,16 +314,7 @@ public final class RouteCommand extends CliCommand {
         return;
       }
       Files.createDirectories(copy.getParent());
-      Path tmp = copy.resolveSibling(copy.getFileName() + "." + ProcessHandle.current().pid() + ".tmp");
-      try {
-        Files.copy(jar, tmp, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(tmp, java.nio.file.StandardOpenOption.WRITE)) {
-          ch.force(true);
-        }
-        Files.move(tmp, copy, java.nio.file.StandardCopyOption.ATOMIC_MOVE, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-      } finally {
-        Files.deleteIfExists(tmp);
-      }
+      AtomicFiles.replace(copy, null, out -> Files.copy(jar, out));
     }
   }
 

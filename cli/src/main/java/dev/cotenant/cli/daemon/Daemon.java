@@ -6,12 +6,11 @@ import dev.cotenant.cli.daemon.api.DaemonProcesses;
 import dev.cotenant.cli.daemon.http.HttpGuard;
 import dev.cotenant.gateway.Cotenant;
 import dev.cotenant.gateway.sharing.Sharing;
+import dev.cotenant.spi.files.AtomicFiles;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.time.Duration;
@@ -296,9 +295,7 @@ public final class Daemon implements AutoCloseable {
     if (w != null) {
       s.put("watchdog_pid", w.pid());
     }
-    Path tmp = home.state().resolveSibling(home.state().getFileName() + ".tmp");
-    Files.write(tmp, Wire.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsBytes(s));
-    Files.move(tmp, home.state(), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    AtomicFiles.replace(home.state(), Wire.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsBytes(s), null);
   }
 
   /** Blocks until the daemon has stopped. */
@@ -376,13 +373,9 @@ public final class Daemon implements AutoCloseable {
         }
         LOG.warn("{} holds no usable token (under 32 characters); writing a new one", file);
       }
-      Path tmp = file.resolveSibling(file.getFileName() + "." + ProcessHandle.current().pid() + ".tmp");
-      Files.deleteIfExists(tmp);
-      Files.createFile(tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
       byte[] b = new byte[32];
       new SecureRandom().nextBytes(b);
-      Files.writeString(tmp, HexFormat.of().formatHex(b) + "\n", StandardCharsets.US_ASCII);
-      Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      AtomicFiles.replace(file, (HexFormat.of().formatHex(b) + "\n").getBytes(StandardCharsets.US_ASCII), AtomicFiles.OWNER_ONLY);
       return Files.readString(file, StandardCharsets.US_ASCII).strip();
     }
   }

@@ -1,12 +1,10 @@
 package dev.cotenant.cli.route;
 
+import dev.cotenant.spi.files.AtomicFiles;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -84,8 +82,8 @@ public final class NativeShim {
 
   /**
    * Installs {@code binary} into {@code dir} under {@link #fileName}, unless a copy with the same
-   * content is there: written to a temporary file beside it, synced, made 0755 and renamed into
-   * place, so a client never starts half a file.
+   * content is there: written atomically ({@link AtomicFiles#replace}, 0755 from the temp file's
+   * creation on), so a client never starts half a file.
    *
    * @return the installed path
    */
@@ -95,17 +93,7 @@ public final class NativeShim {
       return target;
     }
     Files.createDirectories(dir);
-    Path tmp = dir.resolve(target.getFileName() + "." + ProcessHandle.current().pid() + ".tmp");
-    try {
-      Files.write(tmp, binary);
-      try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
-        ch.force(true);
-      }
-      Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
-      Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    } finally {
-      Files.deleteIfExists(tmp);
-    }
+    AtomicFiles.replace(target, binary, AtomicFiles.EXECUTABLE);
     return target;
   }
 

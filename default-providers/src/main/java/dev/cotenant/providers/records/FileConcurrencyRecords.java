@@ -3,6 +3,7 @@ package dev.cotenant.providers.records;
 import dev.cotenant.api.ConcurrencyRecord;
 import dev.cotenant.api.LogSafe;
 import dev.cotenant.spi.ConcurrencyRecords;
+import dev.cotenant.spi.files.AtomicFiles;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;

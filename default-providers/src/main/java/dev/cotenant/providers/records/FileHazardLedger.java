@@ -3,6 +3,7 @@ package dev.cotenant.providers.records;
 import dev.cotenant.api.HazardCode;
 import dev.cotenant.api.LogSafe;
 import dev.cotenant.spi.HazardLedger;
+import dev.cotenant.spi.files.AtomicFiles;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Collections;

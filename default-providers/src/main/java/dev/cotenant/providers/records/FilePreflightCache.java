@@ -4,6 +4,7 @@ import dev.cotenant.api.ExecutionIdentity;
 import dev.cotenant.api.LogSafe;
 import dev.cotenant.spi.PreflightCache;
 import dev.cotenant.spi.PreflightRecord;
+import dev.cotenant.spi.files.AtomicFiles;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.HashMap;

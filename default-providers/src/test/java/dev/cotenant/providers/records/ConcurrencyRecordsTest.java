@@ -9,6 +9,7 @@ import dev.cotenant.api.ConcurrencyModel;
 import dev.cotenant.api.ConcurrencyRecord;
 import dev.cotenant.api.ProbePass;
 import dev.cotenant.api.ShareScope;
+import dev.cotenant.spi.files.AtomicFiles;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cotenant.api.HazardCode;
 import dev.cotenant.spi.HazardLedger;
+import dev.cotenant.spi.files.AtomicFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -10,6 +10,7 @@ import dev.cotenant.api.HandshakeFacts;
 import dev.cotenant.api.ToolFacts;
 import dev.cotenant.spi.PreflightCache;
 import dev.cotenant.spi.PreflightRecord;
+import dev.cotenant.spi.files.AtomicFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

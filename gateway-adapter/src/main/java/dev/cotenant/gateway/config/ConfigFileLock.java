@@ -1,12 +1,11 @@
 package dev.cotenant.gateway.config;
 
+import dev.cotenant.spi.files.AtomicFiles;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermission;
@@ -18,10 +17,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * The lock and the atomic replacement behind {@link LockedJsonFile}: an in-process lock plus an
  * OS file lock on a lock file kept away from the user's file ({@link #lockFileOf}), so two writers in one process or in two
- * processes never interleave; a write goes to a temp file beside the target (fsynced), which then
- * replaces the target by an atomic rename, so a crash leaves either the old or the new file. A
- * file reached through a symbolic link is written at the link's target and keeps its permission
- * bits. Owned by the runtime: the user's MCP configuration is not a record.
+ * processes never interleave; a write replaces the target through {@link AtomicFiles#replace} (a
+ * temp file beside it, fsynced, then an atomic rename), so a crash leaves either the old or the
+ * new file. A file reached through a symbolic link is written at the link's target; a file keeps
+ * its permission bits, and a new one is its owner's only. Owned by the runtime: the user's MCP configuration is not a record.
  */
 final class ConfigFileLock implements AutoCloseable {
   private static final ConcurrentHashMap<Path, ReentrantLock> HELD_HERE = new ConcurrentHashMap<>();
@@ -112,28 +111,14 @@ final class ConfigFileLock implements AutoCloseable {
     if (Files.exists(target) && Files.getFileAttributeView(target, PosixFileAttributeView.class) != null) {
       mode = Files.getPosixFilePermissions(target);
     }
-    Path tmp = Files.createTempFile(target.getParent(), "." + target.getFileName() + ".", ".tmp");
-    try {
-      try (FileChannel out = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
-        ByteBuffer buf = ByteBuffer.wrap(content);
-        while (buf.hasRemaining()) {
-          out.write(buf);
-        }
-        out.force(true);
-      }
-      if (mode != null) {
-        Files.setPosixFilePermissions(tmp, mode);
-      }
+    AtomicFiles.replace(target, mode == null ? AtomicFiles.OWNER_ONLY : mode, out -> out.write(content), () -> {
       if (expected != null) {
         byte[] now = Files.exists(target) ? Files.readAllBytes(target) : new byte[0];
         if (!java.util.Arrays.equals(now, expected)) {
           throw new ChangedMeanwhile(file);
         }
       }
-      Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    } finally {
-      Files.deleteIfExists(tmp);
-    }
+    });
   }
 
   /** Releases the OS lock, then the in-process lock. Never throws. */

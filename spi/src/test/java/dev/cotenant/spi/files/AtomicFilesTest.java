@@ -1,4 +1,4 @@
-package dev.cotenant.providers.records;
+package dev.cotenant.spi.files;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -21,6 +21,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The atomic write, the stale-temp cleanup and the lock every record file is written under. */
 class AtomicFilesTest {
+  /** The names of two record files of the {@code file} store, side by side in one directory. */
+  private static final String LEDGER = "observed-hazards.json";
+  private static final String CACHE = "shareability-verdicts.json";
+
   @TempDir Path dir;
 
   private List<String> namesIn(Path d) throws IOException {
@@ -72,15 +76,15 @@ class AtomicFilesTest {
     // Kills AtomicFiles.tempPrefix returning "" (EmptyObjectReturnValsMutator): the cleanup of one
     // record file would then delete the temp file another file's writer is writing under its own
     // lock, beside it in the same directory.
-    Path ledger = dir.resolve(FileHazardLedger.FILE_NAME);
-    Path cache = dir.resolve(FilePreflightCache.FILE_NAME);
+    Path ledger = dir.resolve(LEDGER);
+    Path cache = dir.resolve(CACHE);
     Path staleLedgerTemp = dir.resolve(AtomicFiles.tempPrefix(ledger) + "1.tmp");
     Path otherTemp = dir.resolve(AtomicFiles.tempPrefix(cache) + "2.tmp");
     Files.writeString(staleLedgerTemp, "{\"schema\"");
     Files.writeString(otherTemp, "{\"entries\"");
     AtomicFiles.deleteStaleTemps(ledger);
     assertEquals(List.of(otherTemp.getFileName().toString()), namesIn(dir));
-    assertEquals("." + FileHazardLedger.FILE_NAME + ".", AtomicFiles.tempPrefix(ledger));
+    assertEquals("." + LEDGER + ".", AtomicFiles.tempPrefix(ledger));
   }
 
   @Test
