@@ -7,14 +7,13 @@ import dev.cotenant.api.LogSafe;
 import dev.cotenant.api.ProbePass;
 import dev.cotenant.api.ServerDescription;
 import dev.cotenant.api.ShareScope;
-import dev.cotenant.cli.HazardsClearCommand;
-import dev.cotenant.cli.HazardsListCommand;
-import dev.cotenant.cli.Output;
-import dev.cotenant.cli.RegisterCommand;
-import dev.cotenant.cli.SeedCommand;
-import dev.cotenant.cli.SurfaceOutput;
-import dev.cotenant.cli.daemon.ServerDirectory;
 import dev.cotenant.cli.daemon.http.HttpGuard;
+import dev.cotenant.cli.views.HazardsView;
+import dev.cotenant.cli.views.IoFailure;
+import dev.cotenant.cli.views.Output;
+import dev.cotenant.cli.views.RegisterView;
+import dev.cotenant.cli.views.SeedView;
+import dev.cotenant.cli.views.SurfaceOutput;
 import dev.cotenant.gateway.Cotenant;
 import dev.cotenant.gateway.config.ConfigException;
 import dev.cotenant.gateway.config.ConfiguredServer;
@@ -72,7 +71,7 @@ import tools.jackson.databind.node.ObjectNode;
  *
  * <p>At most one measure job and one share job run at a time, on the daemon's runtime;
  * {@link #close()} cancels them. Servers are looked up in the daemon's own configuration files and
- * then in those its shims named ({@link ServerDirectory#shimFiles()}), read afresh at each request;
+ * then in those its shims named ({@link ConfigFiles#shimFiles()}), read afresh at each request;
  * only the daemon's own are ever written (stub, seed). No answer carries a server's {@code env}
  * values. Thread-safe.
  */
@@ -116,7 +115,7 @@ public final class ApiHandler extends Handler.Abstract implements AutoCloseable 
 
   private final Cotenant cotenant;
   private final Sharing sharing;
-  private final ServerDirectory directory;
+  private final ConfigFiles directory;
   private final HttpGuard guard;
   private final DaemonProcesses processes;
   private final MeasureJobs measures;
@@ -131,7 +130,7 @@ public final class ApiHandler extends Handler.Abstract implements AutoCloseable 
    * @param guard what a request over TCP must pass
    * @param processes the daemon's own processes and its shims', counted in what sharing costs
    */
-  public ApiHandler(Cotenant cotenant, Sharing sharing, ServerDirectory directory, HttpGuard guard,
+  public ApiHandler(Cotenant cotenant, Sharing sharing, ConfigFiles directory, HttpGuard guard,
       DaemonProcesses processes) {
     this.cotenant = Objects.requireNonNull(cotenant, "cotenant");
     this.sharing = Objects.requireNonNull(sharing, "sharing");
@@ -189,9 +188,9 @@ public final class ApiHandler extends Handler.Abstract implements AutoCloseable 
       java.io.IOException io = e instanceof java.io.UncheckedIOException u ? u.getCause() : (java.io.IOException) e;
       LOG.warn("{} {} failed: {}", LogSafe.escape(method, 20), LogSafe.escape(path, 200),
           LogSafe.escape(String.valueOf(io.getMessage()), 300));
-      a = Answer.error(dev.cotenant.cli.IoFailure.diskFull(io)
-          ? new ApiError(507, "disk_full", LogSafe.escape(dev.cotenant.cli.IoFailure.describe(io), 400))
-          : new ApiError(500, "io", LogSafe.escape(dev.cotenant.cli.IoFailure.describe(io), 400)));
+      a = Answer.error(IoFailure.diskFull(io)
+          ? new ApiError(507, "disk_full", LogSafe.escape(IoFailure.describe(io), 400))
+          : new ApiError(500, "io", LogSafe.escape(IoFailure.describe(io), 400)));
     } catch (Exception e) {
       LOG.warn("{} {} failed", LogSafe.escape(method, 20), LogSafe.escape(path, 200), e);
       a = Answer.error(new ApiError(500, "internal", e.getClass().getSimpleName() + ": "
@@ -271,7 +270,7 @@ public final class ApiHandler extends Handler.Abstract implements AutoCloseable 
   }
 
   private Answer hazards(Exchange x) {
-    return Answer.ok(HazardsListCommand.json(cotenant.recordStores().hazardLedger().snapshot()));
+    return Answer.ok(HazardsView.json(cotenant.recordStores().hazardLedger().snapshot()));
   }
 
   private Answer recordHazard(Exchange x) throws ApiError, IOException {
@@ -304,7 +303,7 @@ public final class ApiHandler extends Handler.Abstract implements AutoCloseable 
     if (had) {
       ledger.flush();
     }
-    return Answer.ok(HazardsClearCommand.json(name, had));
+    return Answer.ok(HazardsView.cleared(name, had));
   }
 
   private Answer stub(Exchange x) throws ApiError {
@@ -341,7 +340,7 @@ public final class ApiHandler extends Handler.Abstract implements AutoCloseable 
     }
     Path file = config(Optional.ofNullable(query.getValue("config")).filter(s -> !s.isEmpty()));
     SeedPlan plan = cotenant.seeder().plan(Cotenant.verdicts(rows(configs(List.of(file)))));
-    return Answer.ok(SeedCommand.json(file.toString(), false, plan));
+    return Answer.ok(SeedView.json(file.toString(), false, plan));
   }
 
   private Answer seedApply(Exchange x) throws ApiError, IOException {
@@ -353,7 +352,7 @@ public final class ApiHandler extends Handler.Abstract implements AutoCloseable 
     } catch (ConfigException e) {
       throw configError(e);
     }
-    return Answer.ok(SeedCommand.json(file.toString(), true, plan));
+    return Answer.ok(SeedView.json(file.toString(), true, plan));
   }
 
   private Answer backends(Exchange x) {
@@ -407,7 +406,7 @@ public final class ApiHandler extends Handler.Abstract implements AutoCloseable 
     } catch (RegistrationRefusedException e) {
       throw new ApiError(409, "refused", String.valueOf(e.getMessage()));
     }
-    return Answer.ok(RegisterCommand.json(stored));
+    return Answer.ok(RegisterView.json(stored));
   }
 
   private Answer startShare(Exchange x) throws ApiError {

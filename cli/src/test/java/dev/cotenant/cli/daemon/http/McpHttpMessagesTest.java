@@ -209,7 +209,7 @@ class McpHttpMessagesTest {
 
   /**
    * A session left idle past the timeout is closed, its backend released, and its id is then
-   * unknown (whether a session is idle is {@code McpSessionTest}'s). Mutants: the idle check of
+   * unknown (whether a session is idle is {@code HttpClientSessionTest}'s). Mutants: the idle check of
    * {@code tick} negated or its cutoff computed with an addition, and the discard removed
    * (uncovered before).
    */
