@@ -1,5 +1,6 @@
 package dev.cotenant.cli;
 
+import dev.cotenant.cli.views.Output;
 import dev.cotenant.gateway.config.ServerConfigs;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,7 @@
 package dev.cotenant.cli;
 
 import dev.cotenant.api.LogSafe;
+import dev.cotenant.cli.views.IoFailure;
 import dev.cotenant.gateway.config.ConfigException;
 import dev.cotenant.gateway.evaluation.MeasureJob;
 import dev.cotenant.gateway.providers.ProviderLoadingException;

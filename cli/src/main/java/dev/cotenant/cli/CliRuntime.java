@@ -1,8 +1,10 @@
 package dev.cotenant.cli;
 
 import dev.cotenant.api.Reason;
-import dev.cotenant.cli.route.RoutedServers;
 import dev.cotenant.api.ReasonCode;
+import dev.cotenant.cli.route.RoutedServers;
+import dev.cotenant.cli.steps.MeasurePass;
+import dev.cotenant.cli.views.Output;
 import dev.cotenant.gateway.Cotenant;
 import dev.cotenant.gateway.config.ConfigException;
 import dev.cotenant.gateway.config.ConfiguredServer;
@@ -33,8 +35,8 @@ import java.util.stream.Collectors;
  * A new command asks this class rather than building its own.
  */
 public final class CliRuntime {
-  /** Servers measured at once in a pass (each pre-flight spawns two processes). */
-  public static final int PARALLELISM = 2;
+  /** Servers measured at once in a pass ({@link MeasurePass#PARALLELISM}). */
+  public static final int PARALLELISM = MeasurePass.PARALLELISM;
 
   private final CliContext context;
   private final Path recordsDirectory;

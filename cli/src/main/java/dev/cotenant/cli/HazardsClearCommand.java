@@ -1,9 +1,10 @@
 package dev.cotenant.cli;
 
+import dev.cotenant.cli.views.HazardsView;
+import dev.cotenant.cli.views.Output;
 import dev.cotenant.spi.HazardLedger;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
-import tools.jackson.databind.node.ObjectNode;
 
 /**
  * {@code cotenant hazards clear NAME}: forgets every hazard record of one server, under every
@@ -17,14 +18,6 @@ public final class HazardsClearCommand extends CliCommand {
   /** Created by picocli. */
   public HazardsClearCommand() {}
 
-  /** {@code {"name","cleared"}}: what {@code --json} prints, and what the daemon's API answers. */
-  public static ObjectNode json(String name, boolean cleared) {
-    ObjectNode o = Output.object();
-    o.put("name", name);
-    o.put("cleared", cleared);
-    return o;
-  }
-
   @Override
   public Integer call() throws Exception {
     CliRuntime rt = runtime();
@@ -32,7 +25,7 @@ public final class HazardsClearCommand extends CliCommand {
     boolean had = ledger.clear(name);
     ledger.flush();
     if (common.json()) {
-      Output.json(context().out(), json(name, had));
+      Output.json(context().out(), HazardsView.cleared(name, had));
     } else if (had) {
       context().out().println("cleared every hazard record of " + Output.cell(name));
     } else {

@@ -1,14 +1,14 @@
 package dev.cotenant.cli;
 
 import dev.cotenant.api.HazardCode;
+import dev.cotenant.cli.views.HazardsView;
+import dev.cotenant.cli.views.Output;
 import dev.cotenant.spi.HazardLedger;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
-import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -31,7 +31,7 @@ public final class HazardsListCommand extends CliCommand {
     HazardLedger.Snapshot snapshot = rt.stores().hazardLedger().snapshot();
     snapshot.incomplete().ifPresent(why -> rt.warn(unreadable(why)));
     if (common.json()) {
-      ObjectNode root = json(snapshot);
+      ObjectNode root = HazardsView.json(snapshot);
       Output.json(context().out(), root);
       return Cli.EXIT_OK;
     }
@@ -56,31 +56,6 @@ public final class HazardsListCommand extends CliCommand {
                             o.lastSeen() > 0 ? Instant.ofEpochMilli(Math.round(o.lastSeen() * 1000)).toString() : "-"))));
     Output.table(context().out(), table);
     return Cli.EXIT_OK;
-  }
-
-  /**
-   * The ledger as {@code {"servers":[{"name","identities":[{"identity","codes","count","lastSeen"}]}]}},
-   * with {@code "incomplete"} saying why when it could not be read completely: what
-   * {@code --json} prints, and what the daemon's API answers.
-   */
-  public static ObjectNode json(HazardLedger.Snapshot snapshot) {
-    ObjectNode root = Output.object();
-    ArrayNode servers = root.putArray("servers");
-    for (Map.Entry<String, Map<String, HazardLedger.Observations>> s : snapshot.servers().entrySet()) {
-      ObjectNode server = servers.addObject();
-      server.put("name", s.getKey());
-      ArrayNode ids = server.putArray("identities");
-      for (Map.Entry<String, HazardLedger.Observations> id : s.getValue().entrySet()) {
-        ObjectNode o = ids.addObject();
-        o.put("identity", id.getKey());
-        ArrayNode codes = o.putArray("codes");
-        id.getValue().codes().forEach(c -> codes.add(c.wireName()));
-        o.put("count", id.getValue().count());
-        o.put("lastSeen", id.getValue().lastSeen());
-      }
-    }
-    snapshot.incomplete().ifPresent(why -> root.put("incomplete", why));
-    return root;
   }
 
   /** The warning for a ledger that cannot be read completely. */

@@ -1,5 +1,6 @@
 package dev.cotenant.cli;
 
+import dev.cotenant.cli.views.Output;
 import dev.cotenant.api.ServerDescription;
 import dev.cotenant.gateway.config.ConfiguredServer;
 import dev.cotenant.gateway.config.ServerConfigs;

@@ -1,5 +1,7 @@
 package dev.cotenant.cli;
 
+import dev.cotenant.cli.views.Output;
+import dev.cotenant.cli.views.SurfaceOutput;
 import dev.cotenant.api.HazardCode;
 import dev.cotenant.api.LogSafe;
 import dev.cotenant.api.ProbePass;

@@ -3,6 +3,8 @@ package dev.cotenant.cli;
 import dev.cotenant.api.ConcurrencyModel;
 import dev.cotenant.api.ConcurrencyRecord;
 import dev.cotenant.api.ShareScope;
+import dev.cotenant.cli.views.Output;
+import dev.cotenant.cli.views.RegisterView;
 import dev.cotenant.gateway.config.ConfiguredServer;
 import dev.cotenant.gateway.probe.RegistrationRefusedException;
 import dev.cotenant.gateway.probe.Statelessness;
@@ -10,9 +12,8 @@ import java.util.Arrays;
 import java.util.OptionalInt;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Mixin;
-import tools.jackson.databind.node.ObjectNode;
+import picocli.CommandLine.Option;
 
 /**
  * {@code cotenant register NAME [CONFIG...] --model shared --scope tenant --max-concurrent N}:
@@ -45,30 +46,6 @@ public final class RegisterCommand extends CliCommand {
   /** Created by picocli. */
   public RegisterCommand() {}
 
-  /**
-   * The stored record as {@code {"name","model","scope","maxConcurrent","probe":{"tool","rounds"}|null}}:
-   * what {@code --json} prints, and what the daemon's API answers.
-   */
-  public static ObjectNode json(ConcurrencyRecord record) {
-    ObjectNode o = Output.object();
-    o.put("name", record.serverName());
-    o.put("model", record.model().wireName());
-    o.put("scope", record.scope().wireName());
-    if (record.maxConcurrent().isPresent()) {
-      o.put("maxConcurrent", record.maxConcurrent().getAsInt());
-    } else {
-      o.putNull("maxConcurrent");
-    }
-    if (record.probe().isPresent()) {
-      ObjectNode p = o.putObject("probe");
-      p.put("tool", record.probe().get().tool());
-      p.put("rounds", record.probe().get().rounds());
-    } else {
-      o.putNull("probe");
-    }
-    return o;
-  }
-
   @Override
   public Integer call() throws Exception {
     ConcurrencyModel m = ConcurrencyModel.fromWire(model).orElseThrow(() -> new UsageException(
@@ -89,27 +66,11 @@ public final class RegisterCommand extends CliCommand {
       return EXIT_REFUSED;
     }
     if (common.json()) {
-      Output.json(context().out(), json(stored));
+      Output.json(context().out(), RegisterView.json(stored));
     } else {
-      context().out().println(text(stored));
+      context().out().println(RegisterView.text(stored));
     }
     return Cli.EXIT_OK;
-  }
-
-  /**
-   * The stored record as one line: {@code registered NAME: model shared, scope tenant,
-   * maxConcurrent 4; statelessness probe passed under the current identity (DETAIL)}.
-   */
-  static String text(ConcurrencyRecord stored) {
-    StringBuilder sb = new StringBuilder("registered ").append(Output.cell(stored.serverName()))
-        .append(": model ").append(stored.model().wireName());
-    if (stored.model() == ConcurrencyModel.SHARED) {
-      sb.append(", scope ").append(stored.scope().wireName());
-    }
-    stored.maxConcurrent().ifPresent(n -> sb.append(", maxConcurrent ").append(n));
-    stored.probe().ifPresent(p -> sb.append("; statelessness probe passed under the current identity (")
-        .append(Output.cell(p.detail())).append(')'));
-    return sb.toString();
   }
 
   /**

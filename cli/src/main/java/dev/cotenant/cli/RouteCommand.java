@@ -1,5 +1,6 @@
 package dev.cotenant.cli;
 
+import dev.cotenant.cli.views.Output;
 import dev.cotenant.cli.route.ConfigText;
 import dev.cotenant.cli.route.Launch;
 import dev.cotenant.cli.route.NativeShim;

@@ -1,7 +1,9 @@
 package dev.cotenant.cli;
 
-import dev.cotenant.gateway.Cotenant;
 import dev.cotenant.api.Verdict;
+import dev.cotenant.cli.views.Output;
+import dev.cotenant.cli.views.SeedView;
+import dev.cotenant.gateway.Cotenant;
 import dev.cotenant.gateway.config.LockedJsonFile;
 import dev.cotenant.gateway.config.ServerConfigs;
 import dev.cotenant.gateway.seeding.Seeder;
@@ -15,8 +17,6 @@ import java.util.TreeSet;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import tools.jackson.databind.node.ArrayNode;
-import tools.jackson.databind.node.ObjectNode;
 
 /**
  * {@code cotenant seed --config FILE [--apply]}: the seeding plan for the servers of one MCP
@@ -49,7 +49,7 @@ public final class SeedCommand extends CliCommand {
     SeedPlan plan = apply ? seeder.apply(new LockedJsonFile(file), verdicts) : seeder.plan(verdicts);
     String shown = context().display(file);
     if (common.json()) {
-      Output.json(context().out(), json(shown, apply, plan));
+      Output.json(context().out(), SeedView.json(shown, apply, plan));
       return Cli.EXIT_OK;
     }
     var out = context().out();
@@ -68,23 +68,6 @@ public final class SeedCommand extends CliCommand {
       out.println("nothing written; rerun with --apply to write the stub overrides into " + Output.cell(shown));
     }
     return Cli.EXIT_OK;
-  }
-
-  /**
-   * {@code {"config","applied","stubOverrides":{name:bool},"wantsShare":[...],"alreadySeeded":[...]}}:
-   * what {@code --json} prints, and what the daemon's API answers.
-   */
-  public static ObjectNode json(String config, boolean applied, SeedPlan plan) {
-    ObjectNode o = Output.object();
-    o.put("config", config);
-    o.put("applied", applied);
-    ObjectNode overrides = o.putObject("stubOverrides");
-    new TreeMap<>(plan.stubOverrides()).forEach(overrides::put);
-    ArrayNode wants = o.putArray("wantsShare");
-    new TreeSet<>(plan.wantsShare()).forEach(wants::add);
-    ArrayNode already = o.putArray("alreadySeeded");
-    new TreeSet<>(plan.alreadySeeded()).forEach(already::add);
-    return o;
   }
 
   private static List<String> names(java.util.Set<String> names) {

@@ -1,6 +1,8 @@
 package dev.cotenant.cli;
 
 import dev.cotenant.api.ServerDescription;
+import dev.cotenant.cli.steps.ShareSteps;
+import dev.cotenant.cli.views.Output;
 import dev.cotenant.gateway.config.ConfiguredServer;
 import dev.cotenant.gateway.evaluation.MeasureJob;
 import dev.cotenant.gateway.evaluation.PassResult;
@@ -47,20 +49,16 @@ import tools.jackson.databind.node.ObjectNode;
             + "when the server shares, 3 when a hazard refutes it, 4 when it is not shared for another reason.")
 public final class ShareCommand extends CliCommand {
   /** A hazard was observed on the server (by this probe or before): it is refuted. */
-  public static final int EXIT_REFUTED = 3;
+  public static final int EXIT_REFUTED = ShareSteps.REFUTED;
 
   /** The server is not shared, for a reason other than a hazard (said on the way). */
-  public static final int EXIT_NOT_SHARED = 4;
+  public static final int EXIT_NOT_SHARED = ShareSteps.NOT_SHARED;
 
   /**
    * The {@code maxConcurrent} a registration by {@code share} gets unless {@code --max-concurrent}
-   * says otherwise: the two calls the whole-surface probe had in flight at once on its shared
-   * backend (its callers A and B). A registration then admits no more concurrent calls than the
-   * evidence behind it covered; a third call waits for a slot (up to
-   * {@code cotenant.sharing.admit-timeout-ms}, 30 s) rather than loading a backend whose capacity
-   * nothing measured. Raise it once the server is known to serve more at once.
+   * says otherwise ({@link ShareSteps#DEFAULT_MAX_CONCURRENT}).
    */
-  public static final int DEFAULT_MAX_CONCURRENT = 2;
+  public static final int DEFAULT_MAX_CONCURRENT = ShareSteps.DEFAULT_MAX_CONCURRENT;
 
   @Mixin ServerArguments server = new ServerArguments();
 

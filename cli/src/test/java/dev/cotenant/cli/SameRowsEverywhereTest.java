@@ -10,6 +10,7 @@ import dev.cotenant.api.ExecutionIdentity;
 import dev.cotenant.api.HazardCode;
 import dev.cotenant.api.ProbePass;
 import dev.cotenant.api.ShareScope;
+import dev.cotenant.cli.views.Output;
 import dev.cotenant.gateway.Cotenant;
 import dev.cotenant.gateway.CotenantModule;
 import dev.cotenant.gateway.config.ConfiguredServer;

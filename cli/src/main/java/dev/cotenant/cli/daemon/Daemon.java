@@ -1,7 +1,6 @@
 package dev.cotenant.cli.daemon;
 
 import dev.cotenant.cli.daemon.api.ApiHandler;
-import dev.cotenant.cli.daemon.api.ApiSocket;
 import dev.cotenant.cli.daemon.api.DaemonProcesses;
 import dev.cotenant.cli.daemon.http.HttpGuard;
 import dev.cotenant.gateway.Cotenant;

@@ -1,5 +1,6 @@
 package dev.cotenant.cli.daemon;
 
+import dev.cotenant.cli.daemon.api.ConfigFiles;
 import dev.cotenant.gateway.config.ConfigException;
 import dev.cotenant.gateway.config.ConfiguredServer;
 import dev.cotenant.gateway.config.McpConfigReader;
@@ -29,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * Only the absolute path of a regular file that it read is remembered, at most
  * {@value #REMEMBERED} (the oldest is forgotten first). Thread-safe.
  */
-public final class ServerDirectory {
+public final class ServerDirectory implements ConfigFiles {
   private static final Logger LOG = LoggerFactory.getLogger(ServerDirectory.class);
 
   /** The most files named by shims that are remembered. */
@@ -44,6 +45,7 @@ public final class ServerDirectory {
   }
 
   /** The daemon's own files. */
+  @Override
   public List<Path> files() {
     return daemonFiles;
   }
@@ -52,6 +54,7 @@ public final class ServerDirectory {
    * The files shims named that the daemon read, in the order first named, without the daemon's
    * own files and without those that are no longer regular files.
    */
+  @Override
   public List<Path> shimFiles() {
     List<Path> named;
     synchronized (shimFiles) {

@@ -1,6 +1,6 @@
 package dev.cotenant.cli.daemon.api;
 
-import dev.cotenant.cli.Output;
+import dev.cotenant.cli.views.Output;
 import dev.cotenant.gateway.pool.DrainResult;
 import dev.cotenant.gateway.pool.EntrySnapshot;
 import dev.cotenant.gateway.pool.RestartResult;

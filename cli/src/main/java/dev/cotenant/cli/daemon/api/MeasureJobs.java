@@ -2,8 +2,8 @@ package dev.cotenant.cli.daemon.api;
 
 import dev.cotenant.api.LogSafe;
 import dev.cotenant.api.ServerDescription;
-import dev.cotenant.cli.CliRuntime;
-import dev.cotenant.cli.Output;
+import dev.cotenant.cli.steps.MeasurePass;
+import dev.cotenant.cli.views.Output;
 import dev.cotenant.gateway.Cotenant;
 import dev.cotenant.gateway.evaluation.MeasureJob;
 import dev.cotenant.gateway.evaluation.Progress;
@@ -66,7 +66,7 @@ final class MeasureJobs implements AutoCloseable {
       throw new ApiError(409, "measure_running", "a measure job runs already (started " + current.startedAt
           + "); wait for it, or cancel it with DELETE /api/measure");
     }
-    Job job = new Job(cotenant.evaluator(CliRuntime.PARALLELISM).startUncapped(servers));
+    Job job = new Job(MeasurePass.start(cotenant, servers));
     current = job;
     Thread watcher = new Thread(() -> watch(job), "cotenant-api-measure");
     watcher.setDaemon(true);

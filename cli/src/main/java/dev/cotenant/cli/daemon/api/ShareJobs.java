@@ -2,9 +2,10 @@ package dev.cotenant.cli.daemon.api;
 
 import dev.cotenant.api.LogSafe;
 import dev.cotenant.api.ServerDescription;
-import dev.cotenant.cli.CliRuntime;
-import dev.cotenant.cli.Output;
-import dev.cotenant.cli.ShareSteps;
+import dev.cotenant.cli.steps.MeasurePass;
+import dev.cotenant.cli.steps.ShareSteps;
+import dev.cotenant.cli.views.IoFailure;
+import dev.cotenant.cli.views.Output;
 import dev.cotenant.gateway.Cotenant;
 import dev.cotenant.gateway.config.ConfiguredServer;
 import dev.cotenant.gateway.evaluation.MeasureJob;
@@ -104,7 +105,7 @@ final class ShareJobs implements AutoCloseable {
         job.error = "interrupted: the daemon is stopping";
       }
     } catch (java.io.IOException e) {
-      String why = LogSafe.escape(dev.cotenant.cli.IoFailure.describe(e), 400);
+      String why = LogSafe.escape(IoFailure.describe(e), 400);
       LOG.warn("share {} failed: {}", LogSafe.escape(target.name(), 200), why);
       synchronized (this) {
         job.error = why;
@@ -141,7 +142,7 @@ final class ShareJobs implements AutoCloseable {
     @Override
     public PassResult measure(ServerDescription server) throws InterruptedException, MeasureJob.JobFailedException {
       doing(job, "measure");
-      MeasureJob pass = cotenant.evaluator(CliRuntime.PARALLELISM).startUncapped(List.of(server));
+      MeasureJob pass = MeasurePass.start(cotenant, List.of(server));
       try {
         for (;;) {
           Optional<PassResult> done = pass.await(1, TimeUnit.SECONDS);

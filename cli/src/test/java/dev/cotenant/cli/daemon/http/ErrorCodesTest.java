@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.cotenant.gateway.mux.Multiplexer;
 import dev.cotenant.gateway.sharing.Connection;
+import dev.cotenant.spi.rpc.ErrorCode;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -17,7 +18,7 @@ class ErrorCodesTest {
   @Test
   void everyCodeTheDaemonAnswersWithHasANumberOfItsOwn() {
     List<Integer> codes = List.of(Multiplexer.CALL_INTERRUPTED, Connection.BUSY, Connection.NO_BACKEND,
-        Connection.REFUSED, JsonRpc.SESSION_NOT_FOUND);
+        Connection.REFUSED, ErrorCode.SESSION_NOT_FOUND.code());
     Set<Integer> distinct = new HashSet<>(codes);
     assertEquals(codes.size(), distinct.size(), "a number used twice: " + codes);
   }

@@ -23,7 +23,7 @@ import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
 
 /**
- * One HTTP exchange without a server, for the {@link EventStream}s of {@link McpSession}: what
+ * One HTTP exchange without a server, for the {@link EventStream}s of {@link HttpClientSession}: what
  * the stream wrote (status, headers, body), whether it completed or failed the response, and the
  * listeners it gave the request. Writes complete at once, or, with {@link #holdWrites()}, only
  * when {@link #releaseWrites()} is called, as a slow client's would.

@@ -105,21 +105,21 @@ class McpHttpMessagesTest {
    */
   @Test
   void acceptRangesAdmitByTypeAndWildcardAndRefuseAtWeightZero() {
-    assertTrue(McpHttpEndpoint.accepts(accepting(), "text/event-stream"), "no Accept header admits anything");
-    assertTrue(McpHttpEndpoint.accepts(accepting("*/*"), "application/json"));
-    assertTrue(McpHttpEndpoint.accepts(accepting("application/*"), "application/json"));
-    assertFalse(McpHttpEndpoint.accepts(accepting("application/*"), "text/event-stream"));
-    assertTrue(McpHttpEndpoint.accepts(accepting("text/html", "Text/Event-Stream"), "text/event-stream"),
+    assertTrue(McpHttpRules.accepts(accepting(), "text/event-stream"), "no Accept header admits anything");
+    assertTrue(McpHttpRules.accepts(accepting("*/*"), "application/json"));
+    assertTrue(McpHttpRules.accepts(accepting("application/*"), "application/json"));
+    assertFalse(McpHttpRules.accepts(accepting("application/*"), "text/event-stream"));
+    assertTrue(McpHttpRules.accepts(accepting("text/html", "Text/Event-Stream"), "text/event-stream"),
         "any of several headers, any case");
-    assertTrue(McpHttpEndpoint.accepts(accepting("text/event-stream; q=0.5"), "text/event-stream"));
-    assertTrue(McpHttpEndpoint.accepts(accepting("text/event-stream;level=1;q=1"), "text/event-stream"));
-    assertFalse(McpHttpEndpoint.accepts(accepting("text/event-stream;q=0"), "text/event-stream"));
-    assertFalse(McpHttpEndpoint.accepts(accepting("text/event-stream; q = 0.000"), "text/event-stream"));
-    assertFalse(McpHttpEndpoint.accepts(accepting("text/event-stream;level=1;q=0"), "text/event-stream"),
+    assertTrue(McpHttpRules.accepts(accepting("text/event-stream; q=0.5"), "text/event-stream"));
+    assertTrue(McpHttpRules.accepts(accepting("text/event-stream;level=1;q=1"), "text/event-stream"));
+    assertFalse(McpHttpRules.accepts(accepting("text/event-stream;q=0"), "text/event-stream"));
+    assertFalse(McpHttpRules.accepts(accepting("text/event-stream; q = 0.000"), "text/event-stream"));
+    assertFalse(McpHttpRules.accepts(accepting("text/event-stream;level=1;q=0"), "text/event-stream"),
         "a refusing weight after another parameter");
-    assertFalse(McpHttpEndpoint.accepts(accepting("text/event-stream;q=0;level=1"), "text/event-stream"),
+    assertFalse(McpHttpRules.accepts(accepting("text/event-stream;q=0;level=1"), "text/event-stream"),
         "a refusing weight before another parameter");
-    assertTrue(McpHttpEndpoint.accepts(accepting("application/json;q=0, text/event-stream"), "text/event-stream"),
+    assertTrue(McpHttpRules.accepts(accepting("application/json;q=0, text/event-stream"), "text/event-stream"),
         "a refused range does not refuse the next");
   }
 
@@ -209,7 +209,7 @@ class McpHttpMessagesTest {
 
   /**
    * A session left idle past the timeout is closed, its backend released, and its id is then
-   * unknown (whether a session is idle is {@code McpSessionTest}'s). Mutants: the idle check of
+   * unknown (whether a session is idle is {@code HttpClientSessionTest}'s). Mutants: the idle check of
    * {@code tick} negated or its cutoff computed with an addition, and the discard removed
    * (uncovered before).
    */

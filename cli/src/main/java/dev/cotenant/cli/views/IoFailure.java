@@ -1,4 +1,4 @@
-package dev.cotenant.cli;
+package dev.cotenant.cli.views;
 
 import java.io.IOException;
 import java.util.Locale;

@@ -1,6 +1,6 @@
-package dev.cotenant.cli.daemon.api;
+package dev.cotenant.cli.daemon;
 
-import dev.cotenant.cli.daemon.OwnerOnlySocket;
+import dev.cotenant.cli.daemon.api.ApiHandler;
 import dev.cotenant.cli.daemon.http.DaemonHttpServer;
 import java.io.IOException;
 import java.nio.channels.SocketChannel;

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.cotenant.spi.rpc.RequestId;
+import dev.cotenant.spi.rpc.RpcMessage;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -16,10 +18,10 @@ import org.junit.jupiter.api.Test;
  * Where one HTTP session's messages from the backend go, and what its streams write, without a
  * server: each stream is an {@link EventStream} over a {@link FakeExchange}. A message routed to
  * the wrong stream reaches a request of the same client that did not ask for it, or none; each
- * test names the mutants of {@link McpSession} and {@link EventStream} it kills.
+ * test names the mutants of {@link HttpClientSession} and {@link EventStream} it kills.
  */
-class McpSessionTest {
-  private final McpSession session = new McpSession("s1", "fake");
+class HttpClientSessionTest {
+  private final HttpClientSession session = new HttpClientSession("s1", "fake");
 
   /** A POST stream awaiting the answer to request {@code id}, with an optional progress token. */
   private FakeExchange post(Object id, String progressToken) {
@@ -28,9 +30,18 @@ class McpSessionTest {
     if (progressToken != null) {
       params.put("_meta", Map.of("progressToken", progressToken));
     }
-    Map<String, Object> request = Map.of("jsonrpc", "2.0", "id", id, "method", "tools/call", "params", params);
-    assertEquals(McpSession.Await.AWAITING, session.await(request, x.stream(session::streamGone), answer -> {}));
+    RpcMessage.Request request = request(Map.of("jsonrpc", "2.0", "id", id, "method", "tools/call", "params", params));
+    assertEquals(HttpClientSession.Await.AWAITING, session.await(request, x.stream(session::streamGone), answer -> {}));
     return x;
+  }
+
+  /** {@code json} read as the request it is. */
+  private static RpcMessage.Request request(Map<String, Object> json) {
+    try {
+      return (RpcMessage.Request) RpcMessage.read(json);
+    } catch (RpcMessage.InvalidMessage e) {
+      throw new AssertionError(e);
+    }
   }
 
   private FakeExchange standalone() {
@@ -90,8 +101,8 @@ class McpSessionTest {
   void theAnswersHookRunsBeforeItIsWritten() {
     FakeExchange x = new FakeExchange();
     List<String> seen = new ArrayList<>();
-    session.await(Map.of("id", 5, "method", "initialize"), x.stream(session::streamGone),
-        a -> seen.add(a.get("id") + " with body '" + x.body() + "'"));
+    session.await(request(Map.of("id", 5, "method", "initialize")), x.stream(session::streamGone),
+        a -> seen.add(a.json().get("id") + " with body '" + x.body() + "'"));
     session.send(answer(5, "hello"));
     assertEquals(List.of("5 with body ''"), seen);
     assertEquals(List.of("hello"), texts(x));
@@ -211,18 +222,18 @@ class McpSessionTest {
   }
 
   /**
-   * The queue keeps the newest {@value McpSession#QUEUE_LIMIT} messages. Mutants: its bound's
+   * The queue keeps the newest {@value HttpClientSession#QUEUE_LIMIT} messages. Mutants: its bound's
    * boundary and condition.
    */
   @Test
   void theQueueKeepsTheNewestMessagesUpToItsLimit() {
-    for (int i = 0; i <= McpSession.QUEUE_LIMIT; i++) {
+    for (int i = 0; i <= HttpClientSession.QUEUE_LIMIT; i++) {
       session.send(notice("m" + i));
     }
     List<String> got = texts(standalone());
-    assertEquals(McpSession.QUEUE_LIMIT, got.size());
+    assertEquals(HttpClientSession.QUEUE_LIMIT, got.size());
     assertEquals("m1", got.get(0), "the oldest was dropped");
-    assertEquals("m" + McpSession.QUEUE_LIMIT, got.get(got.size() - 1));
+    assertEquals("m" + HttpClientSession.QUEUE_LIMIT, got.get(got.size() - 1));
   }
 
   /**
@@ -247,7 +258,7 @@ class McpSessionTest {
     assertTrue(get.completed(), "the standalone stream ended");
 
     FakeExchange late = new FakeExchange();
-    assertEquals(McpSession.Await.CLOSED, session.await(Map.of("id", 9, "method", "ping"),
+    assertEquals(HttpClientSession.Await.CLOSED, session.await(request(Map.of("id", 9, "method", "ping")),
         late.stream(session::streamGone), m -> {}));
     session.send(notice("after close"));
     assertFalse(session.openStandalone(() -> new FakeExchange().stream(session::streamGone)));
@@ -261,7 +272,7 @@ class McpSessionTest {
   void anIdInFlightCannotBeUsedAgain() {
     post(1, null);
     FakeExchange x = new FakeExchange();
-    assertEquals(McpSession.Await.DUPLICATE_ID, session.await(Map.of("id", 1.0, "method", "ping"),
+    assertEquals(HttpClientSession.Await.DUPLICATE_ID, session.await(request(Map.of("id", 1.0, "method", "ping")),
         x.stream(session::streamGone), m -> {}));
     session.send(answer(1, "one"));
     post(1, null);
@@ -275,11 +286,11 @@ class McpSessionTest {
   @Test
   void forgetDropsARequestOnlyForItsOwnStream() {
     FakeExchange a = post(1, "tok-a");
-    session.forget(1, new FakeExchange().stream(g -> {}));
+    session.forget(RequestId.of(1), new FakeExchange().stream(g -> {}));
     session.send(progress("tok-a", "still a's"));
     assertEquals(List.of("still a's"), texts(a), "a stranger's forget changes nothing");
 
-    session.forget(1, a.stream());
+    session.forget(RequestId.of(1), a.stream());
     session.send(answer(1, "a done"));
     assertEquals(List.of("still a's"), texts(a), "a forgotten request's answer is dropped");
     FakeExchange reused = post(1, null);

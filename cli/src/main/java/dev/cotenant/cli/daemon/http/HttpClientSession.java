@@ -3,6 +3,10 @@ package dev.cotenant.cli.daemon.http;
 import dev.cotenant.api.LogSafe;
 import dev.cotenant.gateway.mux.ClientSink;
 import dev.cotenant.gateway.sharing.Connection;
+import dev.cotenant.spi.rpc.Envelope;
+import dev.cotenant.spi.rpc.ErrorCode;
+import dev.cotenant.spi.rpc.RequestId;
+import dev.cotenant.spi.rpc.RpcMessage;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -17,8 +21,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One MCP session over HTTP: its {@link Connection} to the sharing runtime, and where each message
- * the backend sends it goes.
+ * The HTTP adapter of one client session: its {@link Connection} to the sharing runtime, and where
+ * each message the backend sends it goes.
  *
  * <ol>
  *   <li>An answer goes to the POST stream awaiting its id.
@@ -32,8 +36,8 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe: the backend's messages arrive on any thread; routing decisions and the queue
  * are kept under one lock, and writes to streams never block.
  */
-final class McpSession implements ClientSink {
-  private static final Logger LOG = LoggerFactory.getLogger(McpSession.class);
+final class HttpClientSession implements ClientSink {
+  private static final Logger LOG = LoggerFactory.getLogger(HttpClientSession.class);
 
   /** The most messages kept for a session with no stream to carry them. */
   static final int QUEUE_LIMIT = 1000;
@@ -41,10 +45,10 @@ final class McpSession implements ClientSink {
   private final String id;
   private final String serverName;
   private final Object lock = new Object();
-  /** Request key to its pending POST, in the order the requests came. */
-  private final LinkedHashMap<String, Pending> awaiting = new LinkedHashMap<>();
-  /** Progress token key to the request key that gave it. */
-  private final Map<String, String> progress = new HashMap<>();
+  /** Each request in flight to its pending POST, in the order the requests came. */
+  private final LinkedHashMap<RequestId, Pending> awaiting = new LinkedHashMap<>();
+  /** Each progress token (read with the ids' equality rule) to the request that gave it. */
+  private final Map<RequestId, RequestId> progress = new HashMap<>();
   private final ArrayDeque<String> queue = new ArrayDeque<>();
   private @Nullable EventStream standalone;
   private @Nullable Connection connection;
@@ -52,9 +56,10 @@ final class McpSession implements ClientSink {
   private volatile long lastActive = System.nanoTime();
 
   /** A request in flight: the stream awaiting its answer, and what to do with the answer first. */
-  private record Pending(Object requestId, EventStream stream, @Nullable String progressKey, Consumer<Map<String, Object>> onAnswer) {}
+  private record Pending(RequestId requestId, EventStream stream, @Nullable RequestId progressKey,
+      Consumer<RpcMessage.Response> onAnswer) {}
 
-  McpSession(String id, String serverName) {
+  HttpClientSession(String id, String serverName) {
     this.id = id;
     this.serverName = serverName;
   }
@@ -94,10 +99,9 @@ final class McpSession implements ClientSink {
    *
    * @param onAnswer runs with the answer just before it is written
    */
-  Await await(Map<String, Object> request, EventStream stream, Consumer<Map<String, Object>> onAnswer) {
-    String key = JsonRpc.key(request.get("id"));
-    Object token = JsonRpc.object(JsonRpc.object(request.get("params")).get("_meta")).get("progressToken");
-    String progressKey = token == null ? null : JsonRpc.key(token);
+  Await await(RpcMessage.Request request, EventStream stream, Consumer<RpcMessage.Response> onAnswer) {
+    RequestId key = request.id();
+    RequestId progressKey = RequestId.parse(meta(request.params()).get("progressToken"));
     synchronized (lock) {
       lastActive = System.nanoTime();
       if (closed) {
@@ -106,7 +110,7 @@ final class McpSession implements ClientSink {
       if (awaiting.containsKey(key)) {
         return Await.DUPLICATE_ID;
       }
-      awaiting.put(key, new Pending(request.get("id"), stream, progressKey, onAnswer));
+      awaiting.put(key, new Pending(key, stream, progressKey, onAnswer));
       if (progressKey != null) {
         progress.put(progressKey, key);
       }
@@ -115,12 +119,11 @@ final class McpSession implements ClientSink {
   }
 
   /** Forgets a request whose stream will not carry its answer (the client went away, the hand-over failed). */
-  void forget(Object requestId, EventStream stream) {
+  void forget(RequestId requestId, EventStream stream) {
     synchronized (lock) {
-      String key = JsonRpc.key(requestId);
-      Pending p = awaiting.get(key);
+      Pending p = awaiting.get(requestId);
       if (p != null && p.stream() == stream) {
-        awaiting.remove(key);
+        awaiting.remove(requestId);
         if (p.progressKey() != null) {
           progress.remove(p.progressKey());
         }
@@ -177,29 +180,37 @@ final class McpSession implements ClientSink {
           id, LogSafe.escape(serverName), LogSafe.escape(String.valueOf(e.getMessage()), 200));
       return;
     }
-    boolean answer = !message.containsKey("method") && message.containsKey("id");
-    if (answer) {
+    RpcMessage read;
+    try {
+      read = RpcMessage.read(message);
+    } catch (RpcMessage.InvalidMessage e) {
+      // Not for this adapter to judge: it goes where a message outside any answer goes.
+      LOG.debug("session {} of {}: a message from the backend is not JSON-RPC ({}); passed on", id,
+          LogSafe.escape(serverName), LogSafe.escape(String.valueOf(e.getMessage()), 100));
+      read = null;
+    }
+    if (read instanceof RpcMessage.Response answer) {
       Pending p;
       synchronized (lock) {
-        p = awaiting.remove(JsonRpc.key(message.get("id")));
+        p = answer.id() == null ? null : awaiting.remove(answer.id());
         if (p != null && p.progressKey() != null) {
           progress.remove(p.progressKey());
         }
       }
       if (p == null) {
         LOG.debug("session {} of {}: an answer to id {} has no request awaiting it; dropped", id,
-            LogSafe.escape(serverName), LogSafe.escape(String.valueOf(message.get("id")), 60));
+            LogSafe.escape(serverName), LogSafe.escape(String.valueOf(answer.id()), 60));
         return;
       }
       try {
-        p.onAnswer().accept(message);
+        p.onAnswer().accept(answer);
       } finally {
         p.stream().finish(json);
       }
       return;
     }
     synchronized (lock) {
-      if (route(message).map(s -> s.send(json)).orElse(false)) {
+      if (route(read).map(s -> s.send(json)).orElse(false)) {
         return;
       }
       if (standalone != null && standalone.send(json)) {
@@ -218,10 +229,11 @@ final class McpSession implements ClientSink {
   }
 
   /** The POST stream a request-scoped message goes to, if any (under the lock). */
-  private java.util.Optional<EventStream> route(Map<String, Object> message) {
-    if ("notifications/progress".equals(message.get("method"))) {
-      Object token = JsonRpc.object(message.get("params")).get("progressToken");
-      Pending p = token == null ? null : awaiting.get(progress.get(JsonRpc.key(token)));
+  private java.util.Optional<EventStream> route(@Nullable RpcMessage message) {
+    if (message instanceof RpcMessage.Notification n && "notifications/progress".equals(n.method())) {
+      RequestId token = RequestId.parse(n.paramsOrEmpty().get("progressToken"));
+      RequestId request = token == null ? null : progress.get(token);
+      Pending p = request == null ? null : awaiting.get(request);
       if (p != null && p.stream().isOpen()) {
         return java.util.Optional.of(p.stream());
       }
@@ -289,7 +301,7 @@ final class McpSession implements ClientSink {
           LogSafe.escape(String.valueOf(e.getMessage()), 200));
     }
     for (Pending p : pending) {
-      p.stream().finish(JsonRpc.encode(JsonRpc.error(p.requestId(), JsonRpc.INTERNAL_ERROR,
+      p.stream().finish(JsonRpc.encode(Envelope.error(p.requestId(), ErrorCode.INTERNAL_ERROR,
           "the session was closed: " + why)));
     }
     if (s != null) {
@@ -299,6 +311,12 @@ final class McpSession implements ClientSink {
 
   @Override
   public String toString() {
-    return "McpSession[" + id + " of " + serverName + "]";
+    return "HttpClientSession[" + id + " of " + serverName + "]";
+  }
+
+  /** The {@code _meta} of a message's params, or an empty map. */
+  @SuppressWarnings("unchecked")
+  static Map<String, Object> meta(@Nullable Map<String, Object> params) {
+    return params != null && params.get("_meta") instanceof Map<?, ?> m ? (Map<String, Object>) m : Map.of();
   }
 }

@@ -1,4 +1,4 @@
-package dev.cotenant.cli;
+package dev.cotenant.cli.views;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

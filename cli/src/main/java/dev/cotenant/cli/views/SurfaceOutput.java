@@ -1,4 +1,4 @@
-package dev.cotenant.cli;
+package dev.cotenant.cli.views;
 
 import dev.cotenant.api.HazardCode;
 import dev.cotenant.gateway.probe.SurfaceReport;
@@ -21,7 +21,8 @@ import tools.jackson.databind.node.ObjectNode;
 public final class SurfaceOutput {
   private SurfaceOutput() {}
 
-  static void print(PrintWriter out, SurfaceReport r) {
+  /** Prints {@code r} for people. */
+  public static void print(PrintWriter out, SurfaceReport r) {
     out.println("whole-surface probe of " + Output.cell(r.server()) + ": " + r.tools().size() + " tool"
         + (r.tools().size() == 1 ? "" : "s") + " listed, " + r.rounds() + " rounds per caller");
     out.println(Output.cell(r.sandbox().describe()));

@@ -1,12 +1,12 @@
-package dev.cotenant.cli;
+package dev.cotenant.cli.views;
 
 import dev.cotenant.api.LogSafe;
 import dev.cotenant.api.Reason;
 import dev.cotenant.gateway.rows.Row;
-import java.io.PrintWriter;
-import java.util.ArrayList;
 import dev.cotenant.gateway.sharing.PlacementDecision;
 import dev.cotenant.gateway.sharing.SharingSettings;
+import java.io.PrintWriter;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.Collectors;
@@ -16,7 +16,7 @@ import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * How commands print: aligned tables for people, one JSON document for programs. Every text a
+ * How commands, and the daemon's API, print: aligned tables for people, one JSON document for programs. Every text a
  * server or a file chose (names, details, paths) is escaped with {@link LogSafe} in a table, so
  * one cell is one line; JSON carries it verbatim.
  */
@@ -99,7 +99,7 @@ public final class Output {
   }
 
   /** {@code code} or {@code code(detail)} with the detail escaped. */
-  static String reason(Reason r) {
+  public static String reason(Reason r) {
     return r.detail().isEmpty() ? r.code().wireName() : r.code().wireName() + "(" + LogSafe.escape(r.detail()) + ")";
   }
 
@@ -108,7 +108,8 @@ public final class Output {
     return LogSafe.escape(text, CELL_MAX);
   }
 
-  static String yesNo(boolean b) {
+  /** {@code yes} or {@code no}, for a table cell. */
+  public static String yesNo(boolean b) {
     return b ? "yes" : "no";
   }
 

@@ -1,4 +1,4 @@
-package dev.cotenant.cli;
+package dev.cotenant.cli.steps;
 
 import dev.cotenant.api.ConcurrencyModel;
 import dev.cotenant.api.ConcurrencyRecord;
@@ -7,6 +7,8 @@ import dev.cotenant.api.ReasonRole;
 import dev.cotenant.api.ServerDescription;
 import dev.cotenant.api.ShareScope;
 import dev.cotenant.api.Strength;
+import dev.cotenant.cli.views.Output;
+import dev.cotenant.cli.views.RegisterView;
 import dev.cotenant.gateway.Cotenant;
 import dev.cotenant.gateway.config.ConfiguredServer;
 import dev.cotenant.gateway.evaluation.MeasureJob;
@@ -34,7 +36,7 @@ import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * The steps of {@code cotenant share NAME} (see {@link ShareCommand}), run by the command and by
+ * The steps of {@code cotenant share NAME} (see {@link dev.cotenant.cli.ShareCommand}), run by the command and by
  * the daemon's {@code POST /api/share} alike: the current verdict, a measurement when there is
  * none under the server's current identity, the whole-surface statelessness probe unless a pass
  * is on record, a registration as {@code shared}, and the verdict again. Each step is said to a
@@ -45,6 +47,25 @@ import tools.jackson.databind.node.ObjectNode;
  * One run at a time per instance; not thread-safe.
  */
 public final class ShareSteps {
+  /** The exit status of a run that left the server shared (the CLI's success). */
+  public static final int SHARED = 0;
+
+  /** The exit status when a hazard was observed on the server (by this probe or before): it is refuted. */
+  public static final int REFUTED = 3;
+
+  /** The exit status when the server is not shared, for a reason other than a hazard (said on the way). */
+  public static final int NOT_SHARED = 4;
+
+  /**
+   * The {@code maxConcurrent} a registration by the steps gets unless told otherwise: the two calls
+   * the whole-surface probe had in flight at once on its shared backend (its callers A and B). A
+   * registration then admits no more concurrent calls than the evidence behind it covered; a third
+   * call waits for a slot (up to {@code cotenant.sharing.admit-timeout-ms}, 30 s) rather than
+   * loading a backend whose capacity nothing measured. Raise it once the server is known to serve
+   * more at once.
+   */
+  public static final int DEFAULT_MAX_CONCURRENT = 2;
+
   private static final JsonMapper JSON = JsonMapper.builder().build();
 
   /** What the steps run on and say to: the command's terminal, or the daemon's job. */
@@ -71,8 +92,8 @@ public final class ShareSteps {
   /**
    * How a run ended.
    *
-   * @param status the exit status of {@code share}: {@link Cli#EXIT_OK} when shared,
-   *     {@link ShareCommand#EXIT_REFUTED} when a hazard refutes it, {@link ShareCommand#EXIT_NOT_SHARED}
+   * @param status the exit status of {@code share}: {@link #SHARED} when shared,
+   *     {@link #REFUTED} when a hazard refutes it, {@link #NOT_SHARED}
    * @param shared whether the server now shares one backend across sessions
    * @param message the last line
    * @param row the server's row at the end
@@ -118,7 +139,7 @@ public final class ShareSteps {
    *
    * @param plan the probe's plan ({@link ProbePlan#empty()} for none)
    * @param rounds the probe's rounds, at least {@value ProbePass#MIN_ROUNDS}
-   * @param maxConcurrent the registration's {@code maxConcurrent}; empty: {@value ShareCommand#DEFAULT_MAX_CONCURRENT}
+   * @param maxConcurrent the registration's {@code maxConcurrent}; empty: {@value #DEFAULT_MAX_CONCURRENT}
    * @throws java.io.IOException when the registration cannot be written
    */
   public Outcome run(ProbePlan plan, int rounds, OptionalInt maxConcurrent)
@@ -142,7 +163,7 @@ public final class ShareSteps {
       if (measured == null || !measured.ran()) {
         String why = measured == null ? "the measurement was cancelled" : measured.notRunReason();
         say(step("measure", "not_measured", "could not be asked: " + Output.cell(why)));
-        return notShared(row, ShareCommand.EXIT_NOT_SHARED,
+        return notShared(row, NOT_SHARED,
             "it could not be started and asked for its handshake; once it can, run share again");
       }
       say(step("measure", "measured", "now reads " + verdict(row)));
@@ -169,18 +190,18 @@ public final class ShareSteps {
       }
     }
 
-    int max = maxConcurrent.orElse(ShareCommand.DEFAULT_MAX_CONCURRENT);
+    int max = maxConcurrent.orElse(DEFAULT_MAX_CONCURRENT);
     try {
       ConcurrencyRecord stored = statelessness.register(target.description(), ConcurrencyModel.SHARED, ShareScope.TENANT,
           OptionalInt.of(max));
-      ObjectNode step = step("register", "registered", RegisterCommand.text(stored)
+      ObjectNode step = step("register", "registered", RegisterView.text(stored)
           + (maxConcurrent.isEmpty() ? "; maxConcurrent " + max + " is the default (--max-concurrent N changes it)" : ""));
-      step.set("record", RegisterCommand.json(stored));
+      step.set("record", RegisterView.json(stored));
       say(step);
     } catch (RegistrationRefusedException e) {
       say(step("register", "refused", Output.cell(String.valueOf(e.getMessage()))));
       row = surface.row(target);
-      return notShared(row, row.strength() == Strength.REFUTED ? ShareCommand.EXIT_REFUTED : ShareCommand.EXIT_NOT_SHARED,
+      return notShared(row, row.strength() == Strength.REFUTED ? REFUTED : NOT_SHARED,
           "its registration was refused (above)");
     }
 
@@ -189,7 +210,7 @@ public final class ShareSteps {
     if (row.recommendShare()) {
       return shared(row, "now shares one backend across sessions");
     }
-    return notShared(row, row.strength() == Strength.REFUTED ? ShareCommand.EXIT_REFUTED : ShareCommand.EXIT_NOT_SHARED,
+    return notShared(row, row.strength() == Strength.REFUTED ? REFUTED : NOT_SHARED,
         "its verdict does not recommend sharing: " + verdict(row) + (onRecord.isEmpty() ? "" : "; the pass on record "
             + "may not cover the tools it lists now: probe it again (cotenant probe-stateless " + Output.cell(target.name())
             + "), then run share again"));
@@ -198,12 +219,12 @@ public final class ShareSteps {
   /** Where a verdict stops the way to sharing before anything is spawned: refuted or disqualified. */
   private Optional<Outcome> stop(Row row) {
     if (row.strength() == Strength.REFUTED) {
-      return Optional.of(notShared(row, ShareCommand.EXIT_REFUTED, "a hazard was observed under its current launch identity ("
+      return Optional.of(notShared(row, REFUTED, "a hazard was observed under its current launch identity ("
           + reasons(row, ReasonRole.OBSERVATION) + "); see `cotenant hazards list`, and once the server is fixed (a new "
           + "build is a new identity) run share again"));
     }
     if (row.strength() == Strength.DISQUALIFIED) {
-      return Optional.of(notShared(row, ShareCommand.EXIT_NOT_SHARED, "it cannot share a backend ("
+      return Optional.of(notShared(row, NOT_SHARED, "it cannot share a backend ("
           + reasons(row, ReasonRole.DISQUALIFYING_FACT) + ")"));
     }
     return Optional.empty();
@@ -217,7 +238,7 @@ public final class ShareSteps {
         if (report.notRecorded().isPresent()) {
           say(step("probe", "not_recorded", "passed (" + report.coverage() + "), but the pass could not be recorded: "
               + Output.cell(report.notRecorded().get())));
-          return Optional.of(notShared(surface.row(target), ShareCommand.EXIT_NOT_SHARED,
+          return Optional.of(notShared(surface.row(target), NOT_SHARED,
               "its probe passed but could not be recorded, and a registration needs it on record"));
         }
         say(step("probe", "passed", "passed: " + report.coverage() + ", " + report.rounds()
@@ -232,12 +253,12 @@ public final class ShareSteps {
         ArrayNode hazards = step.putArray("hazards");
         report.hazards().forEach((code, detail) -> hazards.addObject().put("code", code.wireName()).put("detail", detail));
         say(step);
-        return Optional.of(notShared(surface.row(target), ShareCommand.EXIT_REFUTED, "the whole-surface probe saw " + found));
+        return Optional.of(notShared(surface.row(target), REFUTED, "the whole-surface probe saw " + found));
       case NOT_PROVEN:
         return Optional.of(needsPlan(report));
       default:
         say(step("probe", "not_run", "not run: " + Output.cell(report.notRunReason().orElse("it could not be probed to the end"))));
-        return Optional.of(notShared(surface.row(target), ShareCommand.EXIT_NOT_SHARED, "it could not be probed to the end"));
+        return Optional.of(notShared(surface.row(target), NOT_SHARED, "it could not be probed to the end"));
     }
   }
 
@@ -265,7 +286,7 @@ public final class ShareSteps {
         .put("why", t.why()));
     step.set("plan", suggested);
     say(step, lines);
-    return notShared(surface.row(target), ShareCommand.EXIT_NOT_SHARED,
+    return notShared(surface.row(target), NOT_SHARED,
         "not every tool was exercised; with the plan written, run: " + withPlan);
   }
 
@@ -320,7 +341,7 @@ public final class ShareSteps {
   }
 
   private Outcome shared(Row row, String how) {
-    return end(row, true, Output.cell(target.name()) + " " + how, Cli.EXIT_OK);
+    return end(row, true, Output.cell(target.name()) + " " + how, SHARED);
   }
 
   private Outcome notShared(Row row, int status, String why) {

@@ -1,0 +1,50 @@
+package dev.cotenant.cli.daemon.api;
+
+import dev.cotenant.api.LogSafe;
+import dev.cotenant.gateway.config.ServerConfigs;
+import dev.cotenant.gateway.sharing.Sharing;
+import java.time.Duration;
+
+/**
+ * The routes over the running backends: {@code GET /backends} (what each costs and saves),
+ * {@code POST /backends/{server}/restart} and {@code POST /backends/drain}. Thread-safe.
+ */
+final class BackendRoutes {
+  /** The drain's timeout when the body names none. */
+  static final int DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
+
+  private final Sharing sharing;
+  private final ApiConfigs configs;
+  private final DaemonProcesses processes;
+
+  BackendRoutes(Sharing sharing, ApiConfigs configs, DaemonProcesses processes) {
+    this.sharing = sharing;
+    this.configs = configs;
+    this.processes = processes;
+  }
+
+  Answer list(Exchange x) {
+    return Answer.ok(Backends.json(sharing.accounting(), System.currentTimeMillis(), processes, Backends::rssBytes));
+  }
+
+  Answer restart(Exchange x) throws ApiError, InterruptedException {
+    x.body();
+    String name = x.param("server");
+    if (sharing.accounting().stream().noneMatch(e -> e.serverName().equals(name))) {
+      ServerConfigs all = configs.all();
+      if (all.get(name).isEmpty()) {
+        throw ApiError.unknownServer(name, ApiConfigs.where(all.files()));
+      }
+      throw ApiError.notFound("no backend of '" + LogSafe.escape(name, 200) + "' runs");
+    }
+    return Answer.ok(Backends.restarted(sharing.restartByName(name)));
+  }
+
+  Answer drain(Exchange x) throws ApiError, InterruptedException {
+    JsonBody body = x.body("force", "timeoutMs");
+    boolean force = body.optionalBoolean("force").orElse(false);
+    int timeout = body.optionalInt("timeoutMs", 0, 600_000).orElse(DEFAULT_DRAIN_TIMEOUT_MS);
+    // The daemon keeps serving: the next session of each server starts a backend afresh.
+    return Answer.ok(Backends.drained(sharing.drainBackends(force, Duration.ofMillis(timeout))));
+  }
+}
