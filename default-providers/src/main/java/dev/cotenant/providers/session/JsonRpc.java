@@ -1,7 +1,6 @@
 package dev.cotenant.providers.session;
 
 import dev.cotenant.api.HandshakeComparator;
-import dev.cotenant.api.Json;
 import dev.cotenant.api.LogSafe;
 import dev.cotenant.spi.HandshakeEra;
 import dev.cotenant.spi.Mcp;
