@@ -37,10 +37,9 @@ import tools.jackson.databind.JsonNode;
  * shim runs with the JVM options a routed entry carries. With {@code placement=shared} the server
  * is forced shared ({@code --set cotenant.sharing.forced=echo}), so the call also passes the
  * multiplexer; with {@code dedicated} nothing is recorded or forced and the session gets a
- * backend of its own. The setup checks the placement with {@code cotenant status --json}. The
- * daemon runs with the pre-flight's per-process bounds raised ({@code cotenant.preflight.max-messages}
- * and {@code max-total-bytes}): the session transport applies them to the daemon's backends too, and
- * by default ends a backend once it has written 10,000 messages, fewer than one run makes.
+ * backend of its own. The setup checks the placement with {@code cotenant status --json}. A
+ * backend's session has no bound on the messages or bytes it writes over its life
+ * ({@code cotenant.session.*}), so a run of any length is served by one backend.
  *
  * <p>Each operation writes one request line and reads lines until its answer (which must carry
  * the echoed text). Sample-time mode: JMH reports the median as {@code p0.50} and {@code p0.99}.
@@ -101,11 +100,7 @@ public class ConnectRoundTripBenchmark {
       entry.put("args", echo.args());
       Path config = home.resolve("mcp.json");
       Files.write(config, DaemonProcess.JSON.writeValueAsBytes(Map.of("mcpServers", Map.of(SERVER, entry))));
-      // The session transport applies the pre-flight's per-process bounds to every backend, so by
-      // default a backend ends once it has written 10,000 messages; raised, as MultiplexerBenchmark does.
-      List<String> args = new ArrayList<>(List.of("--no-http",
-          "--set", "cotenant.preflight.max-messages=" + Integer.MAX_VALUE,
-          "--set", "cotenant.preflight.max-total-bytes=" + Long.MAX_VALUE));
+      List<String> args = new ArrayList<>(List.of("--no-http"));
       if (placement.equals("shared")) {
         args.addAll(List.of("--set", "cotenant.sharing.forced=" + SERVER));
       } else if (!placement.equals("dedicated")) {

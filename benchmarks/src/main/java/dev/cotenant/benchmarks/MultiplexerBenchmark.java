@@ -8,7 +8,6 @@ import dev.cotenant.gateway.mux.ClientSink;
 import dev.cotenant.gateway.mux.HazardSink;
 import dev.cotenant.gateway.mux.Multiplexer;
 import dev.cotenant.gateway.mux.MuxSettings;
-import dev.cotenant.providers.preflight.PreflightSettings;
 import dev.cotenant.spi.HandshakeEra;
 import dev.cotenant.spi.ServerSession;
 import java.nio.file.Files;
@@ -47,9 +46,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * </ol>
  *
  * <p>Every answer is checked (its text must be the call's arguments); the run fails on any wrong
- * or missing answer. The session transport's per-process message and byte bounds (pre-flight
- * bounds, 10,000 messages by default) are raised for the run, since it exchanges far more
- * messages with its one backend.
+ * or missing answer. The session transport bounds no backend's message count or bytes over its
+ * life ({@code cotenant.session.*}), so the run's one backend serves every call.
  *
  * <p>Usage: {@code java -cp benchmarks/target/benchmarks.jar dev.cotenant.benchmarks.MultiplexerBenchmark
  * [latencyCalls] [warmupCalls] [throughputSeconds] [throughputWarmupSeconds]} (defaults 50000,
@@ -113,9 +111,6 @@ public final class MultiplexerBenchmark {
     Path records = Files.createTempDirectory("cotenant-mux-bench");
     Cotenant runtime = Cotenant.builder()
         .recordsDirectory(records)
-        .config(Map.of(
-            PreflightSettings.MAX_MESSAGES, String.valueOf(Integer.MAX_VALUE),
-            PreflightSettings.MAX_TOTAL_BYTES, String.valueOf(Long.MAX_VALUE)))
         .build();
     ServerDescription echo = EchoServer.description("echo");
     Multiplexer mux = new Multiplexer("echo", HazardSink.ignoring(), MuxSettings.defaults());

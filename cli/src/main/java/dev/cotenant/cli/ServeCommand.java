@@ -33,16 +33,13 @@ public final class ServeCommand extends CliCommand {
 
   /**
    * What the daemon sets before the operator's {@code --set}s (which win): sharing on (that is what
-   * it is for); no count or total-bytes bound on a backend's output (the pre-flight's bounds, meant
-   * for a two-process probe, would end a backend that lives for days after 10,000 messages or
-   * 64 MiB; the nesting bound stays); one message up to 32 MiB, as the shims' socket carries; room
-   * for 256 live backends (five clients of fifty unshared servers).
+   * it is for); room for 256 live backends (five clients of fifty unshared servers). A backend's
+   * output is bounded by the session transport's own settings ({@code cotenant.session.*}), made
+   * for a process that lives for days: no count or total-bytes bound, one message up to 32 MiB (as
+   * the shims' socket carries); the pre-flight keeps its tight bounds for its own processes.
    */
   static final List<String> DAEMON_DEFAULTS = List.of(
       "cotenant.sharing.enabled=true",
-      "cotenant.preflight.max-messages=" + Integer.MAX_VALUE,
-      "cotenant.preflight.max-total-bytes=" + Long.MAX_VALUE,
-      "cotenant.preflight.max-line-bytes=" + dev.cotenant.cli.daemon.LineChannel.MAX_LINE,
       "cotenant.pool.spawn-budget=256");
 
   @Parameters(paramLabel = "CONFIG", arity = "0..*",

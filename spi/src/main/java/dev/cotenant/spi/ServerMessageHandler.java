@@ -1,5 +1,6 @@
 package dev.cotenant.spi;
 
+import dev.cotenant.spi.rpc.ErrorCode;
 import java.util.List;
 import java.util.Map;
 
@@ -37,7 +38,7 @@ public interface ServerMessageHandler {
    * whichever thread completes it, and keeps reading meanwhile. A handler that must ask someone
    * else (a multiplexer routing {@code sampling/createMessage} to the client whose call is in
    * flight) overrides this; the default answers at once with {@link #onRequest}. A stage that
-   * completes exceptionally is answered with {@code -32603 Internal error}.
+   * completes exceptionally is answered with {@link ErrorCode#INTERNAL_ERROR}.
    */
   default java.util.concurrent.CompletionStage<Reply> onRequestAsync(String method, Map<String, Object> params) {
     return java.util.concurrent.CompletableFuture.completedFuture(onRequest(method, params));
@@ -50,7 +51,7 @@ public interface ServerMessageHandler {
    * A handler for a client with no user: {@code ping} answered with {@code {}},
    * {@code roots/list} with no roots, {@code sampling/createMessage} and
    * {@code elicitation/create} declined with error {@code -1} and {@code declinedBecause}, every
-   * other request with {@code -32601}; notifications dropped.
+   * other request with {@link ErrorCode#METHOD_NOT_FOUND}; notifications dropped.
    */
   static ServerMessageHandler noUser(String declinedBecause) {
     java.util.Objects.requireNonNull(declinedBecause, "declinedBecause");
@@ -66,7 +67,7 @@ public interface ServerMessageHandler {
           case "elicitation/create":
             return new Error(-1, declinedBecause);
           default:
-            return new Error(-32601, "Method not found");
+            return new Error(ErrorCode.METHOD_NOT_FOUND.code(), ErrorCode.METHOD_NOT_FOUND.title());
         }
       }
 

@@ -1,6 +1,7 @@
 package dev.cotenant.providers.preflight;
 
 import dev.cotenant.api.HandshakeComparator;
+import dev.cotenant.providers.session.JsonRpc;
 import dev.cotenant.spi.HandshakeEra;
 import dev.cotenant.spi.Mcp;
 import dev.cotenant.spi.ServerSession;

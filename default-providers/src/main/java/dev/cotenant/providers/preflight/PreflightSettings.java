@@ -1,5 +1,8 @@
 package dev.cotenant.providers.preflight;
 
+import dev.cotenant.providers.session.Bounds;
+import dev.cotenant.providers.session.SessionSettings;
+import dev.cotenant.providers.session.StdioSessionTransport;
 import dev.cotenant.spi.CoreSettings;
 import dev.cotenant.spi.HandshakeEra;
 import dev.cotenant.spi.ProviderConfig;
@@ -7,14 +10,16 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * Every bound of the stdio session transport and of the pre-flight, read from
- * {@link ProviderConfig} under {@code cotenant.preflight.*}. Durations are configured in
- * milliseconds. {@link StdioSessionTransport} reads the process and protocol bounds
+ * Every bound of the pre-flight, read from {@link ProviderConfig} under {@code cotenant.preflight.*}.
+ * Durations are configured in milliseconds. {@link StdioPreflightTransport} reads the conversation
+ * bounds ({@code era}, {@code maxProcesses}, {@code timeout}, {@code maxListPages},
+ * {@code maxListItems}) whatever session transport it runs over, and {@code killWait} to bound its
+ * wait for a cancelled conversation's teardown. The process and protocol bounds
  * ({@code discoverTimeout}, the teardown waits, {@code maxLineBytes}, {@code maxTotalBytes},
- * {@code maxDepth}, {@code maxMessages}, {@code maxNonJsonLines}); {@link StdioPreflightTransport}
- * reads the conversation bounds ({@code era}, {@code maxProcesses}, {@code timeout},
- * {@code maxListPages}, {@code maxListItems}) whatever session transport it runs over, and
- * {@code killWait} to bound its wait for a cancelled conversation's teardown.
+ * {@code maxDepth}, {@code maxMessages}, {@code maxNonJsonLines}) are the tight bounds of a
+ * two-process probe: {@link #sessionSettings()} hands them to the {@code stdio} session transport
+ * for the pre-flight's own sessions ({@link StdioSessionTransport#openWithin}), while a long-lived
+ * session reads its own, {@link SessionSettings} ({@code cotenant.session.*}).
  *
  * @param era which protocol era to speak ({@value #ERA}, default {@code auto}; parsed by
  *     {@link CoreSettings#era}, so the statelessness probe reads it the same way)
@@ -93,28 +98,25 @@ public record PreflightSettings(
   /** The default process ceiling: two pre-flights (four processes) at once. */
   public static final int DEFAULT_MAX_PROCESSES = 4;
   /** The largest accepted {@code max-depth}: the JSON trees are copied recursively. */
-  public static final int MAX_DEPTH_CEILING = 1000;
+  public static final int MAX_DEPTH_CEILING = SessionSettings.MAX_DEPTH_CEILING;
 
   /** Validates every bound. */
   public PreflightSettings {
     Objects.requireNonNull(era, "era");
-    positive(MAX_PROCESSES, maxProcesses);
-    positive(TIMEOUT_MS, timeout.toMillis());
-    positive(DISCOVER_TIMEOUT_MS, discoverTimeout.toMillis());
-    nonNegative(STDIN_CLOSE_WAIT_MS, stdinCloseWait.toMillis());
-    nonNegative(TERM_WAIT_MS, termWait.toMillis());
-    nonNegative(KILL_WAIT_MS, killWait.toMillis());
-    positive(MAX_LINE_BYTES, maxLineBytes);
-    positive(MAX_TOTAL_BYTES, maxTotalBytes);
-    positive(MAX_DEPTH, maxDepth);
-    if (maxDepth > MAX_DEPTH_CEILING) {
-      throw new IllegalArgumentException(
-          "configuration key " + MAX_DEPTH + " must be at most " + MAX_DEPTH_CEILING + ", got " + maxDepth);
-    }
-    positive(MAX_MESSAGES, maxMessages);
-    nonNegative(MAX_NON_JSON_LINES, maxNonJsonLines);
-    positive(MAX_LIST_PAGES, maxListPages);
-    positive(MAX_LIST_ITEMS, maxListItems);
+    Bounds.positive(MAX_PROCESSES, maxProcesses);
+    Bounds.positive(TIMEOUT_MS, timeout.toMillis());
+    Bounds.positive(DISCOVER_TIMEOUT_MS, discoverTimeout.toMillis());
+    Bounds.nonNegative(STDIN_CLOSE_WAIT_MS, stdinCloseWait.toMillis());
+    Bounds.nonNegative(TERM_WAIT_MS, termWait.toMillis());
+    Bounds.nonNegative(KILL_WAIT_MS, killWait.toMillis());
+    Bounds.positive(MAX_LINE_BYTES, maxLineBytes);
+    Bounds.positive(MAX_TOTAL_BYTES, maxTotalBytes);
+    Bounds.positive(MAX_DEPTH, maxDepth);
+    Bounds.atMost(MAX_DEPTH, maxDepth, MAX_DEPTH_CEILING);
+    Bounds.positive(MAX_MESSAGES, maxMessages);
+    Bounds.nonNegative(MAX_NON_JSON_LINES, maxNonJsonLines);
+    Bounds.positive(MAX_LIST_PAGES, maxListPages);
+    Bounds.positive(MAX_LIST_ITEMS, maxListItems);
   }
 
   /** The defaults. */
@@ -130,44 +132,27 @@ public record PreflightSettings(
   public static PreflightSettings from(ProviderConfig config) {
     return new PreflightSettings(
         CoreSettings.era(config),
-        config.getInt(MAX_PROCESSES, DEFAULT_MAX_PROCESSES),
+        Bounds.intValue(config, MAX_PROCESSES, DEFAULT_MAX_PROCESSES, 1),
         CoreSettings.timeout(config),
-        millis(config, DISCOVER_TIMEOUT_MS, 5_000),
-        millis(config, STDIN_CLOSE_WAIT_MS, 1_000),
-        millis(config, TERM_WAIT_MS, 2_000),
-        millis(config, KILL_WAIT_MS, 2_000),
-        config.getInt(MAX_LINE_BYTES, 8 * 1024 * 1024),
-        longValue(config, MAX_TOTAL_BYTES, 64L * 1024 * 1024),
-        config.getInt(MAX_DEPTH, 64),
-        config.getInt(MAX_MESSAGES, 10_000),
-        config.getInt(MAX_NON_JSON_LINES, 100),
-        config.getInt(MAX_LIST_PAGES, 100),
-        config.getInt(MAX_LIST_ITEMS, 10_000));
+        config.getMillis(DISCOVER_TIMEOUT_MS, Duration.ofSeconds(5), Duration.ofMillis(1)),
+        config.getMillis(STDIN_CLOSE_WAIT_MS, Duration.ofSeconds(1), Duration.ZERO),
+        config.getMillis(TERM_WAIT_MS, Duration.ofSeconds(2), Duration.ZERO),
+        config.getMillis(KILL_WAIT_MS, Duration.ofSeconds(2), Duration.ZERO),
+        Bounds.intValue(config, MAX_LINE_BYTES, 8 * 1024 * 1024, 1),
+        config.getLong(MAX_TOTAL_BYTES, 64L * 1024 * 1024, 1),
+        Bounds.intValue(config, MAX_DEPTH, 64, 1),
+        Bounds.intValue(config, MAX_MESSAGES, 10_000, 1),
+        Bounds.intValue(config, MAX_NON_JSON_LINES, 100, 0),
+        Bounds.intValue(config, MAX_LIST_PAGES, 100, 1),
+        Bounds.intValue(config, MAX_LIST_ITEMS, 10_000, 1));
   }
 
-  private static Duration millis(ProviderConfig config, String key, long fallback) {
-    return Duration.ofMillis(longValue(config, key, fallback));
-  }
-
-  private static long longValue(ProviderConfig config, String key, long fallback) {
-    return config.get(key).map(v -> {
-      try {
-        return Long.parseLong(v.strip());
-      } catch (NumberFormatException e) {
-        throw new IllegalArgumentException("configuration key " + key + " must be an integer, got '" + v + "'", e);
-      }
-    }).orElse(fallback);
-  }
-
-  private static void positive(String key, long value) {
-    if (value <= 0) {
-      throw new IllegalArgumentException("configuration key " + key + " must be positive, got " + value);
-    }
-  }
-
-  private static void nonNegative(String key, long value) {
-    if (value < 0) {
-      throw new IllegalArgumentException("configuration key " + key + " must not be negative, got " + value);
-    }
+  /**
+   * The bounds of the pre-flight's own sessions: its discover timeout, teardown waits, line,
+   * nesting and non-JSON bounds, and its totals ({@code maxMessages}, {@code maxTotalBytes}).
+   */
+  public SessionSettings sessionSettings() {
+    return new SessionSettings(discoverTimeout, stdinCloseWait, termWait, killWait, maxLineBytes, maxDepth,
+        maxNonJsonLines, maxMessages, maxTotalBytes);
   }
 }

@@ -6,6 +6,8 @@ import dev.cotenant.api.LogSafe;
 import dev.cotenant.api.ServerDescription;
 import dev.cotenant.api.ToolFacts;
 import dev.cotenant.api.Transport;
+import dev.cotenant.providers.session.JsonRpc;
+import dev.cotenant.providers.session.StdioSessionTransport;
 import dev.cotenant.spi.HandshakeEra;
 import dev.cotenant.spi.Mcp;
 import dev.cotenant.spi.PreflightResult;
@@ -42,7 +44,10 @@ import org.slf4j.LoggerFactory;
  * {@link PreflightSettings#timeout()} for starting the server and again for the conversation once
  * it is started (a watchdog interrupts an {@code open} or aborts a session still blocked 500 ms
  * past it); {@link PreflightSettings#maxListPages()} and {@link PreflightSettings#maxListItems()}
- * per listing. The session transport bounds what it reads and how it tears down.
+ * per listing. The session transport bounds what it reads and how it tears down; the {@code stdio}
+ * one, even behind a wrapper that opens on the caller's thread (a sandbox), does so within
+ * {@link PreflightSettings#sessionSettings()} for the pre-flight's sessions
+ * ({@link StdioSessionTransport#openWithin}), not with the bounds of a long-lived session.
  *
  * <p>Never mutates the description. Any failure to measure resolves to
  * {@link PreflightResult#notRun} with a short reason; only {@link InterruptedException} escapes,
@@ -82,7 +87,7 @@ public final class StdioPreflightTransport implements PreflightTransport {
 
   /** A pre-flight over its own {@link StdioSessionTransport}, both bounded by {@code settings}. */
   public static StdioPreflightTransport stdio(PreflightSettings settings) {
-    return new StdioPreflightTransport(new StdioSessionTransport(settings), settings);
+    return new StdioPreflightTransport(new StdioSessionTransport(settings.sessionSettings()), settings);
   }
 
   /** The bounds in force. */
@@ -269,7 +274,8 @@ public final class StdioPreflightTransport implements PreflightTransport {
             limit + WATCHDOG_GRACE_MS, TimeUnit.MILLISECONDS);
         String stoppedWhileOpening;
         try {
-          opened = sessions.open(server, "preflight-" + caller.label(), NO_USER);
+          opened = StdioSessionTransport.openWithin(settings.sessionSettings(),
+              () -> sessions.open(server, "preflight-" + caller.label(), NO_USER));
         } finally {
           synchronized (lock) {
             opening = false;

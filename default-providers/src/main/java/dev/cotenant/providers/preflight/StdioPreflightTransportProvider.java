@@ -8,7 +8,8 @@ import dev.cotenant.spi.ProviderContext;
  * The {@value #NAME} pre-flight transport: {@link StdioPreflightTransport} over the session
  * transport the runtime selected ({@link ProviderContext#sessions()}, {@code stdio} unless
  * {@code cotenant.sessions.provider} names another), with the conversation bounds of
- * {@code cotenant.preflight.*} (see {@link PreflightSettings}). Registered in
+ * {@code cotenant.preflight.*} (see {@link PreflightSettings}), its sessions opened within the
+ * pre-flight's process bounds when that transport is {@code stdio}. Registered in
  * {@code META-INF/services/dev.cotenant.spi.PreflightTransportProvider}; construction does
  * nothing.
  */

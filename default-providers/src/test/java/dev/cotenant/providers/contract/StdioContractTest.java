@@ -2,7 +2,7 @@ package dev.cotenant.providers.contract;
 
 import dev.cotenant.providers.preflight.PreflightSettings;
 import dev.cotenant.providers.preflight.StdioPreflightTransport;
-import dev.cotenant.providers.preflight.StdioSessionTransport;
+import dev.cotenant.providers.session.StdioSessionTransport;
 import dev.cotenant.spi.PreflightTransport;
 import dev.cotenant.spi.ProviderConfig;
 import dev.cotenant.spi.SessionTransport;
@@ -24,7 +24,7 @@ class StdioContractTest {
   class Sessions extends SessionTransportContract {
     @Override
     protected SessionTransport transport() {
-      return new StdioSessionTransport(settings());
+      return new StdioSessionTransport(settings().sessionSettings());
     }
   }
 

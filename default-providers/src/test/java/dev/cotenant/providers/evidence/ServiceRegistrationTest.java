@@ -10,9 +10,9 @@ import dev.cotenant.api.PreflightOutcome;
 import dev.cotenant.api.ReasonCode;
 import dev.cotenant.api.ServerDescription;
 import dev.cotenant.providers.classifier.EmptyClassifierProvider;
-import dev.cotenant.providers.preflight.PreflightSettings;
-import dev.cotenant.providers.preflight.StdioSessionTransport;
-import dev.cotenant.providers.preflight.StdioSessionTransportProvider;
+import dev.cotenant.providers.session.SessionSettings;
+import dev.cotenant.providers.session.StdioSessionTransport;
+import dev.cotenant.providers.session.StdioSessionTransportProvider;
 import dev.cotenant.spi.EvidenceInput;
 import dev.cotenant.spi.EvidenceSourceProvider;
 import dev.cotenant.spi.ManagedServerClassifierProvider;
@@ -78,9 +78,9 @@ class ServiceRegistrationTest {
     // CONTEXT offers no session transport: creating one must not ask for one.
     SessionTransport t = stdio.get(0).create(CONTEXT);
     assertEquals(StdioSessionTransport.class, t.getClass());
-    assertEquals(PreflightSettings.defaults(), ((StdioSessionTransport) t).settings());
+    assertEquals(SessionSettings.defaults(), ((StdioSessionTransport) t).settings());
     SessionTransport tuned = stdio.get(0).create(
-        new ProviderContext(ProviderConfig.of(Map.of(PreflightSettings.MAX_DEPTH, "10")), Path.of("unused")));
+        new ProviderContext(ProviderConfig.of(Map.of(SessionSettings.MAX_DEPTH, "10")), Path.of("unused")));
     assertEquals(10, ((StdioSessionTransport) tuned).settings().maxDepth());
   }
 

@@ -86,7 +86,11 @@ class CallerSnapshotTest {
   }
 
   private static Map<String, Object> map(Object... keysAndValues) {
-    return JsonRpc.object(keysAndValues);
+    Map<String, Object> o = new java.util.LinkedHashMap<>();
+    for (int i = 0; i < keysAndValues.length; i += 2) {
+      o.put((String) keysAndValues[i], keysAndValues[i + 1]);
+    }
+    return o;
   }
 
   private static Map<String, Object> result(Object... keysAndValues) {

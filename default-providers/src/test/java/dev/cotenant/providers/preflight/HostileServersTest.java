@@ -1,7 +1,5 @@
 package dev.cotenant.providers.preflight;
 
-import dev.cotenant.testkit.process.CountingSessionTransport;
-import dev.cotenant.testkit.process.EnvironmentScan;
 import static dev.cotenant.providers.preflight.PreflightHarness.assertNoDivergence;
 import static dev.cotenant.providers.preflight.PreflightHarness.transport;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -11,7 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cotenant.api.LogSafe;
 import dev.cotenant.api.ServerDescription;
+import dev.cotenant.providers.session.StdioSessionTransport;
 import dev.cotenant.spi.PreflightResult;
+import dev.cotenant.testkit.process.CountingSessionTransport;
+import dev.cotenant.testkit.process.EnvironmentScan;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -377,7 +378,7 @@ class HostileServersTest {
   @Test
   void manyHostileServersInOnePassUnderTheCeiling() throws Exception {
     PreflightSettings settings = PreflightHarness.settings(PreflightSettings.TIMEOUT_MS, "3000", PreflightSettings.MAX_PROCESSES, "2");
-    CountingSessionTransport sessions = new CountingSessionTransport(new StdioSessionTransport(settings));
+    CountingSessionTransport sessions = new CountingSessionTransport(new StdioSessionTransport(settings.sessionSettings()));
     StdioPreflightTransport t = new StdioPreflightTransport(sessions, settings);
     ServerDescription[] servers = {
         h.shServer("garbage", "while :; do echo nope; done"),

@@ -32,20 +32,20 @@ import java.util.stream.Collectors;
  * starts inherits: a process that left the tree (double-forked, {@code setsid}, reparented when
  * its parent exited) is found by that entry in {@code /proc/<pid>/environ}.
  */
-final class PreflightHarness {
+public final class PreflightHarness {
   static final String JAVA = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
   static final String CLASSPATH = System.getProperty("java.class.path");
 
-  final Path pidFile;
+  public final Path pidFile;
   private final Set<Long> childrenBefore;
 
-  PreflightHarness(Path dir) throws IOException {
+  public PreflightHarness(Path dir) throws IOException {
     this.pidFile = Files.createTempFile(dir, "pids", ".txt");
     this.childrenBefore = ProcessHandle.current().children().map(ProcessHandle::pid).collect(Collectors.toSet());
   }
 
   /** Settings with shrunk teardown waits and the given overrides. */
-  static PreflightSettings settings(String... keyValues) {
+  public static PreflightSettings settings(String... keyValues) {
     Map<String, String> m = new HashMap<>();
     m.put(PreflightSettings.TIMEOUT_MS, "20000");
     m.put(PreflightSettings.STDIN_CLOSE_WAIT_MS, "300");
@@ -57,33 +57,38 @@ final class PreflightHarness {
     return PreflightSettings.from(ProviderConfig.of(m));
   }
 
+  /** The pre-flight's session bounds ({@link PreflightSettings#sessionSettings()}) of {@link #settings}. */
+  public static dev.cotenant.providers.session.SessionSettings sessionSettings(String... keyValues) {
+    return settings(keyValues).sessionSettings();
+  }
+
   /** A pre-flight over the stdio session transport, both with {@link #settings} and the given overrides. */
   static StdioPreflightTransport transport(String... keyValues) {
     return StdioPreflightTransport.stdio(settings(keyValues));
   }
 
   /** The Java command line that runs {@link TestServer} with the given arguments. */
-  static List<String> javaCommand(String... serverArgs) {
+  public static List<String> javaCommand(String... serverArgs) {
     List<String> cmd = new ArrayList<>(List.of(JAVA, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
         "-XX:-UsePerfData", "-Xshare:auto", "-cp", CLASSPATH, TestServer.class.getName()));
     cmd.addAll(List.of(serverArgs));
     return cmd;
   }
 
-  ServerDescription javaServer(String name, String... serverArgs) {
+  public ServerDescription javaServer(String name, String... serverArgs) {
     List<String> cmd = javaCommand(serverArgs);
     return withPids(new ServerDescription(name, Transport.STDIO, cmd.get(0), cmd.subList(1, cmd.size()),
         Optional.empty(), Map.of(), Optional.empty(), true));
   }
 
   /** A {@code sh -c} server whose shell records its own pid first. */
-  ServerDescription shServer(String name, String script) {
+  public ServerDescription shServer(String name, String script) {
     return withPids(ServerDescription.stdio(name, "sh", "-c",
         "echo $$ >> \"$COTENANT_TEST_PIDS\"; " + script));
   }
 
   /** {@code exec}s the Java test server from a shell, after running {@code prelude}. */
-  ServerDescription shThenJava(String name, String prelude, String... serverArgs) {
+  public ServerDescription shThenJava(String name, String prelude, String... serverArgs) {
     String exec = javaCommand(serverArgs).stream().map(PreflightHarness::shQuote).collect(Collectors.joining(" "));
     return shServer(name, prelude + " exec " + exec);
   }
@@ -98,7 +103,7 @@ final class PreflightHarness {
    * The environment entry every server of this test carries, and with it everything the server
    * starts, unless a process clears its environment.
    */
-  String marker() {
+  public String marker() {
     return "COTENANT_TEST_PIDS=" + pidFile;
   }
 
@@ -107,7 +112,7 @@ final class PreflightHarness {
    * {@code $COTENANT_TEST_PIDS.orphans}; the leak check does not read them, it finds such
    * processes by {@link #marker()}.
    */
-  List<Long> orphanPids() throws IOException {
+  public List<Long> orphanPids() throws IOException {
     Path orphans = Path.of(pidFile + ".orphans");
     List<Long> out = new ArrayList<>();
     if (Files.exists(orphans)) {
@@ -120,16 +125,16 @@ final class PreflightHarness {
     return out;
   }
 
-  void assertOrphansStarted(int atLeast) throws IOException {
+  public void assertOrphansStarted(int atLeast) throws IOException {
     assertTrue(orphanPids().size() >= atLeast,
         "expected the servers to have started at least " + atLeast + " processes outside their tree, got " + orphanPids());
   }
 
-  static String shQuote(String s) {
+  public static String shQuote(String s) {
     return "'" + s.replace("'", "'\\''") + "'";
   }
 
-  List<Long> recordedPids() throws IOException {
+  public List<Long> recordedPids() throws IOException {
     List<Long> out = new ArrayList<>();
     for (String line : Files.readAllLines(pidFile, StandardCharsets.UTF_8)) {
       if (!line.isBlank()) {
@@ -144,7 +149,7 @@ final class PreflightHarness {
    * harness was made, and every process carrying {@link #marker()} in its environment is gone
    * (waiting for each with a generous bound). Marker carriers found alive are killed after the check.
    */
-  void assertNothingAlive() throws IOException, InterruptedException {
+  public void assertNothingAlive() throws IOException, InterruptedException {
     try {
       assertTreeGone();
     } finally {
@@ -175,12 +180,12 @@ final class PreflightHarness {
     }
   }
 
-  void assertRecordedAtLeast(int processes) throws IOException {
+  public void assertRecordedAtLeast(int processes) throws IOException {
     assertTrue(recordedPids().size() >= processes,
         "expected at least " + processes + " recorded processes, got " + recordedPids());
   }
 
-  static void assertNoDivergence(dev.cotenant.spi.PreflightResult r) {
+  public static void assertNoDivergence(dev.cotenant.spi.PreflightResult r) {
     assertTrue(r.ran(), () -> "expected the pre-flight to run, it did not: " + r.notRunReason());
     assertEquals(List.of(), r.divergentFacets());
   }

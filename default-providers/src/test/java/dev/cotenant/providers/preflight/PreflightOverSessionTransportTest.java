@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.cotenant.providers.session.StdioSessionTransport;
 import dev.cotenant.spi.PreflightResult;
 import dev.cotenant.spi.PreflightTransport;
 import dev.cotenant.spi.ProviderConfig;
@@ -46,7 +47,7 @@ class PreflightOverSessionTransportTest {
   }
 
   private static RecordingSessions recordingStdio() {
-    return new RecordingSessions(new StdioSessionTransport(settings()));
+    return new RecordingSessions(new StdioSessionTransport(settings().sessionSettings()));
   }
 
   @Test

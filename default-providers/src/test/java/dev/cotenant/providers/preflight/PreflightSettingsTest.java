@@ -3,9 +3,8 @@ package dev.cotenant.providers.preflight;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.cotenant.providers.session.SessionSettings;
 import dev.cotenant.spi.ProviderConfig;
-import dev.cotenant.spi.SessionTransport;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -28,7 +27,7 @@ class PreflightSettingsTest {
       PreflightSettings.MAX_MESSAGES, PreflightSettings.MAX_LIST_PAGES, PreflightSettings.MAX_LIST_ITEMS})
   void aPositiveBoundTakesOneAndRefusesZero(String key) {
     with(key, "1");
-    assertEquals("configuration key " + key + " must be positive, got 0",
+    assertEquals("configuration key " + key + " must be positive, got '0'",
         assertThrows(IllegalArgumentException.class, () -> with(key, "0")).getMessage());
   }
 
@@ -37,7 +36,7 @@ class PreflightSettingsTest {
       PreflightSettings.MAX_NON_JSON_LINES})
   void aNonNegativeBoundTakesZeroAndRefusesMinusOne(String key) {
     with(key, "0");
-    assertEquals("configuration key " + key + " must not be negative, got -1",
+    assertEquals("configuration key " + key + " must be 0 or more, got '-1'",
         assertThrows(IllegalArgumentException.class, () -> with(key, "-1")).getMessage());
   }
 
@@ -66,15 +65,13 @@ class PreflightSettingsTest {
     assertEquals("configuration key " + PreflightSettings.TIMEOUT_MS + " must be positive, got 0", e.getMessage());
   }
 
-  /** Covers the session transport's provider: its name, and settings read from the context's configuration. */
+  /** The pre-flight's own sessions get every process bound of the pre-flight, its totals included. */
   @Test
-  void theSessionTransportProviderReadsItsSettingsFromTheConfiguration() {
-    StdioSessionTransportProvider provider = new StdioSessionTransportProvider();
-    assertEquals("stdio", provider.name());
-    SessionTransport t = provider.create(new dev.cotenant.spi.ProviderContext(
-        ProviderConfig.of(Map.of(PreflightSettings.MAX_PROCESSES, "3")), Path.of("records")));
-    StdioSessionTransport stdio = (StdioSessionTransport) t;
-    assertEquals(3, stdio.settings().maxProcesses());
-    assertEquals("StdioSessionTransport[" + stdio.settings() + "]", stdio.toString());
+  void theSessionSettingsOfThePreflightAreItsProcessBounds() {
+    PreflightSettings p = PreflightSettings.from(ProviderConfig.of(Map.of(PreflightSettings.MAX_MESSAGES, "50",
+        PreflightSettings.MAX_TOTAL_BYTES, "4096", PreflightSettings.MAX_LINE_BYTES, "1024",
+        PreflightSettings.MAX_NON_JSON_LINES, "3", PreflightSettings.DISCOVER_TIMEOUT_MS, "700")));
+    assertEquals(new SessionSettings(Duration.ofMillis(700), p.stdinCloseWait(), p.termWait(), p.killWait(), 1024,
+        p.maxDepth(), 3, 50, 4096), p.sessionSettings());
   }
 }

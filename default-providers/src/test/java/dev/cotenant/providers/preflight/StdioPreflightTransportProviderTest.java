@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.cotenant.providers.session.StdioSessionTransportProvider;
 import dev.cotenant.spi.HandshakeEra;
 import dev.cotenant.spi.PreflightTransport;
 import dev.cotenant.spi.PreflightTransportProvider;

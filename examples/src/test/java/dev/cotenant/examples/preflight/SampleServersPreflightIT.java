@@ -29,7 +29,7 @@ import dev.cotenant.examples.servers.NeedsCredentialServer;
 import dev.cotenant.examples.servers.WorkspaceKeyedServer;
 import dev.cotenant.gateway.Cotenant;
 import dev.cotenant.providers.preflight.PreflightSettings;
-import dev.cotenant.providers.preflight.StdioSessionTransportProvider;
+import dev.cotenant.providers.session.StdioSessionTransportProvider;
 import dev.cotenant.spi.PreflightResult;
 import dev.cotenant.spi.PreflightTransport;
 import dev.cotenant.spi.ProviderContext;

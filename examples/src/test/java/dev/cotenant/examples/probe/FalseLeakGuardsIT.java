@@ -15,6 +15,7 @@ import dev.cotenant.gateway.probe.SurfaceReport.Outcome;
 import dev.cotenant.gateway.probe.SurfaceReport.ToolResult;
 import dev.cotenant.gateway.probe.SurfaceReport.ToolStatus;
 import dev.cotenant.providers.preflight.PreflightSettings;
+import dev.cotenant.providers.session.SessionSettings;
 import dev.cotenant.testkit.process.ChecksProcessLeaks;
 import java.nio.file.Path;
 import java.util.List;
@@ -40,7 +41,8 @@ class FalseLeakGuardsIT {
   @BeforeEach
   void setUp() {
     statelessness = Cotenant.builder()
-        .config(Map.of(PreflightSettings.TIMEOUT_MS, "60000", PreflightSettings.DISCOVER_TIMEOUT_MS, "30000"))
+        .config(Map.of(PreflightSettings.TIMEOUT_MS, "60000", PreflightSettings.DISCOVER_TIMEOUT_MS, "30000",
+            SessionSettings.DISCOVER_TIMEOUT_MS, "30000"))
         .recordsDirectory(records)
         .build()
         .statelessness();

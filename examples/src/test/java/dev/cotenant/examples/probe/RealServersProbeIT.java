@@ -16,6 +16,7 @@ import dev.cotenant.gateway.probe.SurfaceReport.FindingKind;
 import dev.cotenant.gateway.probe.SurfaceReport.Outcome;
 import dev.cotenant.gateway.probe.SurfaceReport.ToolStatus;
 import dev.cotenant.providers.preflight.PreflightSettings;
+import dev.cotenant.providers.session.SessionSettings;
 import dev.cotenant.testkit.process.ChecksProcessLeaks;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -110,7 +111,8 @@ class RealServersProbeIT {
     Files.writeString(state.resolve("files/readme.txt"), "the operator's file\n");
     stateBefore = snapshot(state);
     Statelessness statelessness = Cotenant.builder()
-        .config(Map.of(PreflightSettings.TIMEOUT_MS, "60000", PreflightSettings.DISCOVER_TIMEOUT_MS, "30000"))
+        .config(Map.of(PreflightSettings.TIMEOUT_MS, "60000", PreflightSettings.DISCOVER_TIMEOUT_MS, "30000",
+            SessionSettings.DISCOVER_TIMEOUT_MS, "30000"))
         .recordsDirectory(records)
         .build()
         .statelessness();

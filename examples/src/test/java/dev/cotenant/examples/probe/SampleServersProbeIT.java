@@ -25,6 +25,7 @@ import dev.cotenant.gateway.probe.ProbeSpec;
 import dev.cotenant.gateway.probe.RegistrationRefusedException;
 import dev.cotenant.gateway.probe.Statelessness;
 import dev.cotenant.providers.preflight.PreflightSettings;
+import dev.cotenant.providers.session.SessionSettings;
 import dev.cotenant.providers.records.FileHazardLedger;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -60,7 +61,8 @@ class SampleServersProbeIT {
   void setUp() {
     before = ProcessHandle.current().descendants().map(ProcessHandle::pid).collect(Collectors.toSet());
     cotenant = Cotenant.builder()
-        .config(Map.of(PreflightSettings.TIMEOUT_MS, "60000", PreflightSettings.DISCOVER_TIMEOUT_MS, "30000"))
+        .config(Map.of(PreflightSettings.TIMEOUT_MS, "60000", PreflightSettings.DISCOVER_TIMEOUT_MS, "30000",
+            SessionSettings.DISCOVER_TIMEOUT_MS, "30000"))
         .recordsDirectory(records)
         .build();
     statelessness = cotenant.statelessness();

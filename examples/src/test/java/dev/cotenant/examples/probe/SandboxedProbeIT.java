@@ -14,6 +14,7 @@ import dev.cotenant.gateway.probe.SurfaceReport.ToolResult;
 import dev.cotenant.gateway.probe.SurfaceReport.ToolStatus;
 import dev.cotenant.gateway.sandbox.Sandbox;
 import dev.cotenant.providers.preflight.PreflightSettings;
+import dev.cotenant.providers.session.SessionSettings;
 import dev.cotenant.testkit.process.ChecksProcessLeaks;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -88,6 +89,7 @@ class SandboxedProbeIT {
   private Cotenant cotenant(String sandbox) {
     return Cotenant.builder()
         .config(Map.of(PreflightSettings.TIMEOUT_MS, "60000", PreflightSettings.DISCOVER_TIMEOUT_MS, "30000",
+            SessionSettings.DISCOVER_TIMEOUT_MS, "30000",
             Sandbox.KEY, sandbox))
         .recordsDirectory(records)
         .build();

@@ -29,6 +29,7 @@ import dev.cotenant.gateway.probe.SurfaceReport.ToolResult;
 import dev.cotenant.gateway.probe.SurfaceReport.ToolStatus;
 import dev.cotenant.gateway.sandbox.Sandbox;
 import dev.cotenant.providers.preflight.PreflightSettings;
+import dev.cotenant.providers.session.SessionSettings;
 import dev.cotenant.providers.records.FileHazardLedger;
 import dev.cotenant.testkit.process.ChecksProcessLeaks;
 import java.nio.file.Files;
@@ -60,7 +61,8 @@ class WholeSurfaceProbeIT {
   @BeforeEach
   void setUp() {
     cotenant = Cotenant.builder()
-        .config(Map.of(PreflightSettings.TIMEOUT_MS, "60000", PreflightSettings.DISCOVER_TIMEOUT_MS, "30000"))
+        .config(Map.of(PreflightSettings.TIMEOUT_MS, "60000", PreflightSettings.DISCOVER_TIMEOUT_MS, "30000",
+            SessionSettings.DISCOVER_TIMEOUT_MS, "30000"))
         .recordsDirectory(records)
         .build();
     statelessness = cotenant.statelessness();
@@ -170,6 +172,7 @@ class WholeSurfaceProbeIT {
   void withoutTheSandboxADestructiveToolIsSkippedUnlessThePlanIncludesIt() throws Exception {
     statelessness = Cotenant.builder()
         .config(Map.of(PreflightSettings.TIMEOUT_MS, "60000", PreflightSettings.DISCOVER_TIMEOUT_MS, "30000",
+            SessionSettings.DISCOVER_TIMEOUT_MS, "30000",
             Sandbox.KEY, "off"))
         .recordsDirectory(records)
         .build()

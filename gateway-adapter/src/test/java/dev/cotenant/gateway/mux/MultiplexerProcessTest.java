@@ -64,9 +64,9 @@ class MultiplexerProcessTest {
 
   private SessionTransport sessions() {
     Map<String, String> config = Map.of(
-        "cotenant.preflight.stdin-close-wait-ms", "2000",
-        "cotenant.preflight.term-wait-ms", "1000",
-        "cotenant.preflight.kill-wait-ms", "3000");
+        "cotenant.session.stdin-close-wait-ms", "2000",
+        "cotenant.session.term-wait-ms", "1000",
+        "cotenant.session.kill-wait-ms", "3000");
     return Cotenant.builder().config(config).recordsDirectory(records).build().sessionTransport();
   }
 

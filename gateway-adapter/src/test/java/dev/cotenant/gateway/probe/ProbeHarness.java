@@ -54,9 +54,9 @@ public final class ProbeHarness {
     Map<String, String> m = new HashMap<>();
     m.put(CoreSettings.TIMEOUT_MS, "60000");
     m.put(DISCOVER_TIMEOUT_MS, "30000");
-    m.put("cotenant.preflight.stdin-close-wait-ms", "2000");
-    m.put("cotenant.preflight.term-wait-ms", "1000");
-    m.put("cotenant.preflight.kill-wait-ms", "3000");
+    m.put("cotenant.session.stdin-close-wait-ms", "2000");
+    m.put("cotenant.session.term-wait-ms", "1000");
+    m.put("cotenant.session.kill-wait-ms", "3000");
     for (int i = 0; i < keyValues.length; i += 2) {
       m.put(keyValues[i], keyValues[i + 1]);
     }
@@ -64,7 +64,7 @@ public final class ProbeHarness {
   }
 
   /** The session transport's key of the {@code server/discover} wait in the auto era. */
-  static final String DISCOVER_TIMEOUT_MS = "cotenant.preflight.discover-timeout-ms";
+  static final String DISCOVER_TIMEOUT_MS = "cotenant.session.discover-timeout-ms";
 
   /** The session transport the runtime selects (the default one, found on the class path) with this configuration. */
   static SessionTransport sessions(String... keyValues) {

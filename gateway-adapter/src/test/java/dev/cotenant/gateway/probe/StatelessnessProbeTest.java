@@ -183,7 +183,7 @@ class StatelessnessProbeTest {
     // The shell runs the server (not exec) and starts a child once the server exits on the closed
     // stdin; it is given the time to do so.
     Path orphans = dir.resolve("orphans");
-    ProbeReport r = ProbeHarness.probe("cotenant.preflight.stdin-close-wait-ms", "10000").run(
+    ProbeReport r = ProbeHarness.probe("cotenant.session.stdin-close-wait-ms", "10000").run(
         ProbeHarness.shServer("fork-on-close", orphans, "echo",
             "$PROBE_SERVER; sleep 1000 & echo $! >> \"$COTENANT_TEST_ORPHANS\""),
         ID, spec("{\"target\": \"{marker}\"}"));

@@ -473,14 +473,15 @@ class SharingTest {
   }
 
   /**
-   * A backend whose session reached a bound of the session transport (here 20 messages) while
-   * its process lives is ended for good: the call it took is interrupted, the process is killed,
-   * and the next call runs on a restarted backend.
+   * A backend whose session reached a bound of the session transport (here 20 lines that are not
+   * JSON, one per call) while its process lives is ended for good: the call it took is interrupted,
+   * the process is killed, and the next call runs on a restarted backend.
    */
   @Test
   void aBackendWhoseSessionReachedItsBoundIsRestartedNotLeftHalfAlive() throws Exception {
-    ServerDescription server = FakeServer.builder().name("bounded").era(FakeServer.Era.LEGACY).tool("echo").build().description();
-    sharing = cotenant(SharingSettings.FORCED, "bounded", "cotenant.preflight.max-messages", "20").sharing();
+    ServerDescription server = FakeServer.builder().name("bounded").era(FakeServer.Era.LEGACY).tool("echo")
+        .writesNonJsonOnCall().build().description();
+    sharing = cotenant(SharingSettings.FORCED, "bounded", "cotenant.session.max-non-json-lines", "20").sharing();
     Client a = new Client();
     Connection ca = sharing.connect(server, "s1", init(), a);
     initialized(ca, a);
@@ -494,7 +495,7 @@ class SharingTest {
         interruptedAt = n;
       }
     }
-    assertTrue(interruptedAt > 0, "the bound of 20 messages was never reached");
+    assertTrue(interruptedAt > 0, "the bound of 20 non-JSON lines was never reached");
     ca.fromClient(call(100, "after-the-bound", 0));
     Map<String, Object> after = a.answer(100);
     assertTrue(String.valueOf(after).contains("after-the-bound"), after.toString());

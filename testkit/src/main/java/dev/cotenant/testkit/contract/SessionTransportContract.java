@@ -14,6 +14,7 @@ import dev.cotenant.spi.ServerMessageHandler;
 import dev.cotenant.spi.ServerSession;
 import dev.cotenant.spi.SessionException;
 import dev.cotenant.spi.SessionTransport;
+import dev.cotenant.spi.rpc.ErrorCode;
 import dev.cotenant.testkit.process.ChecksProcessLeaks;
 import dev.cotenant.testkit.process.ProcessSnapshot;
 import dev.cotenant.testkit.process.Processes;
@@ -262,7 +263,7 @@ public abstract class SessionTransportContract {
     ServerMessageHandler handler = new ServerMessageHandler() {
       @Override
       public Reply onRequest(String method, Map<String, Object> params) {
-        return new Error(-32603, "onRequest was called; onRequestAsync should have been");
+        return new Error(ErrorCode.INTERNAL_ERROR.code(), "onRequest was called; onRequestAsync should have been");
       }
 
       @Override
@@ -305,7 +306,7 @@ public abstract class SessionTransportContract {
     ServerMessageHandler handler = new ServerMessageHandler() {
       @Override
       public Reply onRequest(String method, Map<String, Object> params) {
-        return new Error(-32601, "Method not found");
+        return new Error(ErrorCode.METHOD_NOT_FOUND.code(), ErrorCode.METHOD_NOT_FOUND.title());
       }
 
       @Override

@@ -1,6 +1,11 @@
 package dev.cotenant.testkit.server;
 
+import dev.cotenant.api.Json;
 import dev.cotenant.spi.Mcp;
+import dev.cotenant.spi.rpc.Envelope;
+import dev.cotenant.spi.rpc.ErrorCode;
+import dev.cotenant.spi.rpc.RequestId;
+import dev.cotenant.spi.rpc.RpcMessage;
 import java.io.BufferedReader;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
@@ -24,7 +29,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 
 /**
@@ -46,7 +50,7 @@ public final class FakeMcpServer {
   private final PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
   private final AtomicInteger requests = new AtomicInteger();
   private final AtomicInteger serverRequests = new AtomicInteger();
-  private final Map<String, CompletableFuture<Map<String, Object>>> awaiting = new ConcurrentHashMap<>();
+  private final Map<RequestId, CompletableFuture<Map<String, Object>>> awaiting = new ConcurrentHashMap<>();
   private final List<Map<String, Object>> notifications = new ArrayList<>();
   private final List<Map<String, Object>> received = new ArrayList<>();
   /** The level of {@link FakeServer.Builder#logsAtLevels()}. */
@@ -126,17 +130,17 @@ public final class FakeMcpServer {
       if (line.isBlank()) {
         continue;
       }
-      Object message;
+      Object parsed;
       try {
-        message = Script.MAPPER.readValue(line, Object.class);
+        parsed = Script.MAPPER.readValue(line, Object.class);
       } catch (JacksonException e) {
-        write(error(null, -32700, "not JSON"));
+        write(Envelope.error(null, ErrorCode.PARSE_ERROR, "not JSON"));
         continue;
       }
-      if (message instanceof Map<?, ?>) {
-        @SuppressWarnings("unchecked")
-        Map<String, Object> m = (Map<String, Object>) message;
-        handle(m);
+      try {
+        handle(RpcMessage.read(parsed));
+      } catch (RpcMessage.InvalidMessage e) {
+        // Not a JSON-RPC message: ignored, as a server with nothing to answer it would.
       }
     }
     if (script.ignoresTermination()) {
@@ -146,28 +150,29 @@ public final class FakeMcpServer {
     System.exit(0);
   }
 
-  private void handle(Map<String, Object> message) {
-    Object method = message.get("method");
-    Object id = message.get("id");
-    if (!(method instanceof String)) {
-      if (id != null) {
-        CompletableFuture<Map<String, Object>> f = awaiting.remove(String.valueOf(id));
+  private void handle(RpcMessage message) {
+    if (message instanceof RpcMessage.Response response) {
+      if (response.id() != null) {
+        CompletableFuture<Map<String, Object>> f = awaiting.remove(response.id());
         if (f != null) {
-          f.complete(message);
+          f.complete(response.json());
         }
       }
       return;
     }
-    Map<String, Object> params = object(message.get("params"));
-    if (id == null) {
+    if (message instanceof RpcMessage.Notification notification) {
       Map<String, Object> n = new LinkedHashMap<>();
-      n.put("method", method);
-      n.put("params", params);
+      n.put("method", notification.method());
+      n.put("params", object(notification.params()));
       synchronized (notifications) {
         notifications.add(n);
       }
       return;
     }
+    RpcMessage.Request request = (RpcMessage.Request) message;
+    String method = request.method();
+    RequestId id = request.id();
+    Map<String, Object> params = object(request.params());
     if (script.silent()) {
       return;
     }
@@ -186,32 +191,32 @@ public final class FakeMcpServer {
         received.add(r);
       }
     }
-    request((String) method, id, params);
+    request(method, id, params);
   }
 
-  private void request(String method, Object id, Map<String, Object> params) {
+  private void request(String method, RequestId id, Map<String, Object> params) {
     switch (method) {
       case "initialize":
         initialize(id, params);
         return;
       case "server/discover":
         if (script.era() == FakeServer.Era.LEGACY) {
-          write(error(id, -32601, "Method not found: server/discover"));
+          write(Envelope.error(id, ErrorCode.METHOD_NOT_FOUND, "Method not found: server/discover"));
         } else {
-          write(result(id, discoverResult()));
+          write(Envelope.result(id, discoverResult()));
         }
         return;
       case "ping":
-        write(result(id, Map.of()));
+        write(Envelope.result(id, Map.of()));
         return;
       case FakeServer.RECEIVED_NOTIFICATIONS:
         synchronized (notifications) {
-          write(result(id, Map.of("notifications", new ArrayList<>(notifications))));
+          write(Envelope.result(id, Map.of("notifications", new ArrayList<>(notifications))));
         }
         return;
       case FakeServer.RECEIVED_REQUESTS:
         synchronized (received) {
-          write(result(id, Map.of("requests", new ArrayList<>(received))));
+          write(Envelope.result(id, Map.of("requests", new ArrayList<>(received))));
         }
         return;
       default:
@@ -219,7 +224,7 @@ public final class FakeMcpServer {
     }
     String caller = caller(params);
     if (caller == null) {
-      write(error(id, -32602, "every request needs _meta[\"" + Mcp.META_PROTOCOL_VERSION + "\"] = \""
+      write(Envelope.error(id, ErrorCode.INVALID_PARAMS, "every request needs _meta[\"" + Mcp.META_PROTOCOL_VERSION + "\"] = \""
           + Mcp.MODERN_VERSION + "\" unless initialize came first"));
       return;
     }
@@ -230,17 +235,17 @@ public final class FakeMcpServer {
         if (script.callerSensitiveTools()) {
           tools.add(new Script.Tool("for-" + (caller.isEmpty() ? "anonymous" : caller), Optional.empty()).toJson());
         }
-        write(result(id, Map.of("tools", tools)));
+        write(Envelope.result(id, Map.of("tools", tools)));
         return;
       case "prompts/list":
         List<Object> prompts = new ArrayList<>();
         script.prompts().forEach(p -> prompts.add(Map.of("name", p)));
-        write(result(id, Map.of("prompts", prompts)));
+        write(Envelope.result(id, Map.of("prompts", prompts)));
         return;
       case "resources/list":
         List<Object> resources = new ArrayList<>();
         script.resources().forEach(u -> resources.add(Map.of("uri", u, "name", u)));
-        write(result(id, Map.of("resources", resources)));
+        write(Envelope.result(id, Map.of("resources", resources)));
         return;
       case "tools/call":
         calls.execute(() -> call(id, params));
@@ -248,7 +253,7 @@ public final class FakeMcpServer {
       case "resources/subscribe":
       case "resources/unsubscribe":
         if (script.subscriptions()) {
-          write(result(id, Map.of()));
+          write(Envelope.result(id, Map.of()));
           return;
         }
         break;
@@ -257,9 +262,9 @@ public final class FakeMcpServer {
           Object level = params.get("level");
           if (level instanceof String && LEVELS.contains(level)) {
             logLevel = (String) level;
-            write(result(id, Map.of()));
+            write(Envelope.result(id, Map.of()));
           } else {
-            write(error(id, -32602, "unknown level: " + level));
+            write(Envelope.error(id, ErrorCode.INVALID_PARAMS, "unknown level: " + level));
           }
           return;
         }
@@ -267,15 +272,19 @@ public final class FakeMcpServer {
       default:
         break;
     }
-    write(error(id, -32601, "Method not found: " + method));
+    write(Envelope.error(id, ErrorCode.METHOD_NOT_FOUND, "Method not found: " + method));
   }
 
-  private void initialize(Object id, Map<String, Object> params) {
+  private void initialize(RequestId id, Map<String, Object> params) {
     if (script.era() == FakeServer.Era.MODERN) {
-      Map<String, Object> e = error(id, -32022, "this server speaks " + Mcp.MODERN_VERSION + " only; call server/discover");
-      object(e.get("error")).put("data", Map.of("supported", List.of(Mcp.MODERN_VERSION)));
-      write(e);
+      write(Envelope.error(id, ErrorCode.UNSUPPORTED_PROTOCOL_VERSION.code(),
+          "this server speaks " + Mcp.MODERN_VERSION + " only; call server/discover",
+          Map.of("supported", List.of(Mcp.MODERN_VERSION))));
       return;
+    }
+    for (int i = 1; i <= script.notificationsBeforeInitialize(); i++) {
+      write(Envelope.notification("notifications/message",
+          Map.of("level", "info", "logger", "fake", "data", "starting " + i)));
     }
     Object name = object(params.get("clientInfo")).get("name");
     legacyClient = name instanceof String ? (String) name : "";
@@ -285,7 +294,7 @@ public final class FakeMcpServer {
     r.put("protocolVersion", version);
     r.put("capabilities", capabilities());
     r.put("serverInfo", serverInfo());
-    write(result(id, r));
+    write(Envelope.result(id, r));
   }
 
   private Map<String, Object> discoverResult() {
@@ -331,7 +340,7 @@ public final class FakeMcpServer {
     return Map.of("name", script.serverName(), "version", script.serverVersion());
   }
 
-  private void call(Object id, Map<String, Object> params) {
+  private void call(RequestId id, Map<String, Object> params) {
     Map<String, Object> arguments = object(params.get("arguments"));
     String marker = String.valueOf(arguments.getOrDefault("marker", ""));
     Object token = object(params.get("_meta")).get("progressToken");
@@ -341,32 +350,27 @@ public final class FakeMcpServer {
       p.put("progress", 1);
       p.put("total", 2);
       p.put("message", marker);
-      write(Map.of("jsonrpc", "2.0", "method", "notifications/progress", "params", p));
+      write(Envelope.notification("notifications/progress", p));
     }
     if (script.notifiesFromArguments() && arguments.get("notify") instanceof List<?>) {
       for (Object n : (List<?>) arguments.get("notify")) {
         Map<String, Object> notification = object(n);
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("jsonrpc", "2.0");
-        m.put("method", String.valueOf(notification.get("method")));
-        m.put("params", object(notification.get("params")));
-        write(m);
+        write(Envelope.notification(String.valueOf(notification.get("method")), object(notification.get("params"))));
       }
     }
     if (script.logsAtLevels()) {
       for (String level : LEVELS.subList(LEVELS.indexOf(logLevel), LEVELS.size())) {
-        write(Map.of("jsonrpc", "2.0", "method", "notifications/message",
-            "params", Map.of("level", level, "logger", "fake", "data", marker)));
+        write(Envelope.notification("notifications/message", Map.of("level", level, "logger", "fake", "data", marker)));
       }
     }
     if (!script.notificationOnCall().isEmpty()) {
-      write(Map.of("jsonrpc", "2.0", "method", script.notificationOnCall(), "params", Map.of("marker", marker)));
+      write(Envelope.notification(script.notificationOnCall(), Map.of("marker", marker)));
     }
     if (!script.serverRequestOnCall().isEmpty()) {
-      String sid = "fake-" + serverRequests.incrementAndGet();
+      RequestId sid = RequestId.of("fake-" + serverRequests.incrementAndGet());
       CompletableFuture<Map<String, Object>> reply = new CompletableFuture<>();
       awaiting.put(sid, reply);
-      write(Map.of("jsonrpc", "2.0", "id", sid, "method", script.serverRequestOnCall(), "params", Map.of("marker", marker)));
+      write(Envelope.request(sid, script.serverRequestOnCall(), Map.of("marker", marker)));
       try {
         Map<String, Object> r = reply.get(SERVER_REQUEST_WAIT_SECONDS, TimeUnit.SECONDS);
         Map<String, Object> answer = new LinkedHashMap<>();
@@ -375,10 +379,10 @@ public final class FakeMcpServer {
         } else {
           answer.put("error", r.get("error"));
         }
-        write(result(id, text(Script.MAPPER.writeValueAsString(answer), false)));
+        write(Envelope.result(id, text(Script.MAPPER.writeValueAsString(answer), false)));
       } catch (TimeoutException e) {
         awaiting.remove(sid);
-        write(result(id, text("no reply to " + script.serverRequestOnCall(), true)));
+        write(Envelope.result(id, text("no reply to " + script.serverRequestOnCall(), true)));
       } catch (Exception e) {
         Thread.currentThread().interrupt();
       }
@@ -401,7 +405,10 @@ public final class FakeMcpServer {
     } else {
       text = Script.MAPPER.writeValueAsString(arguments);
     }
-    write(result(id, text(text, false)));
+    if (script.writesNonJsonOnCall()) {
+      writeLine("not JSON-RPC: " + marker);
+    }
+    write(Envelope.result(id, text(text, false)));
   }
 
   private static Map<String, Object> text(String text, boolean isError) {
@@ -411,32 +418,16 @@ public final class FakeMcpServer {
     return r;
   }
 
-  private static Map<String, Object> result(Object id, Object result) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("jsonrpc", "2.0");
-    m.put("id", id);
-    m.put("result", result);
-    return m;
-  }
-
-  private static Map<String, Object> error(@Nullable Object id, int code, String message) {
-    Map<String, Object> e = new LinkedHashMap<>();
-    e.put("code", code);
-    e.put("message", message);
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("jsonrpc", "2.0");
-    m.put("id", id);
-    m.put("error", e);
-    return m;
-  }
-
   @SuppressWarnings("unchecked")
   private static Map<String, Object> object(Object value) {
     return value instanceof Map<?, ?> ? (Map<String, Object>) value : new LinkedHashMap<>();
   }
 
   private void write(Map<String, Object> message) {
-    String line = Script.MAPPER.writeValueAsString(message);
+    writeLine(Script.MAPPER.writeValueAsString(Json.thaw(message)));
+  }
+
+  private void writeLine(String line) {
     synchronized (out) {
       out.print(line);
       out.print('\n');

@@ -3,6 +3,7 @@ package dev.cotenant.testkit.server;
 import dev.cotenant.api.ServerDescription;
 import dev.cotenant.api.Transport;
 import dev.cotenant.spi.Mcp;
+import dev.cotenant.spi.rpc.ErrorCode;
 import dev.cotenant.testkit.process.Processes;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -36,7 +37,7 @@ import java.util.Optional;
  * {@code tools/call}, {@code prompts/list}, {@code resources/list}, {@code ping}; method-not-found
  * for anything else. A request other than {@code ping} that comes before any {@code initialize}
  * must carry {@code _meta["io.modelcontextprotocol/protocolVersion"]} (the discover era sends
- * it with every request), else it is refused with {@code -32602}. {@code tools/call} of any tool
+ * it with every request), else it is refused with {@link ErrorCode#INVALID_PARAMS}. {@code tools/call} of any tool
  * answers the JSON of its arguments as text (after sleeping {@code arguments.delayMillis} when
  * given, on its own thread, so answers may overtake each other), unless {@link Builder#leaksState()}.
  * The request {@value #RECEIVED_NOTIFICATIONS} answers {@code {"notifications": [{"method", "params"}...]}},
@@ -65,7 +66,7 @@ public final class FakeServer {
   public enum Era {
     /** {@code initialize} only (2024-11-05 … 2025-11-25); {@code server/discover} is method-not-found. */
     LEGACY,
-    /** {@code server/discover} only ({@value Mcp#MODERN_VERSION}); {@code initialize} is refused with {@code -32022}. */
+    /** {@code server/discover} only ({@value Mcp#MODERN_VERSION}); {@code initialize} is refused with {@link ErrorCode#UNSUPPORTED_PROTOCOL_VERSION}. */
     MODERN,
     /** Both: {@code server/discover} offers {@value Mcp#MODERN_VERSION} and {@code initialize} is answered. */
     BOTH
@@ -147,6 +148,8 @@ public final class FakeServer {
     private boolean subscriptions;
     private boolean notifiesFromArguments;
     private boolean logsAtLevels;
+    private int notificationsBeforeInitialize;
+    private boolean writesNonJsonOnCall;
 
     private Builder() {}
 
@@ -328,7 +331,7 @@ public final class FakeServer {
 
     /**
      * Advertises {@code logging}, answers {@code logging/setLevel} with {@code {}} and keeps the
-     * level (an unknown level is refused with {@code -32602}), and makes each {@code tools/call}
+     * level (an unknown level is refused with {@link ErrorCode#INVALID_PARAMS}), and makes each {@code tools/call}
      * first send one {@code notifications/message} at every RFC 5424 level at or above the level
      * set ({@code debug} when none was), finest first, with {@code logger: "fake"} and
      * {@code data: <arguments.marker>}.
@@ -338,13 +341,38 @@ public final class FakeServer {
       return this;
     }
 
+    /**
+     * Before answering {@code initialize}, sends {@code count} {@code notifications/message}
+     * notifications ({@code level: "info"}, {@code logger: "fake"}, {@code data: "starting <n>"}):
+     * a server that is talkative while it starts, so a reader's message count is reached during
+     * the handshake.
+     */
+    public Builder notifiesBeforeInitialize(int count) {
+      if (count < 0) {
+        throw new IllegalArgumentException("notifiesBeforeInitialize needs a count of at least 0, got " + count);
+      }
+      this.notificationsBeforeInitialize = count;
+      return this;
+    }
+
+    /**
+     * Before answering each {@code tools/call} (after its {@code delayMillis}), writes one line to
+     * stdout that is not JSON ({@code not JSON-RPC: <arguments.marker>}): a server that logs to
+     * stdout, whose reader's bound on such lines is reached after enough calls.
+     */
+    public Builder writesNonJsonOnCall() {
+      this.writesNonJsonOnCall = true;
+      return this;
+    }
+
     /** The server. */
     public FakeServer build() {
       return new FakeServer(new Script(
           name, era, serverName, serverVersion, List.copyOf(tools), callMode, callerSensitiveTools,
           List.copyOf(prompts), List.copyOf(resources), logging, new LinkedHashMap<>(experimental),
           notificationOnCall, serverRequestOnCall, exitAfter, silent, spawnsChild, ignoresTermination, startsFile,
-          reportsProgress, subscriptions, notifiesFromArguments, logsAtLevels));
+          reportsProgress, subscriptions, notifiesFromArguments, logsAtLevels, notificationsBeforeInitialize,
+          writesNonJsonOnCall));
     }
   }
 }

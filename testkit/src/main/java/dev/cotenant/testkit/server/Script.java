@@ -30,7 +30,9 @@ record Script(
     boolean reportsProgress,
     boolean subscriptions,
     boolean notifiesFromArguments,
-    boolean logsAtLevels) {
+    boolean logsAtLevels,
+    int notificationsBeforeInitialize,
+    boolean writesNonJsonOnCall) {
 
   static final JsonMapper MAPPER = JsonMapper.builder().build();
 
@@ -72,6 +74,8 @@ record Script(
     m.put("subscriptions", subscriptions);
     m.put("notifiesFromArguments", notifiesFromArguments);
     m.put("logsAtLevels", logsAtLevels);
+    m.put("notificationsBeforeInitialize", notificationsBeforeInitialize);
+    m.put("writesNonJsonOnCall", writesNonJsonOnCall);
     return MAPPER.writeValueAsString(m);
   }
 
@@ -105,6 +109,8 @@ record Script(
         (Boolean) m.get("reportsProgress"),
         (Boolean) m.get("subscriptions"),
         (Boolean) m.get("notifiesFromArguments"),
-        (Boolean) m.get("logsAtLevels"));
+        (Boolean) m.get("logsAtLevels"),
+        ((Number) m.get("notificationsBeforeInitialize")).intValue(),
+        (Boolean) m.get("writesNonJsonOnCall"));
   }
 }

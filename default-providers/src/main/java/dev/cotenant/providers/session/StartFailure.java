@@ -1,4 +1,4 @@
-package dev.cotenant.providers.preflight;
+package dev.cotenant.providers.session;
 
 import dev.cotenant.api.LogSafe;
 import dev.cotenant.api.ServerDescription;

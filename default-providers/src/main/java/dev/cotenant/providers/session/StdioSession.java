@@ -1,4 +1,4 @@
-package dev.cotenant.providers.preflight;
+package dev.cotenant.providers.session;
 
 import dev.cotenant.api.ServerDescription;
 import dev.cotenant.spi.HandshakeEra;
@@ -6,6 +6,10 @@ import dev.cotenant.spi.Mcp;
 import dev.cotenant.spi.ServerMessageHandler;
 import dev.cotenant.spi.ServerSession;
 import dev.cotenant.spi.SessionException;
+import dev.cotenant.spi.rpc.Envelope;
+import dev.cotenant.spi.rpc.ErrorCode;
+import dev.cotenant.spi.rpc.RequestId;
+import dev.cotenant.spi.rpc.RpcMessage;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -13,6 +17,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -25,14 +30,17 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * The {@link ServerSession} of the {@code stdio} session transport ({@link StdioSessionTransport}):
  * one spawned server process spoken to in newline-delimited JSON-RPC, under the bounds of
- * {@link PreflightSettings} (line length, nesting, message count, non-JSON lines, teardown waits,
- * the discover timeout of {@link HandshakeEra#AUTO}).
+ * {@link SessionSettings} (message length, nesting, non-JSON lines, the totals when a caller set
+ * them, teardown waits, the discover timeout of {@link HandshakeEra#AUTO}).
  *
  * <p>{@link #request} writes a request and returns at once with a future of its answer; a
  * dispatcher thread reads stdout, completes the future whose id an answer carries, and hands
  * what the server sends on its own initiative to the {@link ServerMessageHandler}: a request is
- * answered with the handler's reply ({@code -32603} when the handler throws), a notification is
- * passed on. Responses to ids nobody awaits (wrong or duplicate ids) are dropped.
+ * answered with the handler's reply ({@link ErrorCode#INTERNAL_ERROR} when the handler throws), a
+ * notification is passed on. Every message is classified once, as it is taken from the reader
+ * ({@link RpcMessage#read}); one that is not JSON-RPC is dropped, and so are responses to ids
+ * nobody awaits (wrong or duplicate ids; ids compare as {@link RequestId}s, so {@code 1.0}
+ * answers {@code 1}).
  *
  * <p>Failures say what happened and, past the handshake, what was awaited: {@code "exited 1 before
  * answering: <the last line it wrote to stderr>"}, {@code "exited 3 before answering tools/list:
@@ -46,16 +54,20 @@ final class StdioSession implements ServerSession {
   /** An awaited answer and the method it answers, for the failure message when the server goes away. */
   private record Pending(String method, CompletableFuture<Map<String, Object>> answer) {}
 
+  /** The reply to a server's request the handler failed on. */
+  private static final ServerMessageHandler.Error INTERNAL_ERROR =
+      new ServerMessageHandler.Error(ErrorCode.INTERNAL_ERROR.code(), ErrorCode.INTERNAL_ERROR.title());
+
   private static final Function<String, SessionException> CLOSED =
       when -> new SessionException(SessionException.Kind.EXITED, "the session was closed");
 
   private final ServerDescription server;
-  private final PreflightSettings settings;
+  private final SessionSettings settings;
   private final JsonMapper mapper;
   private final String label;
   private final ServerMessageHandler handler;
   private final AtomicLong ids = new AtomicLong();
-  private final ConcurrentHashMap<Long, Pending> pending = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<RequestId, Pending> pending = new ConcurrentHashMap<>();
   private final AtomicBoolean handshakeStarted = new AtomicBoolean();
   private final Object lifecycle = new Object();
   private volatile ServerProcess process;
@@ -67,7 +79,7 @@ final class StdioSession implements ServerSession {
   private volatile HandshakeEra completed;
 
   private StdioSession(
-      ServerDescription server, PreflightSettings settings, JsonMapper mapper, String label, ServerMessageHandler handler) {
+      ServerDescription server, SessionSettings settings, JsonMapper mapper, String label, ServerMessageHandler handler) {
     this.server = server;
     this.settings = settings;
     this.mapper = mapper;
@@ -83,7 +95,7 @@ final class StdioSession implements ServerSession {
    * @throws SessionException of kind {@code START} when it cannot be started
    */
   static StdioSession open(
-      ServerDescription server, PreflightSettings settings, JsonMapper mapper, String label, ServerMessageHandler handler)
+      ServerDescription server, SessionSettings settings, JsonMapper mapper, String label, ServerMessageHandler handler)
       throws SessionException {
     StdioSession s = new StdioSession(server, settings, mapper, label, handler);
     s.spawn();
@@ -233,7 +245,7 @@ final class StdioSession implements ServerSession {
     Map<String, Object> params = JsonRpc.initializeParams(clientInfo, capabilities, version);
     Map<String, Object> result =
         JsonRpc.result(await(request("initialize", params), deadline, limit), "initialize");
-    send(JsonRpc.notification("notifications/initialized", null), "after answering initialize");
+    send(Envelope.notification("notifications/initialized", null), "after answering initialize");
     completed = HandshakeEra.INITIALIZE;
     return result;
   }
@@ -254,7 +266,7 @@ final class StdioSession implements ServerSession {
   public CompletableFuture<Map<String, Object>> request(String method, Map<String, Object> params)
       throws SessionException {
     Objects.requireNonNull(method, "method");
-    long id = ids.incrementAndGet();
+    RequestId id = RequestId.of(ids.incrementAndGet());
     CompletableFuture<Map<String, Object>> answer = new CompletableFuture<>();
     pending.put(id, new Pending(method, answer));
     String when = JsonRpc.beforeAnswering(method);
@@ -264,7 +276,7 @@ final class StdioSession implements ServerSession {
       throw over.apply(when);
     }
     try {
-      send(JsonRpc.request(id, method, params), when);
+      send(Envelope.request(id, method, params), when);
     } catch (SessionException e) {
       pending.remove(id);
       throw e;
@@ -276,10 +288,10 @@ final class StdioSession implements ServerSession {
   public boolean cancel(CompletableFuture<Map<String, Object>> answer, String reason) throws SessionException {
     Objects.requireNonNull(answer, "answer");
     Objects.requireNonNull(reason, "reason");
-    for (Map.Entry<Long, Pending> e : pending.entrySet()) {
+    for (Map.Entry<RequestId, Pending> e : pending.entrySet()) {
       if (e.getValue().answer() == answer && pending.remove(e.getKey(), e.getValue())) {
         answer.cancel(false);
-        notify("notifications/cancelled", Map.of("requestId", e.getKey(), "reason", reason));
+        notify("notifications/cancelled", Map.of("requestId", e.getKey().json(), "reason", reason));
         return true;
       }
     }
@@ -294,7 +306,7 @@ final class StdioSession implements ServerSession {
     if (over != null) {
       throw over.apply(when);
     }
-    send(JsonRpc.notification(method, params), when);
+    send(Envelope.notification(method, params), when);
   }
 
   private void send(Map<String, Object> message, String when) throws SessionException {
@@ -356,7 +368,7 @@ final class StdioSession implements ServerSession {
   }
 
   private void failPending(Function<String, SessionException> cause) {
-    for (Long id : List.copyOf(pending.keySet())) {
+    for (RequestId id : List.copyOf(pending.keySet())) {
       Pending p = pending.remove(id);
       if (p != null) {
         p.answer().completeExceptionally(cause.apply(JsonRpc.beforeAnswering(p.method())));
@@ -396,17 +408,20 @@ final class StdioSession implements ServerSession {
           endOf(p, p.exit()::failure);
           return;
         }
-        Map<String, Object> json = ((ServerProcess.Message) e).json();
-        if (json.get("method") instanceof String) {
-          fromServer(p, json);
+        RpcMessage message;
+        try {
+          message = RpcMessage.read(((ServerProcess.Message) e).json());
+        } catch (RpcMessage.InvalidMessage invalid) {
+          LOG.debug("session {}: dropped a message that is not JSON-RPC: {}", label, invalid.getMessage());
           continue;
         }
-        Optional<Long> id = JsonRpc.responseId(json);
-        if (id.isPresent()) {
-          Pending f = pending.remove(id.get());
+        if (message instanceof RpcMessage.Response response) {
+          Pending f = response.id() == null ? null : pending.remove(response.id());
           if (f != null) {
-            f.answer().complete(json);
+            f.answer().complete(response.json());
           }
+        } else {
+          fromServer(p, message);
         }
       }
     } catch (InterruptedException e) {
@@ -420,34 +435,40 @@ final class StdioSession implements ServerSession {
   }
 
   /** Hands a message the server sent on its own initiative to the handler, answering it when it is a request. */
-  private void fromServer(ServerProcess p, Map<String, Object> message) {
-    String method = (String) message.get("method");
-    @SuppressWarnings("unchecked")
-    Map<String, Object> params =
-        message.get("params") instanceof Map<?, ?> ? (Map<String, Object>) message.get("params") : Map.of();
-    if (!message.containsKey("id")) {
+  private void fromServer(ServerProcess p, RpcMessage message) {
+    if (message instanceof RpcMessage.Notification n) {
       try {
-        handler.onNotification(method, params);
+        handler.onNotification(n.method(), n.paramsOrEmpty());
       } catch (RuntimeException | StackOverflowError e) {
         LOG.debug("session {}: the message handler threw {} on a notification", label, e.getClass().getName());
       }
       return;
     }
-    Object id = message.get("id");
-    java.util.concurrent.CompletionStage<ServerMessageHandler.Reply> later;
+    RpcMessage.Request request = (RpcMessage.Request) message;
+    CompletionStage<ServerMessageHandler.Reply> later;
     try {
-      later = Objects.requireNonNull(handler.onRequestAsync(method, params), "the handler's reply");
+      later = Objects.requireNonNull(handler.onRequestAsync(request.method(), request.paramsOrEmpty()),
+          "the handler's reply");
     } catch (RuntimeException | StackOverflowError e) {
       LOG.debug("session {}: the message handler threw {} on a request", label, e.getClass().getName());
-      later = java.util.concurrent.CompletableFuture.completedFuture(new ServerMessageHandler.Error(-32603, "Internal error"));
+      later = CompletableFuture.completedFuture(INTERNAL_ERROR);
     }
     later.whenComplete((reply, failure) -> {
-      ServerMessageHandler.Reply r = reply != null && failure == null ? reply : new ServerMessageHandler.Error(-32603, "Internal error");
+      ServerMessageHandler.Reply r = reply != null && failure == null ? reply : INTERNAL_ERROR;
       try {
-        p.send(JsonRpc.reply(id, r), "while a request was pending");
+        p.send(reply(request.id(), r), "while a request was pending");
       } catch (SessionException gone) {
         // The server went away; the reader reports it.
       }
     });
+  }
+
+  /** The answer to the server's request {@code id}: a {@code result}, or an {@code error} with code and message. */
+  static Map<String, Object> reply(RequestId id, ServerMessageHandler.Reply reply) {
+    if (reply instanceof ServerMessageHandler.Result result) {
+      return Envelope.result(id, result.value());
+    }
+    ServerMessageHandler.Error e = (ServerMessageHandler.Error) reply;
+    return Envelope.error(id, e.code(), e.message());
   }
 }

@@ -1,4 +1,4 @@
-package dev.cotenant.providers.preflight;
+package dev.cotenant.providers.session;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cotenant.api.ServerDescription;
+import dev.cotenant.providers.preflight.PreflightHarness;
 import dev.cotenant.spi.HandshakeEra;
 import dev.cotenant.spi.Mcp;
 import dev.cotenant.spi.ServerMessageHandler;
@@ -40,7 +41,7 @@ class StdioSessionTest {
 
   @TempDir Path dir;
   PreflightHarness h;
-  final SessionTransport transport = new StdioSessionTransport(PreflightHarness.settings());
+  final SessionTransport transport = new StdioSessionTransport(PreflightHarness.sessionSettings());
 
   @BeforeEach
   void harness() throws Exception {

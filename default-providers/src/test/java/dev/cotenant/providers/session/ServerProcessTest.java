@@ -1,4 +1,4 @@
-package dev.cotenant.providers.preflight;
+package dev.cotenant.providers.session;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -6,11 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cotenant.api.LogSafe;
-import dev.cotenant.providers.preflight.ServerProcess.Eof;
-import dev.cotenant.providers.preflight.ServerProcess.Event;
-import dev.cotenant.providers.preflight.ServerProcess.Exit;
-import dev.cotenant.providers.preflight.ServerProcess.Fatal;
-import dev.cotenant.providers.preflight.ServerProcess.Message;
+import dev.cotenant.providers.preflight.PreflightHarness;
+import dev.cotenant.providers.preflight.PreflightSettings;
+import dev.cotenant.providers.session.ServerProcess.Eof;
+import dev.cotenant.providers.session.ServerProcess.Event;
+import dev.cotenant.providers.session.ServerProcess.Exit;
+import dev.cotenant.providers.session.ServerProcess.Fatal;
+import dev.cotenant.providers.session.ServerProcess.Message;
 import dev.cotenant.spi.SessionException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -49,7 +51,7 @@ class ServerProcessTest {
   }
 
   private ServerProcess start(String script, String... settings) throws SessionException {
-    PreflightSettings s = PreflightHarness.settings(settings);
+    SessionSettings s = PreflightHarness.sessionSettings(settings);
     ServerProcess p = ServerProcess.start(h.shServer("edge", script), s, ServerProcess.mapper(s), "edge");
     started.add(p);
     return p;
@@ -512,7 +514,7 @@ class ServerProcessTest {
    */
   @Test
   void aMissingWorkingDirectoryIsAStartFailureNamingIt() throws Exception {
-    PreflightSettings s = PreflightHarness.settings();
+    SessionSettings s = PreflightHarness.sessionSettings();
     Path missing = dir.resolve("not-there");
     SessionException e = assertThrows(SessionException.class, () -> ServerProcess.start(
         h.shServer("edge", "exit 0").withCwd(Optional.of(missing.toString())), s, ServerProcess.mapper(s), "edge"));

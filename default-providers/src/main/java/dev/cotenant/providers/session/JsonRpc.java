@@ -1,57 +1,28 @@
-package dev.cotenant.providers.preflight;
+package dev.cotenant.providers.session;
 
 import dev.cotenant.api.HandshakeComparator;
-import dev.cotenant.api.Json;
 import dev.cotenant.api.LogSafe;
 import dev.cotenant.spi.HandshakeEra;
 import dev.cotenant.spi.Mcp;
-import dev.cotenant.spi.ServerMessageHandler;
 import dev.cotenant.spi.SessionException;
-import java.math.BigInteger;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The client side of MCP's JSON-RPC as this module speaks it, beyond what {@link Mcp} holds: the
- * messages {@link StdioSession} writes, how an answer is read and awaited, the reply to a server
- * request, and the {@link HandshakeEra#AUTO} fallback rule. The pre-flight reads answers with the
- * same helpers. Stateless.
+ * The client side of MCP's conversation as this module speaks it, beyond what {@link Mcp} and the
+ * JSON-RPC vocabulary ({@code dev.cotenant.spi.rpc}) hold: the handshake's params, how an answer is
+ * awaited and read, how failures name what was awaited and how long, and the
+ * {@link HandshakeEra#AUTO} fallback rule. {@link StdioSession} and the pre-flight read answers
+ * with the same helpers. Stateless.
  */
-final class JsonRpc {
+public final class JsonRpc {
   private JsonRpc() {}
-
-  /** A request with a numeric id. */
-  static Map<String, Object> request(long id, String method, Map<String, Object> params) {
-    return object("jsonrpc", "2.0", "id", id, "method", method, "params", params);
-  }
-
-  /** A notification; without {@code params} when they are {@code null}. */
-  static Map<String, Object> notification(String method, Map<String, Object> params) {
-    Map<String, Object> n = object("jsonrpc", "2.0", "method", method);
-    if (params != null) {
-      n.put("params", params);
-    }
-    return n;
-  }
-
-  /** The answer to the server's request {@code id}: a {@code result}, or an {@code error} with code and message. */
-  static Map<String, Object> reply(Object id, ServerMessageHandler.Reply reply) {
-    Map<String, Object> r = object("jsonrpc", "2.0", "id", id);
-    if (reply instanceof ServerMessageHandler.Result) {
-      r.put("result", ((ServerMessageHandler.Result) reply).value());
-    } else {
-      ServerMessageHandler.Error e = (ServerMessageHandler.Error) reply;
-      r.put("error", object("code", e.code(), "message", e.message()));
-    }
-    return r;
-  }
 
   /** {@code initialize} params offering {@value Mcp#LEGACY_VERSION}. */
   static Map<String, Object> initializeParams(Map<String, Object> clientInfo, Map<String, Object> capabilities) {
@@ -114,7 +85,7 @@ final class JsonRpc {
   }
 
   /** {@code "15 s"} for a whole number of seconds, otherwise {@code "1500 ms"}. */
-  static String duration(long millis) {
+  public static String duration(long millis) {
     return millis % 1000 == 0 && millis != 0 ? millis / 1000 + " s" : millis + " ms";
   }
 
@@ -132,7 +103,7 @@ final class JsonRpc {
    * @param onTimeout the message of the {@code TIMEOUT} failure when nothing arrived in time
    * @throws SessionException of kind {@code TIMEOUT}, or the failure the answer completed with
    */
-  static Map<String, Object> await(CompletableFuture<Map<String, Object>> answer, long deadline, String onTimeout)
+  public static Map<String, Object> await(CompletableFuture<Map<String, Object>> answer, long deadline, String onTimeout)
       throws SessionException, InterruptedException {
     try {
       return answer.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
@@ -170,27 +141,9 @@ final class JsonRpc {
   }
 
   /** The numeric {@code error.code} of an error response, or {@code "?"}. */
-  static String errorCode(Map<String, Object> response) {
+  public static String errorCode(Map<String, Object> response) {
     Object err = response.get("error");
     Object code = err instanceof Map<?, ?> ? ((Map<?, ?>) err).get("code") : null;
     return code instanceof Number ? String.valueOf(code) : "?";
-  }
-
-  /**
-   * The id of a response (a message with {@code result} or {@code error}) when it is one this
-   * client could have sent: an integral number that fits a {@code long}.
-   */
-  static Optional<Long> responseId(Map<String, Object> message) {
-    if (!message.containsKey("result") && !message.containsKey("error")) {
-      return Optional.empty();
-    }
-    Object value = message.get("id");
-    if (value instanceof Integer || value instanceof Long || value instanceof Short) {
-      return Optional.of(((Number) value).longValue());
-    }
-    if (value instanceof BigInteger && ((BigInteger) value).bitLength() < 64) {
-      return Optional.of(((BigInteger) value).longValue());
-    }
-    return Optional.empty();
   }
 }

@@ -1,4 +1,4 @@
-package dev.cotenant.providers.preflight;
+package dev.cotenant.providers.session;
 
 import java.io.IOException;
 import java.io.InputStream;

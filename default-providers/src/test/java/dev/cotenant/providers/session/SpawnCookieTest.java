@@ -1,4 +1,4 @@
-package dev.cotenant.providers.preflight;
+package dev.cotenant.providers.session;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.cotenant.api.ServerDescription;
+import dev.cotenant.providers.preflight.PreflightHarness;
 import dev.cotenant.spi.ServerMessageHandler;
 import dev.cotenant.spi.ServerSession;
 import java.io.ByteArrayInputStream;
@@ -73,7 +74,7 @@ class SpawnCookieTest {
     ServerDescription server = ServerDescription.stdio("cookie", "sh", "-c",
         "echo \"$COTENANT_SPAWN_ID\" >> " + PreflightHarness.shQuote(seen.toString()) + "; exec sleep 1000")
         .withEnv(Map.of("KEEP", "1"));
-    StdioSessionTransport t = new StdioSessionTransport(PreflightHarness.settings());
+    StdioSessionTransport t = new StdioSessionTransport(PreflightHarness.sessionSettings());
     for (int i = 1; i <= 2; i++) {
       int spawned = i;
       try (ServerSession s = t.open(server, "cookie", ServerMessageHandler.noUser("none"))) {

@@ -1,4 +1,4 @@
-package dev.cotenant.providers.preflight;
+package dev.cotenant.providers.session;
 
 import dev.cotenant.spi.ProviderContext;
 import dev.cotenant.spi.SessionTransport;
@@ -6,7 +6,7 @@ import dev.cotenant.spi.SessionTransportProvider;
 
 /**
  * The {@value #NAME} session transport: {@link StdioSessionTransport}, its bounds read from
- * {@code cotenant.preflight.*} (see {@link PreflightSettings}). The runtime's default when
+ * {@code cotenant.session.*} (see {@link SessionSettings}). The runtime's default when
  * {@code cotenant.sessions.provider} is unset. Registered in
  * {@code META-INF/services/dev.cotenant.spi.SessionTransportProvider}; construction does nothing.
  */
@@ -29,6 +29,6 @@ public final class StdioSessionTransportProvider implements SessionTransportProv
    */
   @Override
   public SessionTransport create(ProviderContext context) {
-    return new StdioSessionTransport(PreflightSettings.from(context.config()));
+    return new StdioSessionTransport(SessionSettings.from(context.config()));
   }
 }

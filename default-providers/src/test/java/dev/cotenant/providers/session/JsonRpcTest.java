@@ -1,4 +1,4 @@
-package dev.cotenant.providers.preflight;
+package dev.cotenant.providers.session;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -7,11 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cotenant.spi.Mcp;
+import dev.cotenant.spi.ServerMessageHandler;
 import dev.cotenant.spi.SessionException;
-import java.math.BigInteger;
+import dev.cotenant.spi.rpc.RequestId;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -86,16 +86,16 @@ class JsonRpcTest {
     assertTrue(refused.getMessage().startsWith("server/discover did not offer " + Mcp.MODERN_VERSION), refused.getMessage());
   }
 
-  /** Covers {@code responseId} (182 to 186): only a response's integral id that fits a long is one this client sent. */
+  /**
+   * The answer to a server's request, built by {@code StdioSession.reply} through the envelope
+   * factories: a result, or an error with the handler's code and message, carrying the request's
+   * id as the server wrote it.
+   */
   @Test
-  void aResponseIdIsAnIntegralNumberThatFitsALong() {
-    assertEquals(Optional.of(7L), JsonRpc.responseId(map("id", 7, "result", map())));
-    assertEquals(Optional.of(7L), JsonRpc.responseId(map("id", 7L, "error", map())));
-    assertEquals(Optional.of(7L), JsonRpc.responseId(map("id", (short) 7, "result", map())));
-    assertEquals(Optional.of(Long.MAX_VALUE), JsonRpc.responseId(map("id", BigInteger.valueOf(Long.MAX_VALUE), "result", map())));
-    assertEquals(Optional.empty(), JsonRpc.responseId(map("id", BigInteger.TWO.pow(63), "result", map())));
-    assertEquals(Optional.empty(), JsonRpc.responseId(map("id", 7, "method", "ping")));
-    assertEquals(Optional.empty(), JsonRpc.responseId(map("id", "7", "result", map())));
-    assertEquals(Optional.empty(), JsonRpc.responseId(map("id", 7.0, "result", map())));
+  void aReplyToAServerRequestIsAResultOrAnErrorUnderItsId() {
+    assertEquals(map("jsonrpc", "2.0", "id", "s-1", "result", map("ok", true)),
+        StdioSession.reply(RequestId.of("s-1"), new ServerMessageHandler.Result(map("ok", true))));
+    assertEquals(map("jsonrpc", "2.0", "id", 7L, "error", map("code", -32601, "message", "Method not found")),
+        StdioSession.reply(RequestId.of(7), new ServerMessageHandler.Error(-32601, "Method not found")));
   }
 }

@@ -1,4 +1,4 @@
-package dev.cotenant.providers.preflight;
+package dev.cotenant.providers.session;
 
 import dev.cotenant.api.Json;
 import dev.cotenant.api.LogSafe;
@@ -85,7 +85,7 @@ final class ServerProcess {
   /** The process's handle (pid and start time), taken at once. */
   private final ProcessHandle handle;
   private final SpawnCookie cookie;
-  private final PreflightSettings settings;
+  private final SessionSettings settings;
   private final OutputStream stdin;
   private final BlockingQueue<Event> inbox = new LinkedBlockingQueue<>();
   private final JsonMapper mapper;
@@ -96,7 +96,7 @@ final class ServerProcess {
   private final Thread reader;
   private final Thread drainer;
 
-  private ServerProcess(Process process, SpawnCookie cookie, PreflightSettings settings, JsonMapper mapper, String label) {
+  private ServerProcess(Process process, SpawnCookie cookie, SessionSettings settings, JsonMapper mapper, String label) {
     this.process = process;
     this.handle = process.toHandle();
     this.cookie = cookie;
@@ -110,11 +110,11 @@ final class ServerProcess {
   }
 
   /** The mapper that enforces the settings' nesting and size bounds; thread-safe, made once per session transport. */
-  static JsonMapper mapper(PreflightSettings settings) {
+  static JsonMapper mapper(SessionSettings settings) {
     StreamReadConstraints constraints = StreamReadConstraints.builder()
         .maxNestingDepth(settings.maxDepth())
-        .maxDocumentLength(settings.maxLineBytes())
-        .maxStringLength(settings.maxLineBytes())
+        .maxDocumentLength(settings.maxMessageBytes())
+        .maxStringLength(settings.maxMessageBytes())
         .maxNameLength(64 * 1024)
         .maxNumberLength(1000)
         .build();
@@ -128,7 +128,7 @@ final class ServerProcess {
    *
    * @throws SessionException of kind {@code START}, with a reason naming the command or directory
    */
-  static ServerProcess start(ServerDescription server, PreflightSettings settings, JsonMapper mapper, String label)
+  static ServerProcess start(ServerDescription server, SessionSettings settings, JsonMapper mapper, String label)
       throws SessionException {
     List<String> command = new ArrayList<>();
     command.add(server.command());
@@ -429,8 +429,8 @@ final class ServerProcess {
   }
 
   private void readStdout() {
-    BoundedLineReader lines = new BoundedLineReader(process.getInputStream(), settings.maxLineBytes());
-    int count = 0;
+    BoundedLineReader lines = new BoundedLineReader(process.getInputStream(), settings.maxMessageBytes());
+    long count = 0;
     int nonJson = 0;
     try {
       while (true) {
