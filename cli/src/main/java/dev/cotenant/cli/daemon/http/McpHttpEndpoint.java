@@ -3,7 +3,7 @@ package dev.cotenant.cli.daemon.http;
 import dev.cotenant.api.LogSafe;
 import dev.cotenant.api.ServerDescription;
 import dev.cotenant.gateway.pool.PoolException;
-import dev.cotenant.gateway.sharing.Connection;
+import dev.cotenant.gateway.sharing.ClientSession;
 import dev.cotenant.gateway.sharing.Sharing;
 import dev.cotenant.spi.Mcp;
 import java.io.IOException;
@@ -40,7 +40,7 @@ import tools.jackson.core.JacksonException;
 /**
  * MCP over Streamable HTTP (MCP 2025-11-25, "Transports") for every configured server: a Jetty
  * handler serving {@code /{server}} within its context ({@link DaemonHttpServer} mounts it at
- * {@code /mcp}), each session a {@link Connection} of the {@link Sharing} runtime.
+ * {@code /mcp}), each session a {@link ClientSession} of the {@link Sharing} runtime.
  *
  * <p>Every request first passes the {@link HttpGuard}. Then:
  *
@@ -69,7 +69,7 @@ import tools.jackson.core.JacksonException;
  *       and stateless requests, is 400. An {@code MCP-Protocol-Version} other than
  *       {@link #SUPPORTED_VERSIONS} is 400. An unknown server is 404 with a JSON-RPC error naming
  *       it; servers that cannot be read are 500 with one line saying why; no backend to be had
- *       is 503 with {@link Connection#NO_BACKEND}.
+ *       is 503 with {@link dev.cotenant.spi.rpc.ErrorCode#NO_BACKEND}.
  * </ul>
  *
  * <p>Streams are written asynchronously: an open stream holds no thread. Each open stream gets a
@@ -413,7 +413,7 @@ public final class McpHttpEndpoint extends Handler.Abstract implements AutoClose
       return true;
     } catch (PoolException e) {
       LOG.warn("no backend for {}: {}", LogSafe.escape(server.name()), LogSafe.escape(String.valueOf(e.getMessage()), 300));
-      reply(response, callback, 503, id, Connection.NO_BACKEND, "no backend for " + LogSafe.escape(server.name(), 100)
+      reply(response, callback, 503, id, dev.cotenant.spi.rpc.ErrorCode.NO_BACKEND.code(), "no backend for " + LogSafe.escape(server.name(), 100)
           + ": " + LogSafe.escape(String.valueOf(e.getMessage()), 300));
       return false;
     }

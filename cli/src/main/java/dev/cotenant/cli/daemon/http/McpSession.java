@@ -2,7 +2,7 @@ package dev.cotenant.cli.daemon.http;
 
 import dev.cotenant.api.LogSafe;
 import dev.cotenant.gateway.mux.ClientSink;
-import dev.cotenant.gateway.sharing.Connection;
+import dev.cotenant.gateway.sharing.ClientSession;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -17,7 +17,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One MCP session over HTTP: its {@link Connection} to the sharing runtime, and where each message
+ * One MCP session over HTTP: its {@link ClientSession} to the sharing runtime, and where each message
  * the backend sends it goes.
  *
  * <ol>
@@ -47,7 +47,7 @@ final class McpSession implements ClientSink {
   private final Map<String, String> progress = new HashMap<>();
   private final ArrayDeque<String> queue = new ArrayDeque<>();
   private @Nullable EventStream standalone;
-  private @Nullable Connection connection;
+  private @Nullable ClientSession connection;
   private boolean closed;
   private volatile long lastActive = System.nanoTime();
 
@@ -68,14 +68,14 @@ final class McpSession implements ClientSink {
   }
 
   /** Sets the connection once {@code Sharing#connect} returned it. */
-  void attach(Connection c) {
+  void attach(ClientSession c) {
     synchronized (lock) {
       connection = c;
     }
   }
 
   /** The session's connection. */
-  Connection connection() {
+  ClientSession connection() {
     synchronized (lock) {
       return Objects.requireNonNull(connection, "not connected");
     }
@@ -266,7 +266,7 @@ final class McpSession implements ClientSink {
   void close(String why) {
     List<Pending> pending;
     EventStream s;
-    Connection c;
+    ClientSession c;
     synchronized (lock) {
       if (closed) {
         return;

@@ -2,8 +2,7 @@ package dev.cotenant.cli.daemon.http;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.cotenant.gateway.mux.Multiplexer;
-import dev.cotenant.gateway.sharing.Connection;
+import dev.cotenant.spi.rpc.ErrorCode;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -16,8 +15,8 @@ import org.junit.jupiter.api.Test;
 class ErrorCodesTest {
   @Test
   void everyCodeTheDaemonAnswersWithHasANumberOfItsOwn() {
-    List<Integer> codes = List.of(Multiplexer.CALL_INTERRUPTED, Connection.BUSY, Connection.NO_BACKEND,
-        Connection.REFUSED, JsonRpc.SESSION_NOT_FOUND);
+    List<Integer> codes = List.of(ErrorCode.CALL_INTERRUPTED.code(), ErrorCode.BUSY.code(), ErrorCode.NO_BACKEND.code(),
+        ErrorCode.REFUSED.code(), JsonRpc.SESSION_NOT_FOUND);
     Set<Integer> distinct = new HashSet<>(codes);
     assertEquals(codes.size(), distinct.size(), "a number used twice: " + codes);
   }
