@@ -5,7 +5,7 @@ import dev.cotenant.gateway.Cotenant;
 import dev.cotenant.gateway.pool.EntrySnapshot;
 import dev.cotenant.gateway.pool.Placement;
 import dev.cotenant.gateway.pool.PoolSettings;
-import dev.cotenant.gateway.sharing.Connection;
+import dev.cotenant.gateway.sharing.ClientSession;
 import dev.cotenant.gateway.sharing.Sharing;
 import dev.cotenant.gateway.sharing.SharingSettings;
 import java.io.IOException;
@@ -72,7 +72,7 @@ public final class PooledMemoryBenchmark {
       }
     }
 
-    Map<String, Object> call(Connection c, int id, String method, Map<String, Object> params) throws Exception {
+    Map<String, Object> call(ClientSession c, int id, String method, Map<String, Object> params) throws Exception {
       CompletableFuture<Map<String, Object>> f = new CompletableFuture<>();
       waiting.put(id, f);
       Map<String, Object> m = new LinkedHashMap<>();
@@ -129,7 +129,7 @@ public final class PooledMemoryBenchmark {
       config.put(SharingSettings.FORCED, forced);
     }
     Sharing sharing = Cotenant.builder().recordsDirectory(records).config(config).build().sharing();
-    List<Connection> connections = new ArrayList<>();
+    List<ClientSession> connections = new ArrayList<>();
     Map<String, Set<Long>> pidsByServer = new LinkedHashMap<>();
     Set<Long> pids = new LinkedHashSet<>();
     Measured m;
@@ -143,7 +143,7 @@ public final class PooledMemoryBenchmark {
           initialize.put("capabilities", Map.of());
           initialize.put("clientInfo", Map.of("name", "bench-client", "version", "1"));
           Client client = new Client();
-          Connection c = sharing.connect(server, sessionId, initialize, client::receive);
+          ClientSession c = sharing.connect(server, sessionId, initialize, client::receive);
           connections.add(c);
           Map<String, Object> init = client.call(c, 1, "initialize", initialize);
           if (!(init.get("result") instanceof Map<?, ?>)) {
@@ -194,7 +194,7 @@ public final class PooledMemoryBenchmark {
       }
 
       long down = System.nanoTime();
-      connections.forEach(Connection::close);
+      connections.forEach(ClientSession::close);
       sharing.close();
       int alive = 0;
       for (long pid : pids) {
@@ -216,7 +216,7 @@ public final class PooledMemoryBenchmark {
       }
       m = new Measured(label, accounting.size(), processes.size(), rss, pss, connectMs, teardownMs);
     } finally {
-      connections.forEach(Connection::close);
+      connections.forEach(ClientSession::close);
       sharing.close();
       MultiplexerBenchmark.deleteTree(records);
     }

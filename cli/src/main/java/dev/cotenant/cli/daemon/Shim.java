@@ -7,7 +7,10 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.nio.channels.SocketChannel;
+import dev.cotenant.spi.rpc.ErrorCode;
+import dev.cotenant.spi.rpc.RequestId;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
@@ -19,14 +22,14 @@ import org.jspecify.annotations.Nullable;
  * requests are still unanswered. When the client closes its input, the shim closes its half of
  * the socket and exits 0 once the daemon has ended the session. When the daemon goes away first
  * (stopped, or killed), every unanswered request is answered with a JSON-RPC error
- * ({@value #INTERRUPTED} "call interrupted"). A daemon that was stopped, or that ended the
+ * ({@link ErrorCode#CALL_INTERRUPTED} "call interrupted"). A daemon that was stopped, or that ended the
  * session and still runs, ends the shim: one line saying why goes to standard error, and it
  * exits 1. A daemon that died (killed, crashed) is replaced: the session resumes on a new daemon
  * ({@link #run(SocketChannel, Reconnect)}).
  */
 public final class Shim {
   /** The error code of a request whose daemon went away: the multiplexer's "call interrupted". */
-  public static final int INTERRUPTED = dev.cotenant.gateway.mux.Multiplexer.CALL_INTERRUPTED;
+  public static final int INTERRUPTED = ErrorCode.CALL_INTERRUPTED.code();
 
   /**
    * The JVM options a shim runs with (a routed entry carries them): a fast start and a small
@@ -53,8 +56,12 @@ public final class Shim {
   private final InputStream clientIn;
   private final OutputStream clientOut;
   private final PrintWriter err;
-  /** The client's requests not answered yet, by their id's JSON text. */
-  private final java.util.Set<String> pending = ConcurrentHashMap.newKeySet();
+  /**
+   * The client's requests not answered yet: each id, and its JSON text as the client wrote it (an
+   * interrupted call is answered under that text). Keyed by {@link RequestId}, so an answer whose
+   * id the daemon wrote in another form ({@code 1.0} for {@code 1e0}) still matches.
+   */
+  private final Map<RequestId, String> pending = new ConcurrentHashMap<>();
   private volatile boolean clientClosed;
   /** Why the client side ended the session (a message over the limit); null while it has not. */
   private volatile @Nullable String clientError;
@@ -109,7 +116,7 @@ public final class Shim {
    * Says hello on {@code socket} and relays until one side ends; returns the exit status. When the
    * daemon goes away (it is gone, not merely done with the session, and it sent no
    * {@code stopping} notice) after the client's {@code initialize}, every unanswered request is
-   * answered {@value #INTERRUPTED} "call interrupted", and the session resumes on the daemon
+   * answered {@link ErrorCode#CALL_INTERRUPTED} "call interrupted", and the session resumes on the daemon
    * {@code again} reaches (for at most {@link #RESUME_TIMEOUT}): the hello carries the client's
    * {@code initialize}, nothing else is replayed. A daemon that refuses to resume it (its backend
    * was its own, and its state ended) ends the shim with its reason.
@@ -207,8 +214,8 @@ public final class Shim {
           }
           continue;
         }
-        if (m != null && m.id() != null && m.method() == null) {
-          pending.remove(m.id());
+        if (m != null && m.requestId() != null && m.method() == null) {
+          pending.remove(m.requestId());
         }
         toClient(line);
       }
@@ -274,10 +281,13 @@ public final class Shim {
 
   /** Answers every unanswered request of the client with "call interrupted: {@code reason}". */
   private void interruptPending(String reason) {
-    for (String id : List.copyOf(pending)) {
-      pending.remove(id);
+    for (RequestId id : List.copyOf(pending.keySet())) {
+      String text = pending.remove(id);
+      if (text == null) {
+        continue;
+      }
       try {
-        toClient(ShimJson.error(id, INTERRUPTED, "call interrupted: " + reason));
+        toClient(ShimJson.error(text, INTERRUPTED, "call interrupted: " + reason));
       } catch (IOException e) {
         break;
       }
@@ -391,7 +401,8 @@ public final class Shim {
       return;
     }
     ShimJson.Peek m = ShimJson.peek(line, List.of(), List.of());
-    boolean request = m != null && m.id() != null && m.method() != null;
+    RequestId id = m == null || m.method() == null ? null : m.requestId();
+    boolean request = id != null;
     if (request && initialize == null && "initialize".equals(m.method())) {
       initialize = line.clone();
     }
@@ -405,7 +416,7 @@ public final class Shim {
         return;
       }
       if (request) {
-        pending.add(m.id());
+        pending.put(id, Objects.requireNonNull(m.id()));
       }
       try {
         to.writeLine(line);
@@ -414,9 +425,9 @@ public final class Shim {
         // The daemon went away under this line: the relay side notices the end.
       }
     }
-    if (request && pending.remove(m.id())) {
+    if (request && pending.remove(id) != null) {
       try {
-        toClient(ShimJson.error(m.id(), INTERRUPTED, "call interrupted: the daemon went away before it was sent"));
+        toClient(ShimJson.error(Objects.requireNonNull(m.id()), INTERRUPTED, "call interrupted: the daemon went away before it was sent"));
       } catch (IOException gone) {
         // The client is gone too.
       }

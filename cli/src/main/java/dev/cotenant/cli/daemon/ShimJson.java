@@ -1,18 +1,25 @@
 package dev.cotenant.cli.daemon;
 
+import dev.cotenant.spi.rpc.Envelope;
+import dev.cotenant.spi.rpc.RequestId;
+import java.io.ByteArrayOutputStream;
 import java.util.List;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonGenerator;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
 import tools.jackson.core.ObjectReadContext;
+import tools.jackson.core.ObjectWriteContext;
 import tools.jackson.core.io.JsonStringEncoder;
 import tools.jackson.core.json.JsonFactory;
 
 /**
  * The little JSON the shim reads and writes, with Jackson's streaming parser only: the shim loads
  * no data binding, so it starts and runs in as little memory as a JVM allows. It reads the
- * top-level {@code id}, {@code method} and a few hello fields of a message, never the rest.
+ * top-level {@code id}, {@code method} and a few hello fields of a message, never the rest, and
+ * writes its own error answers from {@link Envelope}'s.
  */
 final class ShimJson {
   private static final JsonFactory FACTORY = new JsonFactory();
@@ -23,11 +30,13 @@ final class ShimJson {
    * The top-level fields of one JSON object that the shim looks at.
    *
    * @param id the {@code id} as JSON text ({@code 7}, {@code "a"}, {@code null}), null when absent
+   * @param requestId the {@code id} when it is a request id (a string or a number), null otherwise
    * @param method the {@code method}, null when absent
    * @param strings the other top-level string fields asked for, in the order asked
    * @param numbers the top-level number fields asked for, as long, -1 when absent
    */
-  record Peek(@Nullable String id, @Nullable String method, String[] strings, long[] numbers) {}
+  record Peek(@Nullable String id, @Nullable RequestId requestId, @Nullable String method, String[] strings,
+      long[] numbers) {}
 
   /**
    * Peeks at a line; null when it is not a JSON object.
@@ -37,6 +46,7 @@ final class ShimJson {
    */
   static @Nullable Peek peek(byte[] line, List<String> stringFields, List<String> numberFields) {
     String id = null;
+    RequestId requestId = null;
     String method = null;
     String[] strings = new String[stringFields.size()];
     long[] numbers = new long[numberFields.size()];
@@ -56,6 +66,12 @@ final class ShimJson {
             case VALUE_NULL -> "null";
             default -> null;
           };
+          requestId = switch (v) {
+            case VALUE_STRING -> RequestId.of(p.getString());
+            case VALUE_NUMBER_INT -> RequestId.parse(p.getNumberValue());
+            case VALUE_NUMBER_FLOAT -> RequestId.parse(p.getDecimalValue());
+            default -> null;
+          };
         } else if (name.equals("method") && v == JsonToken.VALUE_STRING) {
           method = p.getString();
         } else if (v == JsonToken.VALUE_STRING && stringFields.contains(name)) {
@@ -65,7 +81,7 @@ final class ShimJson {
         }
         p.skipChildren();
       }
-      return t == JsonToken.END_OBJECT ? new Peek(id, method, strings, numbers) : null;
+      return t == JsonToken.END_OBJECT ? new Peek(id, requestId, method, strings, numbers) : null;
     } catch (JacksonException e) {
       return null;
     }
@@ -100,9 +116,40 @@ final class ShimJson {
     return b.append("}").toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
   }
 
-  /** A JSON-RPC error answer to the request whose id is {@code idJson}. */
+  /**
+   * A JSON-RPC error answer ({@link Envelope#error}) to the request whose id is {@code idJson},
+   * the id written exactly as the client wrote it.
+   */
   static byte[] error(String idJson, int code, String message) {
-    return ("{\"jsonrpc\":\"2.0\",\"id\":" + idJson + ",\"error\":{\"code\":" + code + ",\"message\":" + quote(message) + "}}")
-        .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    ByteArrayOutputStream out = new ByteArrayOutputStream(128);
+    try (JsonGenerator g = FACTORY.createGenerator(ObjectWriteContext.empty(), out)) {
+      g.writeStartObject();
+      for (Map.Entry<String, Object> e : Envelope.error(null, code, message).entrySet()) {
+        g.writeName(e.getKey());
+        if (e.getKey().equals("id")) {
+          g.writeRawValue(idJson);
+        } else {
+          write(g, e.getValue());
+        }
+      }
+      g.writeEndObject();
+    }
+    return out.toByteArray();
+  }
+
+  /** Writes one of an envelope's values: an object, a string or a whole number. */
+  private static void write(JsonGenerator g, Object value) {
+    if (value instanceof Map<?, ?> m) {
+      g.writeStartObject();
+      for (Map.Entry<?, ?> e : m.entrySet()) {
+        g.writeName(String.valueOf(e.getKey()));
+        write(g, e.getValue());
+      }
+      g.writeEndObject();
+    } else if (value instanceof Number n) {
+      g.writeNumber(n.longValue());
+    } else {
+      g.writeString(String.valueOf(value));
+    }
   }
 }

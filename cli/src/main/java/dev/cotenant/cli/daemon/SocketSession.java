@@ -1,11 +1,14 @@
 package dev.cotenant.cli.daemon;
 
-import dev.cotenant.api.Json;
 import dev.cotenant.gateway.config.ConfigException;
 import dev.cotenant.gateway.config.ConfiguredServer;
 import dev.cotenant.gateway.pool.PoolException;
-import dev.cotenant.gateway.sharing.Connection;
+import dev.cotenant.gateway.sharing.ClientSession;
 import dev.cotenant.gateway.sharing.Sharing;
+import dev.cotenant.spi.rpc.Envelope;
+import dev.cotenant.spi.rpc.ErrorCode;
+import dev.cotenant.spi.rpc.RequestId;
+import dev.cotenant.spi.rpc.RpcMessage;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -19,8 +22,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One shim's connection to the daemon: the hello ({@link Wire}), then one client session of one
- * server through {@link Sharing}. The session connects at the client's first message (its
+ * The socket adapter of one shim: the hello ({@link Wire}), then the lines of one
+ * {@link ClientSession} of one server through {@link Sharing}. Each line is parsed and classified
+ * once, here ({@link RpcMessage#read}), and handed on as it was read: the message is the
+ * daemon's from then on (see {@link Wire}). The session connects at the client's first message (its
  * {@code initialize} carries the parameters placement needs; a 2026-07-28 client sends none).
  * What the backend sends the client is queued (at most {@value #OUTBOUND} messages) and written
  * by a thread of its own, so a client that stops reading never holds up a shared backend: when
@@ -41,7 +46,7 @@ final class SocketSession implements Runnable {
   private final Consumer<SocketSession> onEnd;
   private final Control control;
   private final BlockingQueue<byte[]> outbound = new ArrayBlockingQueue<>(OUTBOUND + 1);
-  private volatile @Nullable Connection connection;
+  private volatile @Nullable ClientSession connection;
   private volatile @Nullable String serverName;
   private volatile long shimPid = -1;
   private volatile boolean ended;
@@ -49,7 +54,11 @@ final class SocketSession implements Runnable {
   private volatile @Nullable Map<String, Object> resume;
   private volatile @Nullable Thread writer;
 
-  /** The id under which a resumed session's {@code initialize} is sent again; its answer goes to nobody. */
+  /**
+   * The id under which a resumed session's {@code initialize} is sent again; its answer goes to
+   * nobody. The multiplexer's own requests to a client are numbered ({@code "cotenant-<n>"}), so
+   * a message to the client with this id can only be that answer.
+   */
   static final String RESUME_ID = "cotenant-resume";
 
   /** What a control hello may ask of the daemon. */
@@ -106,25 +115,37 @@ final class SocketSession implements Runnable {
       if (resumed != null) {
         // The client has its initialize answer from the daemon that went away: the session is
         // connected with that initialize, whose answer goes to nobody.
-        Map<String, Object> init = new java.util.LinkedHashMap<>(resumed);
-        init.put("id", RESUME_ID);
-        Connection c = connect(server, init);
+        @SuppressWarnings("unchecked")
+        Map<String, Object> params = (Map<String, Object>) resumed.get("params");
+        RpcMessage init = RpcMessage.Request.of(RequestId.of(RESUME_ID), "initialize", params);
+        ClientSession c = connect(server, init);
         if (c == null) {
           return;
         }
         c.fromClient(init);
-        c.fromClient(Map.of("jsonrpc", "2.0", "method", "notifications/initialized"));
+        c.fromClient(RpcMessage.Notification.of("notifications/initialized", null));
       }
       byte[] line;
       while (!ended && (line = channel.readLine()) != null) {
-        Map<String, Object> message;
+        Map<String, Object> json;
         try {
-          message = Wire.object(line);
+          json = Wire.object(line);
         } catch (IOException e) {
-          send(Wire.error(Json.NULL, -32700, "parse error: " + e.getMessage()));
+          send(Envelope.error(null, ErrorCode.PARSE_ERROR, "parse error: " + e.getMessage()));
           continue;
         }
-        Connection c = connection;
+        RpcMessage message;
+        try {
+          message = RpcMessage.read(json);
+        } catch (RpcMessage.InvalidMessage e) {
+          ClientSession c = connection != null ? connection : connect(server, null);
+          if (c == null) {
+            return;
+          }
+          c.invalid(json, e);
+          continue;
+        }
+        ClientSession c = connection;
         if (c == null) {
           c = connect(server, message);
           if (c == null) {
@@ -238,15 +259,18 @@ final class SocketSession implements Runnable {
     channel.writeLine(Wire.refused(why));
   }
 
-  private @Nullable Connection connect(ConfiguredServer server, Map<String, Object> first) throws InterruptedException {
+  /**
+   * Connects the session at the client's first message: its {@code initialize} params place it
+   * (none for a 2026-07-28 client, or a first message that is not a JSON-RPC message).
+   */
+  private @Nullable ClientSession connect(ConfiguredServer server, @Nullable RpcMessage first)
+      throws InterruptedException {
     Map<String, Object> params = Map.of();
-    if ("initialize".equals(first.get("method")) && first.get("params") instanceof Map) {
-      @SuppressWarnings("unchecked")
-      Map<String, Object> p = (Map<String, Object>) first.get("params");
-      params = p;
+    if (first instanceof RpcMessage.Request r && "initialize".equals(r.method()) && r.params() != null) {
+      params = r.params();
     }
     try {
-      Connection c = sharing.connect(server.description(), sessionId, params, this::send);
+      ClientSession c = sharing.connect(server.description(), sessionId, params, this::send);
       connection = c;
       LOG.info("session {} of {}: {} ({}), backend pid {}", sessionId, server.name(),
           c.placement().placement().name().toLowerCase(java.util.Locale.ROOT), c.placement().why(),
@@ -256,10 +280,10 @@ final class SocketSession implements Runnable {
       return c;
     } catch (PoolException e) {
       LOG.warn("session {} of {}: no backend: {}", sessionId, server.name(), e.getMessage());
-      if (first.containsKey("method") && first.containsKey("id")) {
+      if (first instanceof RpcMessage.Request r) {
         try {
           // Written directly: the session ends right after.
-          channel.writeLine(Wire.line(Wire.error(first.get("id"), Connection.NO_BACKEND,
+          channel.writeLine(Wire.line(Envelope.error(r.id(), ErrorCode.NO_BACKEND,
               "no backend for " + server.name() + ": " + e.getMessage())));
         } catch (IOException gone) {
           LOG.debug("session {}: {}", sessionId, gone.getMessage());
@@ -274,7 +298,7 @@ final class SocketSession implements Runnable {
     if (ended) {
       return;
     }
-    if (resume != null && RESUME_ID.equals(message.get("id")) && !message.containsKey("method")) {
+    if (resume != null && RESUME_ID.equals(message.get("id"))) {
       // The answer to a resumed session's initialize: the client has had its own.
       return;
     }
@@ -328,7 +352,7 @@ final class SocketSession implements Runnable {
       }
       ended = true;
     }
-    Connection c = connection;
+    ClientSession c = connection;
     if (c != null) {
       c.close();
     }

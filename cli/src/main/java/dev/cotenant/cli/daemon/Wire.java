@@ -3,10 +3,13 @@ package dev.cotenant.cli.daemon;
 import dev.cotenant.api.Json;
 import java.io.IOException;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonGenerator;
+import tools.jackson.databind.SerializationContext;
+import tools.jackson.databind.ValueSerializer;
 import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.module.SimpleModule;
 
 /**
  * The daemon's socket protocol (its shim side is {@link ShimJson}): newline-delimited JSON. A shim opens with one hello line,
@@ -30,12 +33,18 @@ import tools.jackson.databind.json.JsonMapper;
  * the session with that {@code initialize} and answers it to nobody (the client has its answer),
  * and relays from there. A server whose sessions are dedicated is refused: its session's state
  * ended with the daemon's backend.
+ *
+ * <p><b>Ownership.</b> A message read from the socket ({@link #object}) is a fresh tree of plain
+ * JSON values that nobody else holds: the daemon owns it and hands it on without copying it (the
+ * session's multiplexer may pass its params to the backend as they are). Nothing changes a
+ * message once it is handed on. A message written ({@link #line}) is written as it is, JSON
+ * {@code null} as Java {@code null} or {@link Json#NULL}.
  */
 public final class Wire {
   /** The protocol version a shim speaks. */
   public static final int VERSION = 1;
 
-  static final JsonMapper MAPPER = JsonMapper.builder().build();
+  static final JsonMapper MAPPER = JsonMapper.builder().addModule(jsonNull()).build();
 
   private Wire() {}
 
@@ -69,8 +78,21 @@ public final class Wire {
     return MAPPER.writeValueAsBytes(m);
   }
 
+  /** Writes {@link Json#NULL} as JSON {@code null}, so that a message is written without a copy. */
+  @SuppressWarnings("unchecked")
+  private static SimpleModule jsonNull() {
+    return new SimpleModule("cotenant-json-null").addSerializer((Class<Object>) Json.NULL.getClass(),
+        new ValueSerializer<Object>() {
+          @Override
+          public void serialize(Object value, JsonGenerator g, SerializationContext context) {
+            g.writeNull();
+          }
+        });
+  }
+
   /**
-   * One JSON object, as plain JSON values ({@link Json#NULL} for null).
+   * One JSON object, as plain JSON values (Java {@code null} for JSON {@code null}), owned by the
+   * caller: a new tree, not copied again.
    *
    * @throws IOException when the line is not a JSON object
    */
@@ -85,23 +107,11 @@ public final class Wire {
     if (!(v instanceof Map)) {
       throw new IOException("not a JSON object");
     }
-    return Json.freezeMap((Map<String, ?>) v);
+    return (Map<String, Object>) v;
   }
 
-  /** {@code message} as one line of JSON. */
+  /** {@code message} as one line of JSON, written as it is. */
   public static byte[] line(Map<String, Object> message) {
-    return MAPPER.writeValueAsBytes(Json.thaw(message));
-  }
-
-  /** A JSON-RPC error answer to the request {@code id}. */
-  public static Map<String, Object> error(Object id, int code, String message) {
-    Map<String, Object> e = new LinkedHashMap<>();
-    e.put("code", code);
-    e.put("message", message);
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("jsonrpc", "2.0");
-    m.put("id", id);
-    m.put("error", e);
-    return m;
+    return MAPPER.writeValueAsBytes(message);
   }
 }

@@ -9,7 +9,7 @@ import dev.cotenant.gateway.config.McpConfigReader;
 import dev.cotenant.gateway.mux.ClientSink;
 import dev.cotenant.gateway.pool.EntrySnapshot;
 import dev.cotenant.gateway.pool.Placement;
-import dev.cotenant.gateway.sharing.Connection;
+import dev.cotenant.gateway.sharing.ClientSession;
 import dev.cotenant.gateway.sharing.Sharing;
 import dev.cotenant.gateway.sharing.SharingSettings;
 import dev.cotenant.testkit.process.ChecksProcessLeaks;
@@ -69,12 +69,12 @@ class SharedBackendsIT {
     try (Sharing sharing = Cotenant.builder().config(Map.of(SharingSettings.FORCED, server)).recordsDirectory(records)
         .build().sharing()) {
       List<Client> clients = new ArrayList<>();
-      List<Connection> connections = new ArrayList<>();
+      List<ClientSession> connections = new ArrayList<>();
       for (int c = 0; c < CLIENTS; c++) {
         Client client = new Client();
         Map<String, Object> init = Map.of("protocolVersion", "2025-11-25", "capabilities", Map.of(),
             "clientInfo", Map.of("name", "client-" + c, "version", "1"));
-        Connection connection = sharing.connect(description, "session-" + c, init, client);
+        ClientSession connection = sharing.connect(description, "session-" + c, init, client);
         CompletableFuture<Map<String, Object>> initialized = client.expect(0);
         connection.fromClient(Map.of("jsonrpc", "2.0", "id", 0, "method", "initialize", "params", init));
         assertTrue(initialized.get(WAIT.toSeconds(), TimeUnit.SECONDS).containsKey("result"));
@@ -116,7 +116,7 @@ class SharedBackendsIT {
       }
       assertEquals(List.of(), wrong);
       assertTrue(sharing.accounting().get(0).calls() >= (long) CLIENTS * CALLS, sharing.accounting().toString());
-      connections.forEach(Connection::close);
+      connections.forEach(ClientSession::close);
     }
   }
 
@@ -124,15 +124,15 @@ class SharedBackendsIT {
   void dedicatedSessionsOfTheSameServerRunOneProcessEach() throws Exception {
     ServerDescription echo = sample("echo");
     try (Sharing sharing = Cotenant.builder().recordsDirectory(records).build().sharing()) {
-      List<Connection> connections = new ArrayList<>();
+      List<ClientSession> connections = new ArrayList<>();
       for (int c = 0; c < 3; c++) {
         connections.add(sharing.connect(echo, "session-" + c, Map.of("protocolVersion", "2025-11-25",
             "capabilities", Map.of(), "clientInfo", Map.of("name", "c", "version", "1")), new Client()));
       }
       assertEquals(Placement.DEDICATED, connections.get(0).placement().placement());
       assertEquals(3, sharing.accounting().size(), sharing.accounting().toString());
-      assertEquals(3, connections.stream().map(Connection::backendPid).distinct().count());
-      connections.forEach(Connection::close);
+      assertEquals(3, connections.stream().map(ClientSession::backendPid).distinct().count());
+      connections.forEach(ClientSession::close);
     }
   }
 }

@@ -15,7 +15,7 @@ import java.util.Optional;
  *       dedicated backend ({@link Attach.NeedsDedicated})</td></tr>
  *   <tr><td>{@value #MAX_IN_FLIGHT_PER_SESSION}</td><td>{@value #DEFAULT_MAX_IN_FLIGHT_PER_SESSION}</td>
  *       <td>requests of one client session forwarded to the backend and not yet answered, at
- *       most; one more is answered at once with {@code -32603} and not forwarded</td></tr>
+ *       most; one more is answered at once with {@link dev.cotenant.spi.rpc.ErrorCode#INTERNAL_ERROR} and not forwarded</td></tr>
  * </table>
  *
  * <p>Both bound what one client can make the multiplexer keep. Immutable.

@@ -2,6 +2,7 @@ package dev.cotenant.gateway.sharing;
 
 import dev.cotenant.api.ConcurrencyRecord;
 import dev.cotenant.api.HazardCode;
+import dev.cotenant.api.Json;
 import dev.cotenant.api.LogSafe;
 import dev.cotenant.api.ServerDescription;
 import dev.cotenant.api.Verdict;
@@ -12,15 +13,19 @@ import dev.cotenant.gateway.mux.MuxSettings;
 import dev.cotenant.gateway.pool.BackendEvents;
 import dev.cotenant.gateway.pool.DrainResult;
 import dev.cotenant.gateway.pool.EntrySnapshot;
+import dev.cotenant.gateway.pool.Lease;
+import dev.cotenant.gateway.pool.Placement;
 import dev.cotenant.gateway.pool.PoolException;
 import dev.cotenant.gateway.pool.PoolKey;
 import dev.cotenant.gateway.pool.PoolSettings;
 import dev.cotenant.gateway.pool.RestartResult;
 import dev.cotenant.gateway.pool.TransportPool;
+import dev.cotenant.spi.ConcurrencyLimiter.Permit;
 import dev.cotenant.spi.HandshakeEra;
 import dev.cotenant.spi.HazardLedger;
 import dev.cotenant.spi.ServerSession;
 import dev.cotenant.spi.SessionTransport;
+import dev.cotenant.spi.rpc.ErrorCode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -34,6 +39,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -57,7 +63,7 @@ import org.slf4j.LoggerFactory;
  *       ({@link #recordsChanged}). The shared backend drains once the last
  *       session has left (the pool's grace and idle cap).
  *   <li><b>Restarts.</b> When a backend dies, calls in flight fail with "call interrupted"
- *       ({@link Multiplexer#CALL_INTERRUPTED}) and are never replayed; the pool restarts the
+ *       ({@link dev.cotenant.spi.rpc.ErrorCode#CALL_INTERRUPTED}) and are never replayed; the pool restarts the
  *       backend for the sessions still attached, and each session re-attaches to the new
  *       generation at its next message.
  *   <li><b>Clients share with clients of their shape.</b> Sessions share a backend only with
@@ -98,6 +104,7 @@ public final class Sharing implements AutoCloseable {
   private final Set<String> hazardous = ConcurrentHashMap.newKeySet();
   /** Counts {@link #recordsChanged} calls: a session on a shared backend asks its verdict again when it moved. */
   private final java.util.concurrent.atomic.AtomicLong recordsRevision = new java.util.concurrent.atomic.AtomicLong();
+  private final SessionHost host = new Host();
 
   /**
    * @param sessions opens backends
@@ -159,10 +166,6 @@ public final class Sharing implements AutoCloseable {
     recordsRevision.incrementAndGet();
   }
 
-  long recordsRevision() {
-    return recordsRevision.get();
-  }
-
   /** Where a new session of {@code server} would go now, and why. */
   public PlacementDecision placement(ServerDescription server) {
     return PlacementDecision.decide(server.name(), verdicts.apply(server), settings);
@@ -170,21 +173,23 @@ public final class Sharing implements AutoCloseable {
 
   /**
    * Connects one client session to {@code server}: places it, acquires its backend (starting it
-   * when none runs) and attaches it. What the client sends goes to {@link Connection#fromClient};
+   * when none runs) and attaches it. What the client sends goes to {@link ClientSession#fromClient};
    * what the backend sends it arrives at {@code toClient}.
    *
    * @param initializeParams the client's {@code initialize} params ({@code protocolVersion},
    *     {@code capabilities}, {@code clientInfo}); empty for a client of the 2026-07-28 era
    * @throws PoolException when no backend can be had (spawn failure, budget, a pool closed)
    */
-  public Connection connect(ServerDescription server, String sessionId, Map<String, Object> initializeParams,
+  public ClientSession connect(ServerDescription server, String sessionId, Map<String, Object> initializeParams,
       ClientSink toClient) throws PoolException, InterruptedException {
     Objects.requireNonNull(server, "server");
     Objects.requireNonNull(sessionId, "sessionId");
     Objects.requireNonNull(initializeParams, "initializeParams");
     Objects.requireNonNull(toClient, "toClient");
-    Connection c = new Connection(this, server, sessionId, Map.copyOf(initializeParams), ClientShape.of(initializeParams),
-        toClient);
+    // Kept for the session's life (a restart attaches it again): frozen, as the client's message
+    // that carried them is not the session's to keep.
+    ClientSession c = new ClientSession(host, server, sessionId, Json.freezeMap(initializeParams),
+        ClientShape.of(initializeParams), toClient);
     c.place(placement(server));
     return c;
   }
@@ -241,33 +246,67 @@ public final class Sharing implements AutoCloseable {
     }
   }
 
-  TransportPool<MuxBackend> pool() {
-    return pool;
-  }
+  /** The whole of what a {@link ClientSession} asks of this runtime. */
+  private final class Host implements SessionHost {
+    @Override
+    public Lease<MuxBackend> acquire(ServerDescription server, String sessionId, PlacementDecision d,
+        Map<String, Object> initializeParams, ClientShape shape) throws PoolException, InterruptedException {
+      String clients = shape.key();
+      // Before the acquire, which starts a backend that is not running: the backend initializes
+      // with the capabilities of its first client (sampling, roots, elicitation), as a server of
+      // the client's own would.
+      starts.putIfAbsent(PoolKey.of(server, sessionId, d.placement(), clients).connectionId(),
+          new Start(initializeParams, shape, d.placement() == Placement.SHARED));
+      return pool.acquire(server, sessionId, d.placement(), clients, d.forced(), d.why());
+    }
 
-  ConcurrencyLimits limits() {
-    return limits;
-  }
+    @Override
+    public void forget(PoolKey key) {
+      starts.remove(key.connectionId());
+    }
 
-  Optional<ConcurrencyRecord> record(String serverName) {
-    return records.apply(serverName);
-  }
+    @Override
+    public boolean hazardous(PoolKey key) {
+      return hazardous.contains(key.connectionId());
+    }
 
-  boolean hazardous(PoolKey key) {
-    return hazardous.contains(key.connectionId());
+    @Override
+    public long recordsRevision() {
+      return recordsRevision.get();
+    }
+
+    @Override
+    public PlacementDecision placement(ServerDescription server) {
+      return Sharing.this.placement(server);
+    }
+
+    @Override
+    public Duration backendTimeout() {
+      return pool.settings().closeTimeout();
+    }
+
+    @Override
+    public Admission admit(ServerDescription server) throws InterruptedException {
+      Optional<ConcurrencyRecord> record = records.apply(server.name());
+      if (record.isEmpty() || record.get().maxConcurrent().isEmpty()) {
+        return Admission.UNLIMITED;
+      }
+      long timeout = settings.admitTimeout().toMillis();
+      Optional<Permit> permit;
+      try {
+        permit = limits.admit(record.get(), timeout, TimeUnit.MILLISECONDS);
+      } catch (RuntimeException e) {
+        return new Admission(null, ErrorCode.REFUSED,
+            "refused: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
+      }
+      return permit.map(p -> new Admission(p, null, "")).orElseGet(() -> new Admission(null, ErrorCode.BUSY,
+          "busy: " + server.name() + " already serves its maxConcurrent of " + record.get().maxConcurrent().getAsInt()
+              + " calls, and no slot came free in " + timeout + " ms"));
+    }
   }
 
   /** How a backend starts: its first client's initialize params and shape, and whether it is meant for several. */
   private record Start(Map<String, Object> params, ClientShape shape, boolean shared) {}
-
-  void rememberFirstClient(PoolKey key, Map<String, Object> initializeParams, ClientShape shape, boolean shared) {
-    starts.putIfAbsent(key.connectionId(), new Start(initializeParams, shape, shared));
-  }
-
-  /** Forgets how a dedicated entry starts, once its session has left it. */
-  void forget(PoolKey key) {
-    starts.remove(key.connectionId());
-  }
 
   /** Starts one backend: the session with its multiplexer as handler, the handshake, the bind, an exit watch. */
   private MuxBackend start(PoolKey key, ServerDescription server, int generation, BackendEvents events) throws Exception {

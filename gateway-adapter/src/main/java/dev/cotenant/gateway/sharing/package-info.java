@@ -4,7 +4,10 @@
  * over the {@link dev.cotenant.gateway.pool.TransportPool} (lifecycle) and the
  * {@link dev.cotenant.gateway.mux.Multiplexer} (routing), admits calls within the server's
  * {@code maxConcurrent} ({@link dev.cotenant.gateway.sharing.ConcurrencyLimits}), and records
- * what the multiplexer could not route in the hazard ledger.
+ * what the multiplexer could not route in the hazard ledger. Each client session is a
+ * {@link dev.cotenant.gateway.sharing.ClientSession}, which sees {@code Sharing} only through the
+ * package-private {@code SessionHost}: a backend for a placement, whether its backend is still the
+ * one to use, and a slot for a call.
  */
 @NullMarked
 package dev.cotenant.gateway.sharing;

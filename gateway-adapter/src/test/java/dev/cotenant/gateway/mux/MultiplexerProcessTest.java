@@ -14,6 +14,7 @@ import dev.cotenant.spi.HandshakeEra;
 import dev.cotenant.spi.Mcp;
 import dev.cotenant.spi.ServerSession;
 import dev.cotenant.spi.SessionTransport;
+import dev.cotenant.spi.rpc.ErrorCode;
 import dev.cotenant.testkit.process.ChecksProcessLeaks;
 import dev.cotenant.testkit.server.FakeServer;
 import java.nio.file.Path;
@@ -23,8 +24,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -201,7 +202,7 @@ class MultiplexerProcessTest {
 
     for (RecordingClient c : all) {
       Map<String, Object> e = error(c.await("call"));
-      assertEquals(Multiplexer.CALL_INTERRUPTED, e.get("code"), c.name);
+      assertEquals(ErrorCode.CALL_INTERRUPTED.code(), e.get("code"), c.name);
       String message = String.valueOf(e.get("message"));
       assertTrue(message.startsWith("call interrupted:"), message);
       assertTrue(message.contains("mux-doomed"), message);
@@ -209,7 +210,7 @@ class MultiplexerProcessTest {
       assertEquals(1, c.answers().size(), c.name + ": " + c.answers());
     }
     Map<String, Object> later = all.get(0).call("later", "tools/call", call("slow", Map.of("marker", "later")));
-    assertEquals(Multiplexer.CALL_INTERRUPTED, error(later).get("code"));
+    assertEquals(ErrorCode.CALL_INTERRUPTED.code(), error(later).get("code"));
     assertEquals(written, s.mux().calls(), "nothing written after the backend died: nothing replayed");
     assertInstanceOf(Attach.NeedsDedicated.class, s.mux().attach("new", legacy("new", s.version()), new RecordingClient("new")));
   }

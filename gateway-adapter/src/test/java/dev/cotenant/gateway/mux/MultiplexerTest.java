@@ -18,6 +18,7 @@ import dev.cotenant.spi.HandshakeEra;
 import dev.cotenant.spi.Mcp;
 import dev.cotenant.spi.ServerMessageHandler;
 import dev.cotenant.spi.SessionException;
+import dev.cotenant.spi.rpc.ErrorCode;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -144,7 +145,7 @@ class MultiplexerTest {
     a.request(4, "tools/call", call("first"));
     a.request(4, "tools/call", call("second"));
     assertEquals(1, backend.sent("tools/call").size());
-    assertEquals(Multiplexer.INVALID_REQUEST, error(a.answersTo(4).get(0)).get("code"));
+    assertEquals(ErrorCode.INVALID_REQUEST.code(), error(a.answersTo(4).get(0)).get("code"));
     backend.only("tools/call").result(text("first"));
     assertEquals(text("first"), result(a.answersTo(4).get(1)));
   }
@@ -321,7 +322,7 @@ class MultiplexerTest {
     legacyBackend();
     RecordingClient a = client("a");
     a.request(1, "server/discover", Map.of());
-    assertEquals(Multiplexer.METHOD_NOT_FOUND, error(a.answersTo(1).get(0)).get("code"));
+    assertEquals(ErrorCode.METHOD_NOT_FOUND.code(), error(a.answersTo(1).get(0)).get("code"));
     assertEquals(List.of(), backend.requests);
   }
 
@@ -419,7 +420,7 @@ class MultiplexerTest {
     RecordingClient a = client("a");
     a.request(1, "logging/setLevel", Map.of("level", "verbose"));
     Map<String, Object> e = error(a.answersTo(1).get(0));
-    assertEquals(Multiplexer.INVALID_PARAMS, e.get("code"));
+    assertEquals(ErrorCode.INVALID_PARAMS.code(), e.get("code"));
     assertTrue(String.valueOf(e.get("message")).contains("verbose"), e.toString());
     // Kills LogLevel.names returning "" (EmptyObjectReturnValsMutator) and with its separator
     // condition negated (NegateConditionalsMutator).
@@ -816,7 +817,7 @@ class MultiplexerTest {
     mux.backendExited("exited 137 before answering tools/call");
     for (RecordingClient c : List.of(a, b)) {
       Map<String, Object> e = error(c.answers().get(0));
-      assertEquals(Multiplexer.CALL_INTERRUPTED, e.get("code"), c.name);
+      assertEquals(ErrorCode.CALL_INTERRUPTED.code(), e.get("code"), c.name);
       String message = String.valueOf(e.get("message"));
       assertTrue(message.startsWith("call interrupted:"), message);
       assertTrue(message.contains("'memory'"), message);
@@ -828,8 +829,8 @@ class MultiplexerTest {
 
     a.request(2, "tools/call", call("a again"));
     a.request(3, "ping", Map.of());
-    assertEquals(Multiplexer.CALL_INTERRUPTED, error(a.answersTo(2).get(0)).get("code"));
-    assertEquals(Multiplexer.CALL_INTERRUPTED, error(a.answersTo(3).get(0)).get("code"));
+    assertEquals(ErrorCode.CALL_INTERRUPTED.code(), error(a.answersTo(2).get(0)).get("code"));
+    assertEquals(ErrorCode.CALL_INTERRUPTED.code(), error(a.answersTo(3).get(0)).get("code"));
     assertEquals(2, backend.sent("tools/call").size(), "nothing is written to a dead backend, nothing replayed");
     backend.withMarker("tools/call", "a").result(text("a ghost"));
     assertEquals(1, a.answersTo(1).size());
@@ -853,7 +854,7 @@ class MultiplexerTest {
         .completeExceptionally(new SessionException(SessionException.Kind.EXITED, "exited 3 before answering tools/call"));
     for (Map<String, Object> answer : List.of(a.answersTo(1).get(0), b.answersTo(1).get(0), a.answersTo(2).get(0))) {
       Map<String, Object> e = error(answer);
-      assertEquals(Multiplexer.CALL_INTERRUPTED, e.get("code"));
+      assertEquals(ErrorCode.CALL_INTERRUPTED.code(), e.get("code"));
       assertTrue(String.valueOf(e.get("message")).contains("exited 3 before answering tools/call"), e.toString());
     }
     assertEquals(3, a.received.size() + b.received.size(), "one answer each, the subscribe's included: " + a + b);
@@ -867,8 +868,8 @@ class MultiplexerTest {
     b.request(1, "tools/call", call("b"));
     backend.gone = true;
     a.request(1, "tools/call", call("a"));
-    assertEquals(Multiplexer.CALL_INTERRUPTED, error(a.answersTo(1).get(0)).get("code"));
-    assertEquals(Multiplexer.CALL_INTERRUPTED, error(b.answersTo(1).get(0)).get("code"));
+    assertEquals(ErrorCode.CALL_INTERRUPTED.code(), error(a.answersTo(1).get(0)).get("code"));
+    assertEquals(ErrorCode.CALL_INTERRUPTED.code(), error(b.answersTo(1).get(0)).get("code"));
   }
 
   @Test
@@ -878,7 +879,7 @@ class MultiplexerTest {
     RecordingClient a = client("a");
     a.request(1, "tools/call", call("a"));
     mux.close();
-    assertEquals(Multiplexer.CALL_INTERRUPTED, error(a.answersTo(1).get(0)).get("code"));
+    assertEquals(ErrorCode.CALL_INTERRUPTED.code(), error(a.answersTo(1).get(0)).get("code"));
     assertEquals(1, backend.cancels.size());
     assertEquals(0, mux.attached());
     assertFalse(backend.closed);
@@ -909,7 +910,7 @@ class MultiplexerTest {
     b.request(1, "tools/call", call("b"));
     assertEquals(3, backend.sent("tools/call").size());
     Map<String, Object> e = error(a.answersTo(3).get(0));
-    assertEquals(Multiplexer.INTERNAL_ERROR, e.get("code"));
+    assertEquals(ErrorCode.INTERNAL_ERROR.code(), e.get("code"));
     assertTrue(String.valueOf(e.get("message")).contains(MuxSettings.MAX_IN_FLIGHT_PER_SESSION), e.toString());
   }
 
@@ -935,7 +936,7 @@ class MultiplexerTest {
     m.put("method", "tools/call");
     m.put("params", call("a"));
     a.channel.fromClient(m);
-    assertEquals(Multiplexer.INVALID_REQUEST, error(a.received.get(0)).get("code"));
+    assertEquals(ErrorCode.INVALID_REQUEST.code(), error(a.received.get(0)).get("code"));
     assertEquals(List.of(), backend.requests);
   }
 
@@ -1002,7 +1003,7 @@ class MultiplexerTest {
     b.request(1, "tools/call", call("b"));
     backend.only("tools/call").answer().completeExceptionally(new IllegalStateException("a bug in the session"));
     assertEquals(Optional.of("its answer failed: IllegalStateException"), mux.ended());
-    assertEquals(Multiplexer.CALL_INTERRUPTED, error(b.answersTo(1).get(0)).get("code"));
+    assertEquals(ErrorCode.CALL_INTERRUPTED.code(), error(b.answersTo(1).get(0)).get("code"));
   }
 
   @Test
@@ -1018,7 +1019,7 @@ class MultiplexerTest {
         .completeExceptionally(new SessionException(SessionException.Kind.EXITED, "exited 5 before answering logging/setLevel"));
     assertEquals(Optional.of("exited 5 before answering logging/setLevel"), mux.ended());
     Map<String, Object> e = error(b.answersTo(1).get(0));
-    assertEquals(Multiplexer.CALL_INTERRUPTED, e.get("code"));
+    assertEquals(ErrorCode.CALL_INTERRUPTED.code(), e.get("code"));
   }
 
   @Test
@@ -1060,7 +1061,7 @@ class MultiplexerTest {
     Thread.currentThread().interrupt();
     ServerMessageHandler.Reply r = mux.onRequest("roots/list", Map.of());
     assertTrue(Thread.interrupted(), "the interrupt is kept for the caller");
-    assertEquals(new ServerMessageHandler.Error(Multiplexer.INTERNAL_ERROR, "interrupted while roots/list awaited a client"), r);
+    assertEquals(new ServerMessageHandler.Error(ErrorCode.INTERNAL_ERROR.code(), "interrupted while roots/list awaited a client"), r);
   }
 
   @Test
@@ -1077,12 +1078,18 @@ class MultiplexerTest {
   }
 
   @Test
-  void aNumberWithoutADecimalFormIsKeyedByItsText() {
-    // Kills idKey returning "" for a number BigDecimal cannot read (944): NaN and infinities
-    // would then share one key with each other and with the empty string's.
-    assertEquals("n:NaN", Multiplexer.idKey(Double.NaN));
-    assertEquals("n:Infinity", Multiplexer.idKey(Double.POSITIVE_INFINITY));
-    assertEquals("s:NaN", Multiplexer.idKey("NaN"));
+  void aRequestWhoseIdIsANumberWithoutADecimalFormIsInvalid() {
+    // The id rule is RequestId's: NaN and infinities are no ids (they would otherwise share one
+    // key), and the text "NaN" is a string id of its own.
+    legacyBackend();
+    RecordingClient a = client("a");
+    a.request(Double.NaN, "tools/call", call("nan"));
+    a.request(Double.POSITIVE_INFINITY, "tools/call", call("infinity"));
+    assertEquals(List.of(), backend.sent("tools/call"));
+    assertEquals(2, a.answersTo(Json.NULL).size());
+    a.answersTo(Json.NULL).forEach(m -> assertEquals(ErrorCode.INVALID_REQUEST.code(), error(m).get("code")));
+    a.request("NaN", "tools/call", call("text"));
+    assertEquals(1, backend.sent("tools/call").size());
   }
 
   @Test
@@ -1094,7 +1101,7 @@ class MultiplexerTest {
     RecordingClient a = client("a");
     a.request(1, "tools/call", call("a"));
     a.onServerRequest = r -> Map.of("error", Map.of("message", "declined"));
-    assertEquals(new ServerMessageHandler.Error(Multiplexer.INTERNAL_ERROR, "declined"),
+    assertEquals(new ServerMessageHandler.Error(ErrorCode.INTERNAL_ERROR.code(), "declined"),
         mux.onRequestAsync("elicitation/create", Map.of()).toCompletableFuture().get());
     a.onServerRequest = r -> Map.of("error", Map.of("code", 7));
     assertEquals(new ServerMessageHandler.Error(7, ""),
@@ -1109,7 +1116,7 @@ class MultiplexerTest {
     };
     assertEquals(new ServerMessageHandler.Result(Map.of()), mux.onRequestAsync("roots/list", Map.of()).toCompletableFuture().get());
     a.onServerRequest = r -> Map.of("result", "yes");
-    assertEquals(new ServerMessageHandler.Error(Multiplexer.INTERNAL_ERROR,
+    assertEquals(new ServerMessageHandler.Error(ErrorCode.INTERNAL_ERROR.code(),
             "the client answered elicitation/create with a result that is not an object"),
         mux.onRequestAsync("elicitation/create", Map.of()).toCompletableFuture().get());
   }
@@ -1131,7 +1138,7 @@ class MultiplexerTest {
     assertEquals(Map.of(), backend.only("prompts/list").params());
 
     a.channel.fromClient(Map.of("jsonrpc", "2.0", "id", 3, "method", "tools/call", "params", List.of("echo")));
-    assertEquals(Multiplexer.INVALID_PARAMS, error(a.answersTo(3).get(0)).get("code"));
+    assertEquals(ErrorCode.INVALID_PARAMS.code(), error(a.answersTo(3).get(0)).get("code"));
     a.channel.fromClient(Map.of("jsonrpc", "2.0", "method", "notifications/roots/list_changed", "params", List.of()));
     assertEquals(List.of(), backend.sent("tools/call"));
     assertEquals(List.of(), backend.notifications, "a notification with params that are not an object is dropped");
@@ -1144,8 +1151,8 @@ class MultiplexerTest {
     RecordingClient a = client("a");
     a.request(1, "resources/subscribe", Map.of());
     a.request(2, "resources/unsubscribe", Map.of("uri", 5));
-    assertEquals(Multiplexer.INVALID_PARAMS, error(a.answersTo(1).get(0)).get("code"));
-    assertEquals(Multiplexer.INVALID_PARAMS, error(a.answersTo(2).get(0)).get("code"));
+    assertEquals(ErrorCode.INVALID_PARAMS.code(), error(a.answersTo(1).get(0)).get("code"));
+    assertEquals(ErrorCode.INVALID_PARAMS.code(), error(a.answersTo(2).get(0)).get("code"));
     assertEquals(List.of(), backend.requests);
   }
 
@@ -1157,7 +1164,7 @@ class MultiplexerTest {
     RecordingClient a = client("a");
     backend.gone = true;
     a.request(1, "resources/subscribe", Map.of("uri", "file:///x"));
-    assertEquals(Multiplexer.CALL_INTERRUPTED, error(a.answersTo(1).get(0)).get("code"));
+    assertEquals(ErrorCode.CALL_INTERRUPTED.code(), error(a.answersTo(1).get(0)).get("code"));
     assertTrue(mux.ended().isPresent());
   }
 
@@ -1215,7 +1222,7 @@ class MultiplexerTest {
             Mcp.modernMeta(Map.of("name", "alice", "version", "1.0.0"), Map.of("sampling", Map.of())),
             bobMeta,
             danMeta,
-            Mcp.modernMeta(Multiplexer.OWN_CLIENT_INFO, Map.of())),
+            Mcp.modernMeta(EraBridge.OWN_CLIENT_INFO, Map.of())),
         metas);
   }
 

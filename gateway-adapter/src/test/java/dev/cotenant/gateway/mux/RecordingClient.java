@@ -1,5 +1,6 @@
 package dev.cotenant.gateway.mux;
 
+import dev.cotenant.spi.rpc.RequestId;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A client session's end of a {@link Multiplexer}: records every message it is sent, can answer
@@ -72,7 +74,7 @@ final class RecordingClient implements ClientSink {
       }
       return;
     }
-    answers.computeIfAbsent(Objects.requireNonNull(Multiplexer.idKey(message.get("id"))), k -> new CompletableFuture<>())
+    answers.computeIfAbsent(Objects.requireNonNull(key(message.get("id"))), k -> new CompletableFuture<>())
         .complete(message);
   }
 
@@ -103,7 +105,7 @@ final class RecordingClient implements ClientSink {
 
   /** Waits for the answer to {@code id}. */
   Map<String, Object> await(Object id) throws InterruptedException, ExecutionException, TimeoutException {
-    return answers.computeIfAbsent(Objects.requireNonNull(Multiplexer.idKey(id)), k -> new CompletableFuture<>())
+    return answers.computeIfAbsent(Objects.requireNonNull(key(id)), k -> new CompletableFuture<>())
         .get(WAIT_SECONDS, TimeUnit.SECONDS);
   }
 
@@ -119,8 +121,8 @@ final class RecordingClient implements ClientSink {
 
   /** Every answer received to {@code id} (same type and value). */
   List<Map<String, Object>> answersTo(Object id) {
-    String key = Multiplexer.idKey(id);
-    return received.stream().filter(m -> !m.containsKey("method") && Objects.equals(Multiplexer.idKey(m.get("id")), key))
+    String key = key(id);
+    return received.stream().filter(m -> !m.containsKey("method") && Objects.equals(key(m.get("id")), key))
         .collect(Collectors.toList());
   }
 
@@ -158,5 +160,11 @@ final class RecordingClient implements ClientSink {
   @Override
   public String toString() {
     return name + received;
+  }
+
+  /** The text key of a JSON-RPC id ({@link RequestId#key()}); null for a value that is no id. */
+  static @Nullable String key(@Nullable Object id) {
+    RequestId r = RequestId.parse(id);
+    return r == null ? null : r.key();
   }
 }

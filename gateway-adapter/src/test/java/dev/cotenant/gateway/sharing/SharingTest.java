@@ -15,6 +15,7 @@ import dev.cotenant.gateway.mux.Multiplexer;
 import dev.cotenant.gateway.pool.EntrySnapshot;
 import dev.cotenant.gateway.pool.Placement;
 import dev.cotenant.providers.records.FileHazardLedger;
+import dev.cotenant.spi.rpc.ErrorCode;
 import dev.cotenant.testkit.process.ChecksProcessLeaks;
 import dev.cotenant.testkit.server.FakeServer;
 import java.nio.file.Path;
@@ -26,8 +27,8 @@ import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import java.util.function.Predicate;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -105,19 +106,19 @@ class SharingTest {
   }
 
   /** Two clients, A and B, each connected to {@code server} and initialized. */
-  private record Pair(Client a, Client b, Connection ca, Connection cb) {}
+  private record Pair(Client a, Client b, ClientSession ca, ClientSession cb) {}
 
   private Pair twoSessions(ServerDescription server) throws Exception {
     Client a = new Client();
     Client b = new Client();
-    Connection ca = sharing.connect(server, "session-a", init(), a);
-    Connection cb = sharing.connect(server, "session-b", init(), b);
+    ClientSession ca = sharing.connect(server, "session-a", init(), a);
+    ClientSession cb = sharing.connect(server, "session-b", init(), b);
     initialized(ca, a);
     initialized(cb, b);
     return new Pair(a, b, ca, cb);
   }
 
-  private static Map<String, Object> initialized(Connection c, Client client) throws InterruptedException {
+  private static Map<String, Object> initialized(ClientSession c, Client client) throws InterruptedException {
     c.fromClient(Map.of("jsonrpc", "2.0", "id", 0, "method", "initialize", "params", init()));
     Map<String, Object> answer = client.answer(0);
     c.fromClient(Map.of("jsonrpc", "2.0", "method", "notifications/initialized"));
@@ -137,8 +138,8 @@ class SharingTest {
 
     Client a = new Client();
     Client b = new Client();
-    Connection ca = sharing.connect(server, "session-a", init(), a);
-    Connection cb = sharing.connect(server, "session-b", init(), b);
+    ClientSession ca = sharing.connect(server, "session-a", init(), a);
+    ClientSession cb = sharing.connect(server, "session-b", init(), b);
     assertEquals(Placement.SHARED, ca.placement().placement(), ca.placement().why());
     assertEquals(ca.backendPid(), cb.backendPid(), "both sessions on one backend process");
     initialized(ca, a);
@@ -165,7 +166,7 @@ class SharingTest {
 
     // The next session goes to a backend of its own.
     Client c = new Client();
-    Connection cc = sharing.connect(server, "session-c", init(), c);
+    ClientSession cc = sharing.connect(server, "session-c", init(), c);
     assertEquals(Placement.DEDICATED, cc.placement().placement(), cc.placement().why());
     assertNotEquals(ca.backendPid(), cc.backendPid());
 
@@ -177,7 +178,7 @@ class SharingTest {
     assertNotEquals(shared, ca.backendPid().orElseThrow());
     // A moved session has left the shared backend (mutant: current without its leave, which kept A attached there).
     assertEquals(1, sharedEntry().sessions(), sharing.accounting().toString());
-    for (Connection conn : List.of(ca, cb, cc)) {
+    for (ClientSession conn : List.of(ca, cb, cc)) {
       conn.close();
     }
     // Flushed off the caller's thread, and close waits for the flush: a ledger opened afresh sees it.
@@ -201,8 +202,8 @@ class SharingTest {
     Pair p = twoSessions(server);
     Client a = p.a();
     Client b = p.b();
-    Connection ca = p.ca();
-    Connection cb = p.cb();
+    ClientSession ca = p.ca();
+    ClientSession cb = p.cb();
     long shared = ca.backendPid().orElseThrow();
     assertEquals(shared, cb.backendPid().orElseThrow());
 
@@ -217,7 +218,7 @@ class SharingTest {
     assertTrue(String.valueOf(a.answer(2)).contains("a-2"));
     cb.fromClient(call(2, "b-2", 0));
     assertTrue(String.valueOf(b.answer(2)).contains("b-2"));
-    for (Connection c : List.of(ca, cb)) {
+    for (ClientSession c : List.of(ca, cb)) {
       assertEquals(Placement.DEDICATED, c.placement().placement(), c.placement().why());
       assertTrue(c.placement().why().startsWith("the records changed: its verdict (refuted)"), c.placement().why());
       assertNotEquals(shared, c.backendPid().orElseThrow());
@@ -244,8 +245,8 @@ class SharingTest {
     Pair p = twoSessions(server);
     Client a = p.a();
     Client b = p.b();
-    Connection ca = p.ca();
-    Connection cb = p.cb();
+    ClientSession ca = p.ca();
+    ClientSession cb = p.cb();
     ca.fromClient(call(1, "a-1", 0));
     assertTrue(String.valueOf(a.answer(1)).contains("cannot route roots/list"), "the hazard");
 
@@ -254,7 +255,7 @@ class SharingTest {
       Map<String, Object> answer = a.answer(id);
       Map<?, ?> error = (Map<?, ?>) answer.get("error");
       assertTrue(error != null, "no backend could be had: " + answer);
-      assertEquals(Connection.NO_BACKEND, ((Number) error.get("code")).intValue(), answer.toString());
+      assertEquals(ErrorCode.NO_BACKEND.code(), ((Number) error.get("code")).intValue(), answer.toString());
       assertTrue(String.valueOf(error.get("message")).contains(dev.cotenant.gateway.pool.PoolSettings.SPAWN_BUDGET),
           answer.toString());
     }
@@ -269,7 +270,7 @@ class SharingTest {
     ServerDescription server = FakeServer.builder().name("both").era(FakeServer.Era.BOTH).tool("echo").build().description();
     sharing = cotenant().sharing();
     Client a = new Client();
-    Connection ca = sharing.connect(server, "session-a", init(), a);
+    ClientSession ca = sharing.connect(server, "session-a", init(), a);
     assertEquals(Placement.DEDICATED, ca.placement().placement());
     Map<String, Object> initialized = initialized(ca, a);
     assertEquals("2025-11-25", ((Map<?, ?>) initialized.get("result")).get("protocolVersion"), initialized.toString());
@@ -295,14 +296,14 @@ class SharingTest {
   void sessionsShareOnlyWithSessionsOfTheirVersionAndCapabilitiesAndEachIsAnsweredItsVersion() throws Exception {
     ServerDescription server = FakeServer.builder().name("plain").era(FakeServer.Era.LEGACY).tool("echo").build().description();
     sharing = cotenant(SharingSettings.FORCED, "plain").sharing();
-    List<Connection> all = new ArrayList<>();
+    List<ClientSession> all = new ArrayList<>();
     Map<String, Long> pids = new LinkedHashMap<>();
     String[][] clients = {{"old-1", "2025-06-18", ""}, {"old-2", "2025-06-18", ""}, {"new-1", "2025-11-25", ""},
         {"new-2", "2025-11-25", ""}, {"sampling", "2025-11-25", "sampling"}};
     for (String[] c : clients) {
       Map<String, Object> caps = c[2].isEmpty() ? Map.of() : Map.of(c[2], Map.of());
       Client client = new Client();
-      Connection conn = sharing.connect(server, c[0], init(c[1], caps), client);
+      ClientSession conn = sharing.connect(server, c[0], init(c[1], caps), client);
       all.add(conn);
       assertEquals(Placement.SHARED, conn.placement().placement(), c[0]);
       conn.fromClient(Map.of("jsonrpc", "2.0", "id", 0, "method", "initialize", "params", init(c[1], caps)));
@@ -315,15 +316,15 @@ class SharingTest {
     assertNotEquals(pids.get("old-1"), pids.get("new-1"));
     assertNotEquals(pids.get("new-1"), pids.get("sampling"), "another capability shape, another backend");
     assertEquals(3, sharing.accounting().size(), sharing.accounting().toString());
-    all.forEach(Connection::close);
+    all.forEach(ClientSession::close);
   }
 
   @Test
   void withoutTheSwitchOrARecommendationEverySessionGetsItsOwnBackendUnlessForced() throws Exception {
     ServerDescription server = FakeServer.builder().name("plain").era(FakeServer.Era.LEGACY).tool("echo").build().description();
     sharing = cotenant().sharing();
-    Connection one = sharing.connect(server, "s1", init(), new Client());
-    Connection two = sharing.connect(server, "s2", init(), new Client());
+    ClientSession one = sharing.connect(server, "s1", init(), new Client());
+    ClientSession two = sharing.connect(server, "s2", init(), new Client());
     assertEquals(Placement.DEDICATED, one.placement().placement());
     assertTrue(one.placement().why().contains("does not recommend sharing"), one.placement().why());
     assertNotEquals(one.backendPid(), two.backendPid());
@@ -333,8 +334,8 @@ class SharingTest {
     sharing.close();
 
     sharing = cotenant(SharingSettings.FORCED, "plain").sharing();
-    Connection f1 = sharing.connect(server, "s1", init(), new Client());
-    Connection f2 = sharing.connect(server, "s2", init(), new Client());
+    ClientSession f1 = sharing.connect(server, "s1", init(), new Client());
+    ClientSession f2 = sharing.connect(server, "s2", init(), new Client());
     assertEquals(Placement.SHARED, f1.placement().placement());
     assertTrue(f1.placement().forced());
     assertEquals(f1.backendPid(), f2.backendPid());
@@ -362,14 +363,14 @@ class SharingTest {
     ServerDescription server = FakeServer.builder().name("dies").era(FakeServer.Era.LEGACY).tool("echo").build().description();
     sharing = cotenant(SharingSettings.FORCED, "dies").sharing();
     Client a = new Client();
-    Connection ca = sharing.connect(server, "s1", init(), a);
+    ClientSession ca = sharing.connect(server, "s1", init(), a);
     initialized(ca, a);
     long first = ca.backendPid().orElseThrow();
     ca.fromClient(call(1, "slow", 60_000));
     ProcessHandle.of(first).orElseThrow().destroyForcibly();
     Map<String, Object> interrupted = a.answer(1);
     Map<?, ?> error = (Map<?, ?>) interrupted.get("error");
-    assertEquals(Multiplexer.CALL_INTERRUPTED, ((Number) error.get("code")).intValue(), interrupted.toString());
+    assertEquals(ErrorCode.CALL_INTERRUPTED.code(), ((Number) error.get("code")).intValue(), interrupted.toString());
     assertTrue(String.valueOf(error.get("message")).startsWith(Multiplexer.CALL_INTERRUPTED_PREFIX), interrupted.toString());
 
     ca.fromClient(call(2, "after", 0));
@@ -390,30 +391,30 @@ class SharingTest {
     sharing = cotenant.sharing();
     Client a = new Client();
     Client b = new Client();
-    Connection ca = sharing.connect(server, "s1", init(), a);
-    Connection cb = sharing.connect(server, "s2", init(), b);
+    ClientSession ca = sharing.connect(server, "s1", init(), a);
+    ClientSession cb = sharing.connect(server, "s2", init(), b);
     initialized(ca, a);
     initialized(cb, b);
     ca.fromClient(call(1, "holds-the-slot", 60_000));
     cb.fromClient(call(1, "waits", 0));
     Map<?, ?> busy = (Map<?, ?>) b.answer(1).get("error");
-    assertEquals(Connection.BUSY, ((Number) busy.get("code")).intValue());
+    assertEquals(ErrorCode.BUSY.code(), ((Number) busy.get("code")).intValue());
     assertTrue(String.valueOf(busy.get("message")).startsWith("busy: narrow already serves its maxConcurrent of 1"), busy.toString());
     // Cancelling the call that holds the slot frees it.
     ca.fromClient(Map.of("jsonrpc", "2.0", "method", "notifications/cancelled", "params", Map.of("requestId", 1)));
     cb.fromClient(call(2, "now", 0));
     assertTrue(String.valueOf(b.answer(2)).contains("now"));
-    // The answer to "now" freed the slot it held (kills Connection.toClient with the permit's
+    // The answer to "now" freed the slot it held (kills ClientSession.toClient with the permit's
     // release removed or its null check negated).
     ca.fromClient(call(3, "after-an-answer", 0));
     assertTrue(String.valueOf(a.answer(3)).contains("after-an-answer"));
-    // A session that leaves frees the slot of its call in flight (kills Connection.close without
+    // A session that leaves frees the slot of its call in flight (kills ClientSession.close without
     // the release of its permits).
     cb.fromClient(call(4, "left-running", 60_000));
     cb.close();
     ca.fromClient(call(5, "after-a-close", 0));
     assertTrue(String.valueOf(a.answer(5)).contains("after-a-close"));
-    // The busy call never reached the backend (kills Connection.admit returning true after the
+    // The busy call never reached the backend (kills ClientSession.admit returning true after the
     // busy answer: the refused call still ran).
     assertFalse(String.valueOf(b.skipped).contains("waits") || b.got.toString().contains("waits"),
         "the busy call reached the backend: " + b.skipped + b.got);
@@ -451,14 +452,14 @@ class SharingTest {
             dev.cotenant.api.ShareScope.TENANT, java.util.OptionalInt.of(2), java.util.Optional.empty())));
     sharing = cotenant.sharing();
     Client a = new Client();
-    Connection ca = sharing.connect(server, "s1", init(), a);
+    ClientSession ca = sharing.connect(server, "s1", init(), a);
     initialized(ca, a);
     long written = sharing.accounting().get(0).calls();
     ca.fromClient(call(1, "never-forwarded", 0));
     Map<String, Object> answer = a.answer(1);
     assertFalse(answer.containsKey("result"), answer.toString());
     Map<?, ?> refused = (Map<?, ?>) answer.get("error");
-    assertEquals(Connection.REFUSED, ((Number) refused.get("code")).intValue());
+    assertEquals(ErrorCode.REFUSED.code(), ((Number) refused.get("code")).intValue());
     assertEquals("refused: the test limiter cannot be reached: refusing the call rather than admitting it without a limit",
         refused.get("message"));
     assertEquals(1, limiter.asked.get());
@@ -483,7 +484,7 @@ class SharingTest {
         .writesNonJsonOnCall().build().description();
     sharing = cotenant(SharingSettings.FORCED, "bounded", "cotenant.session.max-non-json-lines", "20").sharing();
     Client a = new Client();
-    Connection ca = sharing.connect(server, "s1", init(), a);
+    ClientSession ca = sharing.connect(server, "s1", init(), a);
     initialized(ca, a);
     long first = ca.backendPid().orElseThrow();
     int interruptedAt = -1;

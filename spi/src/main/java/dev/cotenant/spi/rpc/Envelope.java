@@ -48,6 +48,23 @@ public final class Envelope {
   }
 
   /**
+   * A peer's response passed on under another id, {@code id}: its {@code error} member exactly as
+   * the peer wrote it when it has one, otherwise its {@code result} (JSON {@code null} when absent).
+   * The members are taken as given, not copied.
+   */
+  public static Map<String, Object> answer(RequestId id, Map<String, ?> response) {
+    Map<String, Object> m = head();
+    m.put("id", id.json());
+    if (response.containsKey("error")) {
+      m.put("error", response.get("error"));
+    } else {
+      Object r = response.get("result");
+      m.put("result", r == null ? Json.NULL : r);
+    }
+    return m;
+  }
+
+  /**
    * An error answer; {@code id} {@code null} when the request's id could not be read (written as
    * JSON {@code null}), {@code data} left out when {@code null}.
    */

@@ -102,4 +102,16 @@ class RpcVocabularyTest {
     assertEquals(ErrorCode.SESSION_NOT_FOUND, ErrorCode.of(-32001).orElseThrow());
     assertFalse(ErrorCode.of(-1).isPresent());
   }
+
+  @Test
+  void anAnswerPassedOnKeepsItsErrorAsWrittenOrItsResultUnderTheNewId() {
+    Map<String, Object> error = new LinkedHashMap<>(Map.of("code", -32602, "message", "no such tool", "extra", 1));
+    Map<String, Object> failed = Envelope.answer(RequestId.of("a"), Map.of("id", 9, "error", error));
+    assertEquals(List.of("jsonrpc", "id", "error"), List.copyOf(failed.keySet()));
+    assertEquals("a", failed.get("id"));
+    assertSame(error, failed.get("error"));
+    Map<String, Object> result = Map.of("content", List.of());
+    assertSame(result, Envelope.answer(RequestId.of(4), Map.of("id", 9, "result", result)).get("result"));
+    assertSame(Json.NULL, Envelope.answer(RequestId.of(4), Map.of("id", 9)).get("result"));
+  }
 }

@@ -2,7 +2,7 @@ package dev.cotenant.cli.daemon.http;
 
 import dev.cotenant.api.LogSafe;
 import dev.cotenant.gateway.mux.ClientSink;
-import dev.cotenant.gateway.sharing.Connection;
+import dev.cotenant.gateway.sharing.ClientSession;
 import dev.cotenant.spi.rpc.Envelope;
 import dev.cotenant.spi.rpc.ErrorCode;
 import dev.cotenant.spi.rpc.RequestId;
@@ -21,7 +21,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The HTTP adapter of one client session: its {@link Connection} to the sharing runtime, and where
+ * The HTTP adapter of one client session: its {@link ClientSession} to the sharing runtime, and where
  * each message the backend sends it goes.
  *
  * <ol>
@@ -51,7 +51,7 @@ final class HttpClientSession implements ClientSink {
   private final Map<RequestId, RequestId> progress = new HashMap<>();
   private final ArrayDeque<String> queue = new ArrayDeque<>();
   private @Nullable EventStream standalone;
-  private @Nullable Connection connection;
+  private @Nullable ClientSession connection;
   private boolean closed;
   private volatile long lastActive = System.nanoTime();
 
@@ -73,14 +73,14 @@ final class HttpClientSession implements ClientSink {
   }
 
   /** Sets the connection once {@code Sharing#connect} returned it. */
-  void attach(Connection c) {
+  void attach(ClientSession c) {
     synchronized (lock) {
       connection = c;
     }
   }
 
   /** The session's connection. */
-  Connection connection() {
+  ClientSession connection() {
     synchronized (lock) {
       return Objects.requireNonNull(connection, "not connected");
     }
@@ -278,7 +278,7 @@ final class HttpClientSession implements ClientSink {
   void close(String why) {
     List<Pending> pending;
     EventStream s;
-    Connection c;
+    ClientSession c;
     synchronized (lock) {
       if (closed) {
         return;

@@ -3,7 +3,7 @@ package dev.cotenant.cli.daemon.http;
 import static dev.cotenant.cli.daemon.http.HttpReplies.reply;
 
 import dev.cotenant.api.LogSafe;
-import dev.cotenant.gateway.sharing.Connection;
+import dev.cotenant.gateway.sharing.ClientSession;
 import dev.cotenant.gateway.sharing.Sharing;
 import dev.cotenant.spi.Mcp;
 import dev.cotenant.spi.rpc.ErrorCode;
@@ -20,7 +20,7 @@ import org.eclipse.jetty.util.Callback;
 /**
  * MCP over Streamable HTTP (MCP 2025-11-25, "Transports") for every configured server: a Jetty
  * handler serving {@code /{server}} within its context ({@link DaemonHttpServer} mounts it at
- * {@code /mcp}), each client session an {@link HttpClientSession} holding a {@link Connection} of the
+ * {@code /mcp}), each client session an {@link HttpClientSession} holding a {@link ClientSession} of the
  * {@link Sharing} runtime. The POST is {@link PostRoute}'s, GET and DELETE {@link SessionRoutes}',
  * the session table and its expiry {@link HttpSessions}', the header and body rules
  * {@link McpHttpRules}'.

@@ -8,7 +8,7 @@ import dev.cotenant.api.ServerDescription;
 import dev.cotenant.cli.daemon.LineChannel;
 import dev.cotenant.cli.daemon.api.ApiDaemon.Answer;
 import dev.cotenant.gateway.pool.EntrySnapshot;
-import dev.cotenant.gateway.sharing.Connection;
+import dev.cotenant.gateway.sharing.ClientSession;
 import dev.cotenant.gateway.sharing.SharingSettings;
 import dev.cotenant.testkit.process.ChecksProcessLeaks;
 import dev.cotenant.testkit.server.FakeServer;
@@ -50,8 +50,8 @@ class ApiBackendsTest {
   void aSharedBackendWithTwoSessionsIsShownWithItsMemoryAndWhatTheSessionsWouldCostUnshared() throws Exception {
     // The daemon's configuration names the server by its configured entry; connect the same launch.
     ServerDescription configured = new dev.cotenant.cli.daemon.ServerDirectory(List.of(api.config)).find("echo", List.of()).description();
-    try (Connection a = api.daemon.sharingRuntime().connect(configured, "session-a", CLIENT, m -> {});
-        Connection b = api.daemon.sharingRuntime().connect(configured, "session-b", CLIENT, m -> {})) {
+    try (ClientSession a = api.daemon.sharingRuntime().connect(configured, "session-a", CLIENT, m -> {});
+        ClientSession b = api.daemon.sharingRuntime().connect(configured, "session-b", CLIENT, m -> {})) {
       List<EntrySnapshot> pool = api.daemon.sharingRuntime().accounting();
       assertEquals(1, pool.size(), pool.toString());
       Answer answer = api.get("/api/backends");
@@ -94,7 +94,7 @@ class ApiBackendsTest {
 
       // The daemon keeps serving after a drain: a new session starts a backend afresh. (It was
       // refused "the pool is draining" until a restart of the daemon.)
-      try (Connection c = api.daemon.sharingRuntime().connect(configured, "session-c", CLIENT, m -> {})) {
+      try (ClientSession c = api.daemon.sharingRuntime().connect(configured, "session-c", CLIENT, m -> {})) {
         assertTrue(c.backendPid().isPresent(), "a backend for the new session");
         assertNotEquals(pool.get(0).pid().getAsLong(), c.backendPid().getAsLong(), "a new one");
         assertEquals(1, api.get("/api/backends").json().path("totals").path("backends").asInt());

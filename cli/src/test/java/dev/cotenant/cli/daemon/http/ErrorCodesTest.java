@@ -2,8 +2,6 @@ package dev.cotenant.cli.daemon.http;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.cotenant.gateway.mux.Multiplexer;
-import dev.cotenant.gateway.sharing.Connection;
 import dev.cotenant.spi.rpc.ErrorCode;
 import java.util.HashSet;
 import java.util.List;
@@ -17,8 +15,8 @@ import org.junit.jupiter.api.Test;
 class ErrorCodesTest {
   @Test
   void everyCodeTheDaemonAnswersWithHasANumberOfItsOwn() {
-    List<Integer> codes = List.of(Multiplexer.CALL_INTERRUPTED, Connection.BUSY, Connection.NO_BACKEND,
-        Connection.REFUSED, ErrorCode.SESSION_NOT_FOUND.code());
+    List<Integer> codes = List.of(ErrorCode.CALL_INTERRUPTED.code(), ErrorCode.BUSY.code(), ErrorCode.NO_BACKEND.code(),
+        ErrorCode.REFUSED.code(), ErrorCode.SESSION_NOT_FOUND.code());
     Set<Integer> distinct = new HashSet<>(codes);
     assertEquals(codes.size(), distinct.size(), "a number used twice: " + codes);
   }

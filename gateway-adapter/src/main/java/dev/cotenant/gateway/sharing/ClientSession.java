@@ -1,6 +1,5 @@
 package dev.cotenant.gateway.sharing;
 
-import dev.cotenant.api.ConcurrencyRecord;
 import dev.cotenant.api.ServerDescription;
 import dev.cotenant.gateway.mux.Attach;
 import dev.cotenant.gateway.mux.ClientChannel;
@@ -9,53 +8,59 @@ import dev.cotenant.gateway.pool.Lease;
 import dev.cotenant.gateway.pool.Placement;
 import dev.cotenant.gateway.pool.PoolException;
 import dev.cotenant.spi.ConcurrencyLimiter.Permit;
+import dev.cotenant.spi.Mcp;
+import dev.cotenant.spi.rpc.Envelope;
+import dev.cotenant.spi.rpc.ErrorCode;
+import dev.cotenant.spi.rpc.RequestId;
+import dev.cotenant.spi.rpc.RpcMessage;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.time.Duration;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One client session connected to one server through {@link Sharing}: what the client sends goes
- * in through {@link #fromClient}; what the backend sends it reaches the {@link ClientSink} it was
- * connected with. Close it when the client leaves.
+ * One client session of one server, connected through {@link Sharing}: what the client sends goes
+ * in through {@link #fromClient(RpcMessage)}; what the backend sends it reaches the
+ * {@link ClientSink} it was connected with. Close it when the client leaves. The transports that
+ * carry a client (the daemon's socket, its Streamable HTTP endpoint) each hold one.
  *
  * <p>Before each message it checks that its backend is still the one to use: after a restart it
  * re-attaches to the new generation; after a hazard on its shared backend it moves to a dedicated
  * backend of its own. A {@code tools/call} to a server whose concurrency record sets
  * {@code maxConcurrent} waits for a slot ({@link SharingSettings#admitTimeout()}) and is answered
- * {@value #BUSY} {@code "busy: ..."} when none came; the slot is freed when the answer reaches the
- * client. When the limiter fails (it cannot be asked), the call is answered {@value #REFUSED}
- * {@code "refused: ..."} with its message, and never forwarded. Thread-safe.
+ * {@link ErrorCode#BUSY} {@code "busy: ..."} when none came; the slot is freed when the answer
+ * reaches the client. When the limiter fails (it cannot be asked), the call is answered
+ * {@link ErrorCode#REFUSED} {@code "refused: ..."} with its message, and never forwarded. A
+ * message that finds no backend is answered {@link ErrorCode#NO_BACKEND}.
+ *
+ * <p>A message handed in belongs to the session from then on (see {@link ClientChannel}); the
+ * session keeps the ids of what is outstanding between the client and its backend as
+ * {@link RequestId}s. Thread-safe.
  */
-public final class Connection implements AutoCloseable {
-  /** The JSON-RPC error code of a call that found no slot under {@code maxConcurrent} in time. */
-  public static final int BUSY = -32002;
+public final class ClientSession implements AutoCloseable {
+  /** The slot of a call admitted without a limit. */
+  private static final Permit NO_SLOT = () -> {};
 
-  /** The JSON-RPC error code of a message that found no backend (a start that failed, a pool closed). */
-  public static final int NO_BACKEND = -32003;
-
-  /**
-   * The JSON-RPC error code of a call refused because the limiter could not be asked (a fleet's
-   * limiter that cannot reach its store fails closed): the call is never forwarded.
-   */
-  public static final int REFUSED = -32004;
-
-  private final Sharing owner;
+  private final SessionHost host;
   private final ServerDescription server;
   private final String sessionId;
   private final Map<String, Object> initializeParams;
   private final ClientShape shape;
   private final ClientSink toClient;
-  private final Map<Object, Permit> permits = new ConcurrentHashMap<>();
-  /** The client's requests awaiting answers on the current channel. */
-  private final java.util.Set<Object> calls = ConcurrentHashMap.newKeySet();
+  private final ClientSink realSink;
+  /** The client's requests awaiting answers on the current channel, each with its slot. */
+  private final Map<RequestId, Permit> calls = new ConcurrentHashMap<>();
   /** The backend's requests routed to the client, awaiting its answers. */
-  private final java.util.Set<Object> asked = ConcurrentHashMap.newKeySet();
+  private final Set<RequestId> asked = ConcurrentHashMap.newKeySet();
   private final Object lock = new Object();
   private @Nullable PlacementDecision decision;
   private @Nullable Lease<MuxBackend> lease;
@@ -64,7 +69,7 @@ public final class Connection implements AutoCloseable {
    * time (a start that failed, the spawn budget, a pool still draining): it tries again at each
    * message until a backend is had.
    */
-  private java.util.function.Supplier<PlacementDecision> replace = () -> new PlacementDecision(Placement.DEDICATED,
+  private Supplier<PlacementDecision> replace = () -> new PlacementDecision(Placement.DEDICATED,
       false, "its shared backend had a hazard; moved once a backend of its own could be started");
   private @Nullable ClientChannel channel;
   private int generation;
@@ -72,9 +77,9 @@ public final class Connection implements AutoCloseable {
   /** The records' revision ({@link Sharing#recordsChanged}) at which the verdict was last asked. */
   private long recordsChecked;
 
-  Connection(Sharing owner, ServerDescription server, String sessionId, Map<String, Object> initializeParams,
+  ClientSession(SessionHost host, ServerDescription server, String sessionId, Map<String, Object> initializeParams,
       ClientShape shape, ClientSink toClient) {
-    this.owner = owner;
+    this.host = host;
     this.server = server;
     this.sessionId = sessionId;
     this.initializeParams = initializeParams;
@@ -82,8 +87,6 @@ public final class Connection implements AutoCloseable {
     this.toClient = this::toClient;
     this.realSink = toClient;
   }
-
-  private final ClientSink realSink;
 
   /** The session's id. */
   public String sessionId() {
@@ -98,12 +101,12 @@ public final class Connection implements AutoCloseable {
   }
 
   /** The pid of the backend process the session is attached to now, when there is one. */
-  public java.util.OptionalLong backendPid() {
+  public OptionalLong backendPid() {
     synchronized (lock) {
       try {
-        return lease == null ? java.util.OptionalLong.empty() : lease.backend().pid();
+        return lease == null ? OptionalLong.empty() : lease.backend().pid();
       } catch (PoolException e) {
-        return java.util.OptionalLong.empty();
+        return OptionalLong.empty();
       }
     }
   }
@@ -112,14 +115,8 @@ public final class Connection implements AutoCloseable {
   void place(PlacementDecision wanted) throws PoolException, InterruptedException {
     synchronized (lock) {
       PlacementDecision d = wanted;
-      String clients = shape.key();
       for (int attempt = 0; attempt < 3; attempt++) {
-        // Before the acquire, which starts a backend that is not running: the backend initializes
-        // with the capabilities of its first client (sampling, roots, elicitation), as a server of
-        // the client's own would.
-        owner.rememberFirstClient(dev.cotenant.gateway.pool.PoolKey.of(server, sessionId, d.placement(), clients),
-            initializeParams, shape, d.placement() == Placement.SHARED);
-        Lease<MuxBackend> l = owner.pool().acquire(server, sessionId, d.placement(), clients, d.forced(), d.why());
+        Lease<MuxBackend> l = host.acquire(server, sessionId, d, initializeParams, shape);
         MuxBackend b;
         try {
           b = l.backend();
@@ -128,12 +125,12 @@ public final class Connection implements AutoCloseable {
           throw e;
         }
         Attach a = b.mux.attach(sessionId, attachParams(b), toClient);
-        if (a instanceof Attach.Attached) {
+        if (a instanceof Attach.Attached attached) {
           lease = l;
-          channel = ((Attach.Attached) a).channel();
+          channel = attached.channel();
           generation = b.generation;
           decision = d;
-          recordsChecked = owner.recordsRevision();
+          recordsChecked = host.recordsRevision();
           return;
         }
         l.release();
@@ -155,7 +152,7 @@ public final class Connection implements AutoCloseable {
    */
   private Map<String, Object> attachParams(MuxBackend b) {
     Map<String, Object> params = initializeParams;
-    if (!b.protocolVersion().isEmpty() && !dev.cotenant.spi.Mcp.MODERN_VERSION.equals(b.protocolVersion())
+    if (!b.protocolVersion().isEmpty() && !Mcp.MODERN_VERSION.equals(b.protocolVersion())
         && params.containsKey("protocolVersion")) {
       params = new LinkedHashMap<>(params);
       params.put("protocolVersion", b.protocolVersion());
@@ -163,35 +160,83 @@ public final class Connection implements AutoCloseable {
     return params;
   }
 
-  /** Hands one JSON-RPC message from the client to its backend. */
+  /**
+   * Classifies one JSON-RPC message from the client ({@link RpcMessage#read}) and hands it to its
+   * backend as {@link #fromClient(RpcMessage)} does; one that is not a JSON-RPC message goes to
+   * {@link #invalid}. For transports that did not classify it where they read it.
+   */
   public void fromClient(Map<String, Object> message) throws InterruptedException {
     Objects.requireNonNull(message, "message");
+    RpcMessage m;
+    try {
+      m = RpcMessage.read(message);
+    } catch (RpcMessage.InvalidMessage e) {
+      invalid(message, e);
+      return;
+    }
+    fromClient(m);
+  }
+
+  /** Hands one JSON-RPC message from the client, classified where it was read, to its backend. */
+  public void fromClient(RpcMessage message) throws InterruptedException {
+    Objects.requireNonNull(message, "message");
+    boolean starts = !(message instanceof RpcMessage.Response);
     ClientChannel c;
     try {
-      c = current(message.containsKey("method"));
+      c = current(starts);
     } catch (PoolException e) {
-      answerError(message, NO_BACKEND, "no backend for " + server.name() + ": " + e.getMessage());
-      return;
-    }
-    if (isCall(message) && !admit(message)) {
-      return;
-    }
-    if (message.containsKey("id")) {
-      if (message.containsKey("method")) {
-        calls.add(message.get("id"));
-      } else {
-        asked.remove(message.get("id"));
+      if (message instanceof RpcMessage.Request r) {
+        realSink.send(Envelope.error(r.id(), ErrorCode.NO_BACKEND, "no backend for " + server.name() + ": "
+            + e.getMessage()));
       }
+      return;
     }
-    if ("notifications/cancelled".equals(message.get("method")) && message.get("params") instanceof Map<?, ?>) {
-      calls.remove(((Map<?, ?>) message.get("params")).get("requestId"));
+    if (message instanceof RpcMessage.Request r) {
+      Permit slot = NO_SLOT;
+      if ("tools/call".equals(r.method())) {
+        SessionHost.Admission admission = host.admit(server);
+        if (admission.refusal() != null) {
+          realSink.send(Envelope.error(r.id(), admission.refusal(), admission.message()));
+          return;
+        }
+        slot = admission.permit() == null ? NO_SLOT : admission.permit();
+      }
+      Permit previous = calls.put(r.id(), slot);
+      if (previous != null) {
+        close(previous);
+      }
+    } else if (message instanceof RpcMessage.Response a) {
+      if (a.id() != null) {
+        asked.remove(a.id());
+      }
+    } else if (message instanceof RpcMessage.Notification n && "notifications/cancelled".equals(n.method())
+        && n.params() != null) {
       // A cancelled call gets no answer: its slot is freed now.
-      Permit p = permits.remove(((Map<?, ?>) message.get("params")).get("requestId"));
-      if (p != null) {
-        close(p);
+      RequestId cancelled = RequestId.parse(n.params().get("requestId"));
+      if (cancelled != null) {
+        answered(cancelled);
       }
     }
     c.fromClient(message);
+  }
+
+  /**
+   * A message from the client that is not a JSON-RPC message: passed to the backend's channel,
+   * which answers a request whose id it cannot read ({@link ClientChannel#invalid}).
+   */
+  public void invalid(Map<String, Object> json, RpcMessage.InvalidMessage why) throws InterruptedException {
+    ClientChannel c;
+    boolean request = json.get("method") instanceof String;
+    try {
+      c = current(request);
+    } catch (PoolException e) {
+      if (request) {
+        realSink.send(Envelope.error(null, ErrorCode.NO_BACKEND, "no backend for " + server.name() + ": "
+            + e.getMessage()));
+      }
+      return;
+    }
+    c.invalid(json, why);
   }
 
   /**
@@ -213,26 +258,21 @@ public final class Connection implements AutoCloseable {
       }
       Lease<MuxBackend> l = lease;
       PlacementDecision d = Objects.requireNonNull(decision);
-      if (d.placement() == Placement.SHARED && owner.hazardous(l.key()) && starts
-          && calls.isEmpty() && asked.isEmpty()) {
+      boolean movable = d.placement() == Placement.SHARED && starts && calls.isEmpty() && asked.isEmpty();
+      if (movable && host.hazardous(l.key())) {
         // A hazard was observed on this shared backend: this session moves to one of its own.
-        leave();
-        place(new PlacementDecision(Placement.DEDICATED, false, "a hazard was observed on its shared backend"));
-        return Objects.requireNonNull(channel);
+        return moveTo(new PlacementDecision(Placement.DEDICATED, false, "a hazard was observed on its shared backend"));
       }
-      if (d.placement() == Placement.SHARED && starts && calls.isEmpty() && asked.isEmpty()
-          && recordsChecked != owner.recordsRevision()) {
+      if (movable && recordsChecked != host.recordsRevision()) {
         // The records changed (a hazard from the API, another terminal, another replica): the
         // verdict is asked again, and a session whose server no longer shares moves.
-        recordsChecked = owner.recordsRevision();
-        PlacementDecision now = owner.placement(server);
+        recordsChecked = host.recordsRevision();
+        PlacementDecision now = host.placement(server);
         if (now.placement() != Placement.SHARED) {
-          leave();
-          place(new PlacementDecision(Placement.DEDICATED, false, "the records changed: " + now.why()));
-          return Objects.requireNonNull(channel);
+          return moveTo(new PlacementDecision(Placement.DEDICATED, false, "the records changed: " + now.why()));
         }
       }
-      Duration wait = owner.pool().settings().closeTimeout();
+      Duration wait = host.backendTimeout();
       MuxBackend b;
       try {
         b = l.awaitBackend(wait);
@@ -242,10 +282,8 @@ public final class Connection implements AutoCloseable {
         }
         // The pool closed the entry under the session (the backends were drained): it is placed
         // again, as a new session of its server would be now.
-        replace = () -> owner.placement(server);
-        leave();
-        place(replace.get());
-        return Objects.requireNonNull(channel);
+        replace = () -> host.placement(server);
+        return moveTo(replace.get());
       }
       if (b.generation == generation && b.mux.ended().isPresent()) {
         // The multiplexer saw the backend end before the pool heard of it. A session that ended
@@ -257,7 +295,7 @@ public final class Connection implements AutoCloseable {
         }
         try {
           b.exited.get(wait.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+        } catch (ExecutionException | TimeoutException e) {
           // The process watch did not report in time: the lease says what is current.
         }
         b = l.awaitBackend(wait);
@@ -265,16 +303,21 @@ public final class Connection implements AutoCloseable {
       if (b.generation != generation) {
         Objects.requireNonNull(channel).close();
         Attach a = b.mux.attach(sessionId, attachParams(b), toClient);
-        if (!(a instanceof Attach.Attached)) {
-          leave();
-          place(new PlacementDecision(Placement.DEDICATED, false, "the restarted backend cannot take it"));
-          return Objects.requireNonNull(channel);
+        if (!(a instanceof Attach.Attached attached)) {
+          return moveTo(new PlacementDecision(Placement.DEDICATED, false, "the restarted backend cannot take it"));
         }
-        channel = ((Attach.Attached) a).channel();
+        channel = attached.channel();
         generation = b.generation;
       }
       return Objects.requireNonNull(channel);
     }
+  }
+
+  /** Leaves the backend and is placed by {@code d}. Under the lock. */
+  private ClientChannel moveTo(PlacementDecision d) throws PoolException, InterruptedException {
+    leave();
+    place(d);
+    return Objects.requireNonNull(channel);
   }
 
   private void leave() {
@@ -284,65 +327,36 @@ public final class Connection implements AutoCloseable {
     }
     if (lease != null) {
       if (decision != null && decision.placement() == Placement.DEDICATED) {
-        owner.forget(lease.key());
+        host.forget(lease.key());
       }
       lease.release();
       lease = null;
     }
   }
 
-  private static boolean isCall(Map<String, Object> message) {
-    return "tools/call".equals(message.get("method")) && message.containsKey("id");
-  }
-
-  /** Waits for a slot under the server's {@code maxConcurrent}; answers the client when none came. */
-  private boolean admit(Map<String, Object> message) throws InterruptedException {
-    Optional<ConcurrencyRecord> record = owner.record(server.name());
-    if (record.isEmpty() || record.get().maxConcurrent().isEmpty()) {
-      return true;
-    }
-    Optional<Permit> permit;
-    try {
-      permit = owner.limits().admit(record.get(), owner.settings().admitTimeout().toMillis(), TimeUnit.MILLISECONDS);
-    } catch (RuntimeException e) {
-      answerError(message, REFUSED, "refused: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
-      return false;
-    }
-    if (permit.isEmpty()) {
-      answerError(message, BUSY, "busy: " + server.name() + " already serves its maxConcurrent of "
-          + record.get().maxConcurrent().getAsInt() + " calls, and no slot came free in "
-          + owner.settings().admitTimeout().toMillis() + " ms");
-      return false;
-    }
-    Permit previous = permits.put(message.get("id"), permit.get());
-    if (previous != null) {
-      close(previous);
-    }
-    return true;
-  }
-
-  /** What the backend sends the client; an answer to an admitted call frees its slot. */
+  /**
+   * What the backend sends the client; an answer to a call frees its slot. The multiplexer hands
+   * plain envelopes to its sink, so each is classified here, where the session reads it.
+   */
   private void toClient(Map<String, Object> message) {
-    if (message.containsKey("method") && message.containsKey("id")) {
-      asked.add(message.get("id"));
-    }
-    if (!message.containsKey("method") && message.containsKey("id")) {
-      calls.remove(message.get("id"));
-      Permit p = permits.remove(message.get("id"));
-      if (p != null) {
-        close(p);
+    try {
+      RpcMessage m = RpcMessage.read(message);
+      if (m instanceof RpcMessage.Request r) {
+        asked.add(r.id());
+      } else if (m instanceof RpcMessage.Response a && a.id() != null) {
+        answered(a.id());
       }
+    } catch (RpcMessage.InvalidMessage e) {
+      // Not one of the multiplexer's envelopes: passed on, nothing to account.
     }
     realSink.send(message);
   }
 
-  private void answerError(Map<String, Object> message, int code, String text) {
-    if (message.containsKey("id") && message.containsKey("method")) {
-      Map<String, Object> error = new LinkedHashMap<>();
-      error.put("jsonrpc", "2.0");
-      error.put("id", message.get("id"));
-      error.put("error", Map.of("code", code, "message", text));
-      realSink.send(error);
+  /** The call {@code id} is answered or cancelled: it is no longer outstanding, and its slot is freed. */
+  private void answered(RequestId id) {
+    Permit p = calls.remove(id);
+    if (p != null) {
+      close(p);
     }
   }
 
@@ -364,7 +378,7 @@ public final class Connection implements AutoCloseable {
       closed = true;
       leave();
     }
-    List.copyOf(permits.values()).forEach(Connection::close);
-    permits.clear();
+    List.copyOf(calls.values()).forEach(ClientSession::close);
+    calls.clear();
   }
 }
