@@ -10,10 +10,8 @@ import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -22,19 +20,13 @@ import tools.jackson.databind.json.JsonMapper;
  * Edit the script and its measurement and registration read as not done, because the script is
  * part of the launch identity, not just the interpreter.
  */
-class EditedScriptTest {
+class EditedScriptTest extends SpawningCliTest {
   private static final JsonMapper JSON = JsonMapper.builder().build();
 
-  @TempDir Path tmp;
-
-  private CliHarness cli;
-  private ProbeHarness processes;
   private Path script;
 
   @BeforeEach
   void setUp() throws Exception {
-    cli = new CliHarness(tmp);
-    processes = new ProbeHarness();
     script = tmp.resolve("server.sh");
     StringBuilder sb = new StringBuilder("exec");
     sb.append(" '").append(ProbeHarness.JAVA).append("'");
@@ -45,11 +37,6 @@ class EditedScriptTest {
     Files.setLastModifiedTime(script, FileTime.fromMillis(1_700_000_000_000L));
     cli.write("mcp.json", JSON.writeValueAsString(Map.of("mcpServers",
         Map.of("scripted", Map.of("command", "/bin/sh", "args", List.of(script.toString()))))));
-  }
-
-  @AfterEach
-  void noneLeft() {
-    processes.assertNoneLeft();
   }
 
   private JsonNode row() {

@@ -12,14 +12,11 @@ import dev.cotenant.spi.ServerSession;
 import dev.cotenant.spi.SessionException;
 import dev.cotenant.spi.SessionTransport;
 import dev.cotenant.spi.SessionTransportProvider;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -28,11 +25,7 @@ import tools.jackson.databind.json.JsonMapper;
  * code. The fake records each server it opened and with which label, then hands the work to the
  * transport discovery would have chosen, so the commands still complete for real.
  */
-class HostSessionTransportTest {
-  @TempDir Path tmp;
-
-  private CliHarness cli;
-  private ProbeHarness processes;
+class HostSessionTransportTest extends SpawningCliTest {
 
   /** Records every open, then delegates. */
   static final class RecordingSessions implements SessionTransportProvider, SessionTransport {
@@ -59,15 +52,8 @@ class HostSessionTransportTest {
 
   @BeforeEach
   void setUp() throws Exception {
-    cli = new CliHarness(tmp);
-    processes = new ProbeHarness();
     cli.write("mcp.json", JsonMapper.builder().build().writeValueAsString(Map.of("mcpServers",
         Map.of("echo", Map.of("command", ProbeHarness.JAVA, "args", ProbeHarness.javaArgs("echo"))))));
-  }
-
-  @AfterEach
-  void noneLeft() {
-    processes.assertNoneLeft();
   }
 
   @Test

@@ -11,7 +11,6 @@ import dev.cotenant.providers.records.FileHazardLedger;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -20,33 +19,24 @@ import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /** {@code cotenant probe-stateless} and {@code cotenant register}, in-process, against scripted servers. */
-class ProbeCommandsTest {
+class ProbeCommandsTest extends SpawningCliTest {
   private static final JsonMapper JSON = JsonMapper.builder().build();
   private static final String ARGS = "{\"target\": \"{marker}\", \"workspace\": \"{workspace}\"}";
 
-  @TempDir Path tmp;
-
-  private CliHarness cli;
-  private ProbeHarness processes;
-
   @BeforeEach
   void setUp() throws Exception {
-    cli = new CliHarness(tmp);
-    processes = new ProbeHarness();
     config("mcp.json", "echo");
   }
 
   @AfterEach
-  void noneLeft() throws IOException {
+  void recordsWritableAgain() throws IOException {
     if (Files.isDirectory(cli.records)) {
       Files.setPosixFilePermissions(cli.records, PosixFilePermissions.fromString("rwx------"));
     }
-    processes.assertNoneLeft();
   }
 
   /**

@@ -10,10 +10,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
@@ -24,30 +22,18 @@ import tools.jackson.databind.node.ObjectNode;
  * measurement of the server and never of the shim, and one line for a routed entry whose
  * original cannot be found.
  */
-class RoutedConfigTest {
+class RoutedConfigTest extends SpawningCliTest {
   private static final JsonMapper JSON = JsonMapper.builder().build();
   private static final String LAUNCHER = "/some/cotenant";
 
-  @TempDir Path tmp;
-
-  private CliHarness cli;
-  private ProbeHarness processes;
-
   @BeforeEach
   void setUp() throws Exception {
-    cli = new CliHarness(tmp);
-    processes = new ProbeHarness();
     String text = cli.writeProbeServers("mcp.json", List.of("echo", "global"),
         Map.of("remote", Map.of("type", "http", "url", "http://127.0.0.1:9/mcp")));
     cli.write("routed.json", text);
     CliHarness.Result routed = cli.run("route", "routed.json", "--all", "--launcher", LAUNCHER, "--apply");
     assertEquals(0, routed.code(), routed.err());
     assertTrue(routed.out().contains("routed:          echo, global"), routed.out());
-  }
-
-  @AfterEach
-  void noneLeft() {
-    processes.assertNoneLeft();
   }
 
   private Path sidecar() throws Exception {

@@ -4,35 +4,20 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cotenant.gateway.probe.ProbeHarness;
-import java.nio.file.Path;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.json.JsonMapper;
 
 /** {@code --set KEY=VALUE} reaches the runtime and its providers. */
-class SetOptionTest {
+class SetOptionTest extends SpawningCliTest {
   private static final String ARGS = "{\"target\": \"{marker}\"}";
-
-  @TempDir Path tmp;
-
-  private CliHarness cli;
-  private ProbeHarness processes;
 
   @BeforeEach
   void setUp() throws Exception {
-    cli = new CliHarness(tmp);
-    processes = new ProbeHarness();
     // A server that speaks only the 2026-07-28 era: server/discover, and an error for initialize.
     cli.write("mcp.json", JsonMapper.builder().build().writeValueAsString(Map.of("mcpServers",
         Map.of("modern", Map.of("command", ProbeHarness.JAVA, "args", ProbeHarness.javaArgs("modern"))))));
-  }
-
-  @AfterEach
-  void noneLeft() {
-    processes.assertNoneLeft();
   }
 
   @Test

@@ -9,10 +9,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -22,27 +20,15 @@ import tools.jackson.databind.json.JsonMapper;
  * ends shared, a leaking one refuted with the probe's finding, and a server that shares already
  * stops at the first step.
  */
-class ShareCommandTest {
+class ShareCommandTest extends SpawningCliTest {
   private static final JsonMapper JSON = JsonMapper.builder().build();
-
-  @TempDir java.nio.file.Path tmp;
-
-  private CliHarness cli;
-  private ProbeHarness processes;
 
   @BeforeEach
   void setUp() throws Exception {
-    cli = new CliHarness(tmp);
-    processes = new ProbeHarness();
     Map<String, Object> more = new LinkedHashMap<>();
     more.put("off", Map.of("command", ProbeHarness.JAVA, "args", ProbeHarness.javaArgs("echo"), "disabled", true));
     more.put("remote", Map.of("type", "http", "url", "http://127.0.0.1:9/mcp"));
     cli.writeProbeServers("mcp.json", List.of("echo", "global"), more);
-  }
-
-  @AfterEach
-  void noneLeft() {
-    processes.assertNoneLeft();
   }
 
   private JsonNode row(String name) {
