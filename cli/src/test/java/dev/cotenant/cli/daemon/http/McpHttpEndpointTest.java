@@ -20,36 +20,22 @@ import dev.cotenant.testkit.process.ChecksProcessLeaks;
 import dev.cotenant.testkit.server.FakeServer;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * MCP over Streamable HTTP end to end: the JDK's HTTP client against a daemon HTTP server on an
  * ephemeral port, each session's backend a real process (the testkit's scripted server).
  */
 @ChecksProcessLeaks(waitMillis = 30_000)
-class McpHttpEndpointTest {
+class McpHttpEndpointTest extends McpHttpServerTest {
   private static final FakeServer FAKE = FakeServer.builder().name("fake").era(FakeServer.Era.LEGACY).tool("echo")
       .reportsProgress().notifiesFromArguments().build();
   /** Speaks both eras: its backends take the stateless requests of 2026-07-28. */
   private static final FakeServer MODERN = FakeServer.builder().name("modern").era(FakeServer.Era.BOTH).tool("echo")
       .build();
-
-  @TempDir Path records;
-
-  private McpHttpHarness http;
-
-  @AfterEach
-  void closeEverything() {
-    if (http != null) {
-      http.close();
-    }
-  }
 
   private McpHttpHarness start(String... config) throws Exception {
     http = new McpHttpHarness(records, List.of(FAKE.description(), MODERN.description()), config);

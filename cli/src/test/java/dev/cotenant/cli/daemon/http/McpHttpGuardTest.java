@@ -21,34 +21,20 @@ import java.net.Socket;
 import java.net.SocketException;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What the HTTP side refuses before anything reaches a backend: foreign origins and hosts (DNS
  * rebinding), requests without the bearer token; and that it listens on the loopback interface only.
  */
 @ChecksProcessLeaks(waitMillis = 30_000)
-class McpHttpGuardTest {
+class McpHttpGuardTest extends McpHttpServerTest {
   private static final FakeServer FAKE = FakeServer.builder().name("fake").era(FakeServer.Era.LEGACY).tool("echo").build();
-
-  @TempDir Path records;
-
-  private McpHttpHarness http;
-
-  @AfterEach
-  void closeEverything() {
-    if (http != null) {
-      http.close();
-    }
-  }
 
   @Test
   void aForeignOriginIsRefusedAndNothingReachesTheBackendALoopbackOriginPasses() throws Exception {

@@ -16,16 +16,13 @@ import dev.cotenant.testkit.server.FakeServer;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Flow;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Request;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What a POST may carry, told apart before anything reaches a backend: the body's size limit,
@@ -34,22 +31,11 @@ import org.junit.jupiter.api.io.TempDir;
  * name is one character. Each test names the mutants of {@link McpHttpEndpoint} it kills.
  */
 @ChecksProcessLeaks(waitMillis = 30_000)
-class McpHttpMessagesTest {
+class McpHttpMessagesTest extends McpHttpServerTest {
   private static final FakeServer FAKE = FakeServer.builder().name("fake").era(FakeServer.Era.LEGACY).tool("echo")
       .build();
   private static final FakeServer ONE_LETTER = FakeServer.builder().name("a").era(FakeServer.Era.LEGACY).tool("echo")
       .build();
-
-  @TempDir Path records;
-
-  private McpHttpHarness http;
-
-  @AfterEach
-  void closeEverything() {
-    if (http != null) {
-      http.close();
-    }
-  }
 
   private void start() throws Exception {
     http = new McpHttpHarness(records, List.of(FAKE.description(), ONE_LETTER.description()));
