@@ -12,13 +12,10 @@ import dev.cotenant.gateway.sharing.ClientSession;
 import dev.cotenant.gateway.sharing.SharingSettings;
 import dev.cotenant.testkit.process.ChecksProcessLeaks;
 import dev.cotenant.testkit.server.FakeServer;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -26,12 +23,10 @@ import tools.jackson.databind.JsonNode;
  * contract defines; a restart; a drain.
  */
 @ChecksProcessLeaks(waitMillis = 20_000)
-class ApiBackendsTest {
+class ApiBackendsTest extends ApiDaemonTest {
   private static final Map<String, Object> CLIENT = Map.of("protocolVersion", "2025-11-25", "capabilities", Map.of(),
       "clientInfo", Map.of("name", "api-test", "version", "1"));
 
-  @TempDir Path dir;
-  private ApiDaemon api;
   private ServerDescription echo;
 
   @BeforeEach
@@ -39,11 +34,6 @@ class ApiBackendsTest {
     echo = FakeServer.builder().name("echo").era(FakeServer.Era.LEGACY).echo().build().description();
     api = ApiDaemon.start(dir, Map.of("echo", echo), Map.of(),
         Map.of(SharingSettings.ENABLED, "true", SharingSettings.FORCED, "echo"));
-  }
-
-  @AfterEach
-  void stop() {
-    api.close();
   }
 
   @Test

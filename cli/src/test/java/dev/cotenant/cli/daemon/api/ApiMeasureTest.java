@@ -10,16 +10,13 @@ import dev.cotenant.cli.daemon.api.ApiDaemon.Answer;
 import dev.cotenant.testkit.process.ChecksProcessLeaks;
 import dev.cotenant.testkit.process.Processes;
 import dev.cotenant.testkit.server.FakeServer;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -28,17 +25,7 @@ import tools.jackson.databind.JsonNode;
  * action then writes the overrides as {@code BulkStub} does.
  */
 @ChecksProcessLeaks(waitMillis = 20_000)
-class ApiMeasureTest {
-  @TempDir Path dir;
-  private ApiDaemon api;
-
-  @AfterEach
-  void stop() {
-    if (api != null) {
-      api.close();
-    }
-  }
-
+class ApiMeasureTest extends ApiDaemonTest {
   private static ServerDescription echo(String name) {
     return FakeServer.builder().name(name).echo().build().description();
   }

@@ -12,10 +12,8 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -25,7 +23,7 @@ import tools.jackson.databind.JsonNode;
  * nothing.
  */
 @ChecksProcessLeaks(waitMillis = 20_000)
-class ApiRoutesTest {
+class ApiRoutesTest extends ApiDaemonTest {
   /** Each route that takes a body, with a body it would act on. */
   private static final Map<String, String> WRITING_BODIES = new LinkedHashMap<>();
 
@@ -41,18 +39,10 @@ class ApiRoutesTest {
     WRITING_BODIES.put("/api/share", "{\"server\":\"echo\"}");
   }
 
-  @TempDir Path dir;
-  private ApiDaemon api;
-
   @BeforeEach
   void start() throws Exception {
     api = ApiDaemon.start(dir, Map.of("echo", FakeServer.builder().name("echo").echo().build().description()),
         Map.of(), Map.of());
-  }
-
-  @AfterEach
-  void stop() {
-    api.close();
   }
 
   @Test

@@ -9,14 +9,11 @@ import dev.cotenant.gateway.config.GatewaySettings;
 import dev.cotenant.gateway.config.LockedJsonFile;
 import dev.cotenant.testkit.process.ChecksProcessLeaks;
 import dev.cotenant.testkit.server.FakeServer;
-import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import tools.jackson.databind.JsonNode;
@@ -32,17 +29,7 @@ import tools.jackson.databind.node.ObjectNode;
  * with sharing off it is stubbed, with sharing on it is skipped.
  */
 @ChecksProcessLeaks(waitMillis = 20_000)
-class ApiStubLockTest {
-  @TempDir Path dir;
-  private ApiDaemon api;
-
-  @AfterEach
-  void stop() {
-    if (api != null) {
-      api.close();
-    }
-  }
-
+class ApiStubLockTest extends ApiDaemonTest {
   @ParameterizedTest(name = "sharing {0} when the request arrives, flipped while it waits")
   @ValueSource(booleans = {false, true})
   void theAnswerFollowsTheSwitchAsTheWriterHoldingTheLockLeftIt(boolean before) throws Exception {
