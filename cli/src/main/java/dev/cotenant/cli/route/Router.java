@@ -58,45 +58,37 @@ public final class Router {
     Map<String, JsonNode> routedAs = new LinkedHashMap<>();
     Map<String, String> texts = new LinkedHashMap<>();
     Set<String> seen = new HashSet<>();
-    for (String map : ConfigText.MAPS) {
-      Optional<ObjectNode> servers = config.map(map);
-      if (servers.isEmpty()) {
-        continue;
+    forEachEntry(config, (map, name, entry) -> {
+      boolean first = seen.add(name);
+      Optional<String> skip = notRoutable(name, entry);
+      if (skip.isEmpty() && routesAnywhere(entry, name)) {
+        outcomes.add(new Outcome(name, Kind.ALREADY_ROUTED, ""));
+        return;
       }
-      for (Map.Entry<String, JsonNode> e : servers.get().properties()) {
-        String name = e.getKey();
-        JsonNode entry = e.getValue();
-        boolean first = seen.add(name);
-        Optional<String> skip = notRoutable(name, entry);
-        if (skip.isEmpty() && routesAnywhere(entry, name)) {
-          outcomes.add(new Outcome(name, Kind.ALREADY_ROUTED, ""));
-          continue;
-        }
-        if (skip.isEmpty() && !first) {
-          skip = Optional.of("also defined earlier in the file; the sidecar holds one entry per name");
-        }
-        JsonNode kept = originals.get(name);
-        if (skip.isEmpty() && kept != null && !kept.equals(entry)) {
-          skip = Optional.of("the sidecar already holds a different original for this name; "
-              + "remove it from the sidecar to route this entry");
-        }
-        if (skip.isEmpty()) {
-          skip = direct.apply(name);
-        }
-        if (skip.isPresent()) {
-          outcomes.add(new Outcome(name, Kind.NOT_ROUTED, skip.get()));
-          continue;
-        }
-        boolean typed = map.equals("servers") || entry.has("type") || entry.has("transport");
-        ObjectNode routed = launch.entry(name, sidecar, typed, cotenantHome);
-        ConfigText.Slot slot = new ConfigText.Slot(map, name);
-        replacements.put(slot, routed);
-        added.put(name, entry.deepCopy());
-        routedAs.put(name, routed);
-        config.textOf(slot).ifPresent(t -> texts.put(name, t));
-        outcomes.add(new Outcome(name, Kind.ROUTED, ""));
+      if (skip.isEmpty() && !first) {
+        skip = Optional.of("also defined earlier in the file; the sidecar holds one entry per name");
       }
-    }
+      JsonNode kept = originals.get(name);
+      if (skip.isEmpty() && kept != null && !kept.equals(entry)) {
+        skip = Optional.of("the sidecar already holds a different original for this name; "
+            + "remove it from the sidecar to route this entry");
+      }
+      if (skip.isEmpty()) {
+        skip = direct.apply(name);
+      }
+      if (skip.isPresent()) {
+        outcomes.add(new Outcome(name, Kind.NOT_ROUTED, skip.get()));
+        return;
+      }
+      boolean typed = map.equals("servers") || entry.has("type") || entry.has("transport");
+      ObjectNode routed = launch.entry(name, sidecar, typed, cotenantHome);
+      ConfigText.Slot slot = new ConfigText.Slot(map, name);
+      replacements.put(slot, routed);
+      added.put(name, entry.deepCopy());
+      routedAs.put(name, routed);
+      config.textOf(slot).ifPresent(t -> texts.put(name, t));
+      outcomes.add(new Outcome(name, Kind.ROUTED, ""));
+    });
     return new RoutePlan(config.with(replacements), outcomes, added, routedAs, texts);
   }
 
@@ -116,51 +108,62 @@ public final class Router {
     Map<ConfigText.Slot, String> verbatim = new LinkedHashMap<>();
     Map<String, JsonNode> restored = new LinkedHashMap<>();
     Set<String> inConfig = new HashSet<>();
-    for (String map : ConfigText.MAPS) {
-      Optional<ObjectNode> servers = config.map(map);
-      if (servers.isEmpty()) {
-        continue;
+    forEachEntry(config, (map, name, entry) -> {
+      if (!inConfig.add(name) || !which.test(name)) {
+        return;
       }
-      for (Map.Entry<String, JsonNode> e : servers.get().properties()) {
-        String name = e.getKey();
-        JsonNode entry = e.getValue();
-        if (!inConfig.add(name) || !which.test(name)) {
-          continue;
+      JsonNode original = originals.get(name);
+      JsonNode wrote = routedAs.get(name);
+      boolean through = entry.isObject() && routesThrough(entry, name, sidecar);
+      if (original == null) {
+        if (through) {
+          outcomes.add(new Outcome(name, Kind.LEFT, "launches connect through the sidecar, which holds no original for it"));
         }
-        JsonNode original = originals.get(name);
-        JsonNode wrote = routedAs.get(name);
-        boolean through = entry.isObject() && routesThrough(entry, name, sidecar);
-        if (original == null) {
-          if (through) {
-            outcomes.add(new Outcome(name, Kind.LEFT, "launches connect through the sidecar, which holds no original for it"));
-          }
-          continue;
-        }
-        if (entry.equals(original)) {
-          restored.put(name, original);
-          outcomes.add(new Outcome(name, Kind.RESTORED, ""));
-        } else if (through && (wrote == null || wrote.equals(entry))) {
-          ConfigText.Slot slot = new ConfigText.Slot(map, name);
-          replacements.put(slot, original);
-          // The original as the file held it (comments, trailing commas, one line), when the
-          // sidecar kept it and it still reads as the original.
-          JsonNode text = texts.get(name);
-          if (text != null && text.isString() && ConfigText.reads(text.asString(), original)) {
-            verbatim.put(slot, text.asString());
-          }
-          restored.put(name, original);
-          outcomes.add(new Outcome(name, Kind.RESTORED, ""));
-        } else {
-          outcomes.add(new Outcome(name, Kind.LEFT, "changed since it was routed; its original stays in the sidecar"));
-        }
+        return;
       }
-    }
+      if (entry.equals(original)) {
+        restored.put(name, original);
+        outcomes.add(new Outcome(name, Kind.RESTORED, ""));
+      } else if (through && (wrote == null || wrote.equals(entry))) {
+        ConfigText.Slot slot = new ConfigText.Slot(map, name);
+        replacements.put(slot, original);
+        // The original as the file held it (comments, trailing commas, one line), when the
+        // sidecar kept it and it still reads as the original.
+        JsonNode text = texts.get(name);
+        if (text != null && text.isString() && ConfigText.reads(text.asString(), original)) {
+          verbatim.put(slot, text.asString());
+        }
+        restored.put(name, original);
+        outcomes.add(new Outcome(name, Kind.RESTORED, ""));
+      } else {
+        outcomes.add(new Outcome(name, Kind.LEFT, "changed since it was routed; its original stays in the sidecar"));
+      }
+    });
     for (Map.Entry<String, JsonNode> e : originals.properties()) {
       if (!inConfig.contains(e.getKey())) {
         outcomes.add(new Outcome(e.getKey(), Kind.LEFT, "no longer in the file; its original stays in the sidecar"));
       }
     }
     return new RoutePlan(config.with(replacements, verbatim), outcomes, restored, Map.of());
+  }
+
+  /** What is done with one server entry: the map that holds it, its name, and the entry itself. */
+  @FunctionalInterface
+  private interface EntryAction {
+    void accept(String map, String name, JsonNode entry);
+  }
+
+  /** Runs {@code action} on each server entry of {@code config}, map by map in the order of {@link ConfigText#MAPS}. */
+  private static void forEachEntry(ConfigText config, EntryAction action) {
+    for (String map : ConfigText.MAPS) {
+      Optional<ObjectNode> servers = config.map(map);
+      if (servers.isEmpty()) {
+        continue;
+      }
+      for (Map.Entry<String, JsonNode> e : servers.get().properties()) {
+        action.accept(map, e.getKey(), e.getValue());
+      }
+    }
   }
 
   /** Why {@code entry} cannot be routed, if it cannot. */
