@@ -56,6 +56,34 @@ public abstract class CliCommand implements Callable<Integer> {
     return answer;
   }
 
+  /** What a command does with its daemon's answer, returning the exit status. */
+  @FunctionalInterface
+  protected interface DaemonAnswerHandler {
+    /** Acts on {@code answer}, the daemon's answer, and returns the exit status. */
+    int handle(java.util.Map<String, Object> answer) throws Exception;
+  }
+
+  /**
+   * Asks the daemon of {@code home} {@code kind} (see {@link #askDaemon}) and returns what
+   * {@code then} makes of its answer; {@link StatusCommand#EXIT_NO_ANSWER} after one line on
+   * standard error when the socket does not answer, {@link StatusCommand#EXIT_NOT_RUNNING} when no
+   * daemon runs.
+   */
+  protected int withDaemonAnswer(dev.cotenant.cli.daemon.CotenantHome home, String kind, String hint,
+      DaemonAnswerHandler then) throws Exception {
+    java.util.Optional<java.util.Map<String, Object>> answer;
+    try {
+      answer = askDaemon(home, kind, hint);
+    } catch (java.io.IOException e) {
+      context().err().println("cotenant: " + e.getMessage());
+      return StatusCommand.EXIT_NO_ANSWER;
+    }
+    if (answer.isEmpty()) {
+      return StatusCommand.EXIT_NOT_RUNNING;
+    }
+    return then.handle(answer.get());
+  }
+
   /** Builds the runtime from the common options. */
   protected CliRuntime runtime() throws UsageException {
     return CliRuntime.open(context(), common);

@@ -1,11 +1,9 @@
 package dev.cotenant.cli;
 
 import dev.cotenant.api.Json;
-import dev.cotenant.cli.daemon.CotenantHome;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import picocli.CommandLine.Command;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -28,20 +26,12 @@ public final class StatusCommand extends CliCommand {
 
   @Override
   public Integer call() throws Exception {
-    CliContext ctx = context();
-    CotenantHome home = cotenantHome();
-    Optional<Map<String, Object>> status;
-    try {
-      status = askDaemon(home, "status", " (start one: cotenant serve)");
-    } catch (java.io.IOException e) {
-      ctx.err().println("cotenant: " + e.getMessage());
-      return EXIT_NO_ANSWER;
-    }
-    if (status.isEmpty()) {
-      return EXIT_NOT_RUNNING;
-    }
-    Map<String, Object> s = status.get();
-    PrintWriter out = ctx.out();
+    return withDaemonAnswer(cotenantHome(), "status", " (start one: cotenant serve)", this::show);
+  }
+
+  /** Prints the daemon's status {@code s}, as JSON with {@code --json}. */
+  private int show(Map<String, Object> s) throws Exception {
+    PrintWriter out = context().out();
     if (common.json()) {
       out.println(JsonMapper.builder().build().writerWithDefaultPrettyPrinter().writeValueAsString(Json.thaw(s)));
       return Cli.EXIT_OK;

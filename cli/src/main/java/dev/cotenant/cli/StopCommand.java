@@ -1,6 +1,5 @@
 package dev.cotenant.cli;
 
-import dev.cotenant.cli.daemon.CotenantHome;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -21,19 +20,13 @@ public final class StopCommand extends CliCommand {
 
   @Override
   public Integer call() throws Exception {
+    return withDaemonAnswer(cotenantHome(), "stop", "", this::awaitExit);
+  }
+
+  /** Waits for the daemon that answered {@code answer} to stop to exit. */
+  private int awaitExit(Map<String, Object> answer) throws Exception {
     CliContext ctx = context();
-    CotenantHome home = cotenantHome();
-    Optional<Map<String, Object>> answer;
-    try {
-      answer = askDaemon(home, "stop", "");
-    } catch (java.io.IOException e) {
-      ctx.err().println("cotenant: " + e.getMessage());
-      return StatusCommand.EXIT_NO_ANSWER;
-    }
-    if (answer.isEmpty()) {
-      return StatusCommand.EXIT_NOT_RUNNING;
-    }
-    Object pid = answer.get().get("pid");
+    Object pid = answer.get("pid");
     Optional<ProcessHandle> p = pid instanceof Number ? ProcessHandle.of(((Number) pid).longValue()) : Optional.empty();
     if (p.isPresent()) {
       try {
