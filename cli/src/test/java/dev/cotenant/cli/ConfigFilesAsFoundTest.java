@@ -27,9 +27,7 @@ class ConfigFilesAsFoundTest {
   void aBrokenFileFoundByDiscoveryIsReportedAndSkipped() throws Exception {
     CliHarness cli = new CliHarness(tmp);
     cli.write(".mcp.json", "{\"mcpServers\": {\"broken\": ");
-    Path cursor = cli.cwd.resolve(".cursor/mcp.json");
-    Files.createDirectories(cursor.getParent());
-    Files.writeString(cursor, "{\"mcpServers\": {\"fine\": {\"command\": \"/nonexistent/fine\"}}}");
+    cli.write(".cursor/mcp.json", "{\"mcpServers\": {\"fine\": {\"command\": \"/nonexistent/fine\"}}}");
 
     CliHarness.Result r = cli.run("assess", "--json");
 

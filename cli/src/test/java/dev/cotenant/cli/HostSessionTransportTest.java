@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cotenant.api.ServerDescription;
 import dev.cotenant.gateway.Cotenant;
-import dev.cotenant.gateway.probe.ProbeHarness;
 import dev.cotenant.spi.ProviderContext;
 import dev.cotenant.spi.ServerMessageHandler;
 import dev.cotenant.spi.ServerSession;
@@ -17,7 +16,6 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * A host's session transport is how every server is started: the pre-flight of {@code measure}
@@ -52,8 +50,7 @@ class HostSessionTransportTest extends SpawningCliTest {
 
   @BeforeEach
   void setUp() throws Exception {
-    cli.write("mcp.json", JsonMapper.builder().build().writeValueAsString(Map.of("mcpServers",
-        Map.of("echo", Map.of("command", ProbeHarness.JAVA, "args", ProbeHarness.javaArgs("echo"))))));
+    cli.writeProbeServers("mcp.json", List.of("echo"), Map.of());
   }
 
   @Test

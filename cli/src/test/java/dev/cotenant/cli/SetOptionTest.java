@@ -3,11 +3,10 @@ package dev.cotenant.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.cotenant.gateway.probe.ProbeHarness;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import tools.jackson.databind.json.JsonMapper;
 
 /** {@code --set KEY=VALUE} reaches the runtime and its providers. */
 class SetOptionTest extends SpawningCliTest {
@@ -16,8 +15,7 @@ class SetOptionTest extends SpawningCliTest {
   @BeforeEach
   void setUp() throws Exception {
     // A server that speaks only the 2026-07-28 era: server/discover, and an error for initialize.
-    cli.write("mcp.json", JsonMapper.builder().build().writeValueAsString(Map.of("mcpServers",
-        Map.of("modern", Map.of("command", ProbeHarness.JAVA, "args", ProbeHarness.javaArgs("modern"))))));
+    cli.writeProbeServers("mcp.json", List.of("modern"), Map.of());
   }
 
   @Test
