@@ -87,6 +87,13 @@ class DaemonTest {
     return d;
   }
 
+  /** A daemon of {@link #echo()}, started. */
+  private Daemon startedEcho() throws IOException {
+    Daemon d = daemon(echo());
+    d.start();
+    return d;
+  }
+
   private static ServerDescription echo() {
     return FakeServer.builder().name("fake").era(FakeServer.Era.LEGACY).echo().build().description();
   }
@@ -191,8 +198,7 @@ class DaemonTest {
 
   @Test
   void theSocketIsItsOwnersOnlyAndStoppingRemovesItAndTheState() throws Exception {
-    Daemon d = daemon(echo());
-    d.start();
+    Daemon d = startedEcho();
     assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(home().socket())));
     assertEquals(System.getProperty("user.name"), Files.getOwner(home().socket()).getName());
     assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(home().dir())),
@@ -217,8 +223,7 @@ class DaemonTest {
     }
     assertTrue(Files.exists(home().socket()));
     assertTrue(DaemonStarter.tryConnect(home().socket()).isEmpty(), "a stale socket answers nobody");
-    Daemon d = daemon(echo());
-    d.start();
+    Daemon d = startedEcho();
     try (SocketChannel ch = DaemonStarter.tryConnect(home().socket()).orElseThrow()) {
       assertTrue(ch.isConnected());
     }
@@ -286,8 +291,7 @@ class DaemonTest {
 
   @Test
   void twoShimsShareOneBackendEachGetsItsOwnAnswersAndClosingStdinEndsTheShimWithStatus0() throws Exception {
-    Daemon d = daemon(echo());
-    d.start();
+    Daemon d = startedEcho();
     try (Client a = new Client("fake", home().socket()); Client b = new Client("fake", home().socket())) {
       a.initialize();
       b.initialize();
@@ -355,8 +359,7 @@ class DaemonTest {
 
   @Test
   void stoppingTheDaemonAnswersAnUnansweredRequestCallInterruptedAndTheShimExits1() throws Exception {
-    Daemon d = daemon(echo());
-    d.start();
+    Daemon d = startedEcho();
     try (Client a = new Client("fake", home().socket())) {
       a.initialize();
       // The fake server sleeps this long before answering: the call is unanswered when the daemon stops.
@@ -382,8 +385,7 @@ class DaemonTest {
    */
   @Test
   void aClientMessageOverTheLimitEndsTheSessionAndTheShimExits1() throws Exception {
-    Daemon d = daemon(echo());
-    d.start();
+    Daemon d = startedEcho();
     try (Client a = new Client("fake", home().socket())) {
       a.initialize();
       byte[] chunk = new byte[1 << 20];
@@ -401,8 +403,7 @@ class DaemonTest {
 
   @Test
   void stopOverTheSocketStopsTheDaemonAndStatusThenSaysNoneRuns() throws Exception {
-    Daemon d = daemon(echo());
-    d.start();
+    Daemon d = startedEcho();
     Map<String, Object> answer = DaemonControl.ask(home(), "stop").orElseThrow();
     assertEquals("stopping", answer.get("cotenant"));
     assertTrue(waitStopped(d), "the daemon stopped");
@@ -474,8 +475,7 @@ class DaemonTest {
 
   @Test
   void dashboardOfADaemonWithoutHttpSaysSo() throws Exception {
-    Daemon d = daemon(echo());
-    d.start();
+    Daemon d = startedEcho();
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     assertEquals(1, cli(out, err).run("dashboard"));
@@ -499,8 +499,7 @@ class DaemonTest {
 
   @Test
   void anUnknownServerIsRefusedNamingTheFilesLookedAt() throws Exception {
-    Daemon d = daemon(echo());
-    d.start();
+    Daemon d = startedEcho();
     try (Client a = new Client("nope", home().socket())) {
       assertEquals(Shim.EXIT_DAEMON, a.exit.get(20, TimeUnit.SECONDS));
       assertTrue(a.err.toString().contains("no server named 'nope' in " + dir.resolve("mcp.json")), a.err.toString());
@@ -529,8 +528,7 @@ class DaemonTest {
    */
   @Test
   void aShimsHelloIsCheckedBeforeAnythingStarts() throws Exception {
-    Daemon d = daemon(echo());
-    d.start();
+    Daemon d = startedEcho();
     Map<String, Object> notJson = hello("hello there");
     assertEquals("refused", notJson.get("cotenant"), notJson.toString());
     assertTrue(String.valueOf(notJson.get("error")).startsWith("the first line is not a Cotenant hello: "), notJson.toString());

@@ -30,12 +30,17 @@ class ApiMeasureTest extends ApiDaemonTest {
     return FakeServer.builder().name(name).echo().build().description();
   }
 
-  @Test
-  void aJobProgressesUntilEveryServerIsMeasuredAndTheRowsThenShowIt() throws Exception {
+  /** Starts the daemon with two echo servers, {@code echo-a} then {@code echo-b}, and no settings. */
+  private void startTwoEchoes() throws Exception {
     Map<String, ServerDescription> servers = new LinkedHashMap<>();
     servers.put("echo-a", echo("echo-a"));
     servers.put("echo-b", echo("echo-b"));
     api = ApiDaemon.start(dir, servers, Map.of(), Map.of());
+  }
+
+  @Test
+  void aJobProgressesUntilEveryServerIsMeasuredAndTheRowsThenShowIt() throws Exception {
+    startTwoEchoes();
     for (JsonNode row : api.get("/api/rows").json().path("servers")) {
       assertEquals("unknown", row.path("strength").asString(), row.toString());
     }
@@ -76,10 +81,7 @@ class ApiMeasureTest extends ApiDaemonTest {
 
   @Test
   void theStubActionWritesTheOverridesOfTheServersItStubs() throws Exception {
-    Map<String, ServerDescription> servers = new LinkedHashMap<>();
-    servers.put("echo-a", echo("echo-a"));
-    servers.put("echo-b", echo("echo-b"));
-    api = ApiDaemon.start(dir, servers, Map.of(), Map.of());
+    startTwoEchoes();
     Answer unmeasured = api.post("/api/stub", "{\"servers\":[\"echo-a\"]}");
     assertEquals(200, unmeasured.status(), unmeasured.toString());
     assertEquals(0, unmeasured.json().path("stubbed").size(), "an unknown server is not stubbed: " + unmeasured);
