@@ -63,6 +63,19 @@ class HttpClientSessionTest {
         "params", Map.of("progressToken", token, "progress", 1, "message", text));
   }
 
+  /**
+   * Once request 1, which gave {@code tok-a}, is gone: a new request reusing id 1 and a request 3
+   * are posted, and progress for {@code tok-a} does not reach the new request 1 ({@code why} says
+   * so when it does) but goes to the most recent request, as a token nobody gave does.
+   */
+  private void assertTokenGone(String why) {
+    FakeExchange reused = post(1, null);
+    FakeExchange latest = post(3, null);
+    session.send(progress("tok-a", "late"));
+    assertEquals(List.of(), texts(reused), why);
+    assertEquals(List.of("late"), texts(latest));
+  }
+
   private static List<String> texts(FakeExchange x) {
     List<String> out = new ArrayList<>();
     for (Map<String, Object> m : x.messages()) {
@@ -129,11 +142,7 @@ class HttpClientSessionTest {
 
     session.send(answer(1, "a done"));
     assertEquals(List.of("for a", "a done"), texts(a));
-    FakeExchange reused = post(1, null);
-    FakeExchange latest = post(3, null);
-    session.send(progress("tok-a", "late"));
-    assertEquals(List.of(), texts(reused), "the token died with its request, not with the id");
-    assertEquals(List.of("late"), texts(latest));
+    assertTokenGone("the token died with its request, not with the id");
   }
 
   /**
@@ -293,11 +302,7 @@ class HttpClientSessionTest {
     session.forget(RequestId.of(1), a.stream());
     session.send(answer(1, "a done"));
     assertEquals(List.of("still a's"), texts(a), "a forgotten request's answer is dropped");
-    FakeExchange reused = post(1, null);
-    FakeExchange latest = post(3, null);
-    session.send(progress("tok-a", "late"));
-    assertEquals(List.of(), texts(reused), "the token went with its request");
-    assertEquals(List.of("late"), texts(latest));
+    assertTokenGone("the token went with its request");
   }
 
   /**

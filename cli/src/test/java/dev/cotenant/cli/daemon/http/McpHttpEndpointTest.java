@@ -134,10 +134,7 @@ class McpHttpEndpointTest extends McpHttpServerTest {
     FakeServer spaced = FakeServer.builder().name("my server?").era(FakeServer.Era.LEGACY).tool("echo").build();
     http = new McpHttpHarness(records, List.of(spaced.description(), FAKE.description()));
     assertTrue(http.uri("my server?").toString().endsWith("/mcp/my%20server%3F"), http.uri("my server?").toString());
-    String session = http.initialize("my server?");
-    HttpResponse<String> list = http.post("my server?", session, request(2, "tools/list", Map.of()));
-    assertEquals(200, list.statusCode(), list.body());
-    assertTrue(list.body().contains("\"echo\""), list.body());
+    http.assertListsEcho("my server?", 2);
   }
 
   @Test

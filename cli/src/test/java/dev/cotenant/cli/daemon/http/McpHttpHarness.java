@@ -1,6 +1,7 @@
 package dev.cotenant.cli.daemon.http;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cotenant.api.ServerDescription;
 import dev.cotenant.gateway.Cotenant;
@@ -115,6 +116,17 @@ final class McpHttpHarness implements AutoCloseable {
     HttpResponse<String> n = post(serverName, id, Map.of("jsonrpc", "2.0", "method", "notifications/initialized"));
     assertEquals(202, n.statusCode(), n.body());
     return id;
+  }
+
+  /**
+   * Opens a session of {@code serverName} and asks it for its tools (request {@code id}): asserts
+   * the answer is 200 and lists the {@code echo} tool.
+   */
+  void assertListsEcho(String serverName, int id) throws IOException, InterruptedException {
+    String session = initialize(serverName);
+    HttpResponse<String> list = post(serverName, session, request(id, "tools/list", Map.of()));
+    assertEquals(200, list.statusCode(), list.body());
+    assertTrue(list.body().contains("\"echo\""), list.body());
   }
 
   static Map<String, Object> initializeRequest(int id) {

@@ -187,10 +187,7 @@ class McpHttpMessagesTest extends McpHttpServerTest {
   @Test
   void aServerWithAOneLetterNameIsReachable() throws Exception {
     start();
-    String session = http.initialize("a");
-    HttpResponse<String> list = http.post("a", session, request(1, "tools/list", Map.of()));
-    assertEquals(200, list.statusCode(), list.body());
-    assertTrue(list.body().contains("\"echo\""), list.body());
+    http.assertListsEcho("a", 1);
   }
 
   /**
