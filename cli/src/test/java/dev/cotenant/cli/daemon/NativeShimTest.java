@@ -255,11 +255,23 @@ class NativeShimTest {
     assertTrue(p.waitFor(BOUND.toSeconds(), TimeUnit.SECONDS));
   }
 
+  /** Accepts the shim's next connection and asserts that its first line is {@code hello}. */
+  private static Peer greeted(FakeDaemon daemon, String hello) throws Exception {
+    Peer peer = daemon.accept();
+    assertEquals(hello, peer.read());
+    return peer;
+  }
+
+  /** As {@link #greeted}, then tells the shim it is connected to the daemon of pid {@code daemonPid}. */
+  private static Peer connected(FakeDaemon daemon, String hello, long daemonPid) throws Exception {
+    Peer peer = greeted(daemon, hello);
+    peer.connected(daemonPid);
+    return peer;
+  }
+
   /** Connects, initializes, and returns the daemon side of the session. */
   private Peer initialized(FakeDaemon daemon, Client client, long daemonPid) throws Exception {
-    Peer peer = daemon.accept();
-    assertEquals(expectedHello(client), peer.read());
-    peer.connected(daemonPid);
+    Peer peer = connected(daemon, expectedHello(client), daemonPid);
     client.send(INIT);
     assertEquals(INIT, peer.read(), "the client's line reaches the daemon byte for byte");
     String result = "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
@@ -311,8 +323,7 @@ class NativeShimTest {
   void aRefusedHelloEndsWithOneLineNamingTheDaemonsReason() throws Exception {
     FakeDaemon daemon = new FakeDaemon();
     Client client = echoShim();
-    Peer peer = daemon.accept();
-    assertEquals(expectedHello(client), peer.read());
+    Peer peer = greeted(daemon, expectedHello(client));
     peer.send("{\"cotenant\":\"refused\",\"error\":\"no server named \\\"echo\\\" in /x/mcp.json\"}");
     peer.close();
     assertEquals(1, client.exit());
@@ -328,9 +339,7 @@ class NativeShimTest {
   void aClientLineOverThirtyTwoMebibytesEndsTheSessionWithOneLine() throws Exception {
     FakeDaemon daemon = new FakeDaemon();
     Client client = echoShim();
-    Peer peer = daemon.accept();
-    assertEquals(expectedHello(client), peer.read());
-    peer.connected(ProcessHandle.current().pid());
+    Peer peer = connected(daemon, expectedHello(client), ProcessHandle.current().pid());
     byte[] longest = new byte[LineChannel.MAX_LINE];
     java.util.Arrays.fill(longest, (byte) 'a');
     CompletableFuture<String> got = CompletableFuture.supplyAsync(() -> {
@@ -382,12 +391,9 @@ class NativeShimTest {
 
     String resume = expectedHello(client).substring(0, expectedHello(client).length() - 1) + ",\"resume\":" + INIT + "}";
     // A daemon still exiting takes the connection and drops it unanswered: the shim tries again.
-    Peer dropped = daemon.accept();
-    assertEquals(resume, dropped.read());
+    Peer dropped = greeted(daemon, resume);
     dropped.close();
-    Peer again = daemon.accept();
-    assertEquals(resume, again.read());
-    again.connected(ProcessHandle.current().pid());
+    Peer again = connected(daemon, resume, ProcessHandle.current().pid());
     assertEquals(held, again.read(), "the line sent while resuming follows the hello; initialize is not sent again");
     again.send("{\"jsonrpc\":\"2.0\",\"id\":8,\"result\":{\"content\":[]}}");
     assertEquals("{\"jsonrpc\":\"2.0\",\"id\":8,\"result\":{\"content\":[]}}", client.line());
@@ -449,9 +455,7 @@ class NativeShimTest {
     FakeDaemon daemon = new FakeDaemon();
     Process first = daemonProcess();
     Client client = echoShim();
-    Peer peer = daemon.accept();
-    assertEquals(expectedHello(client), peer.read());
-    peer.connected(first.pid());
+    Peer peer = connected(daemon, expectedHello(client), first.pid());
     client.send(INIT);
     assertEquals(INIT, peer.read());
     kill(first);
