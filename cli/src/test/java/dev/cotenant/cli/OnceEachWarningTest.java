@@ -40,14 +40,17 @@ class OnceEachWarningTest {
     }
   }
 
+  /** What the filter under test writes to; each test gets its own. */
+  private final Sink sink = new Sink();
+  /** The filter under test. */
+  private final OnceEachWarning filter = new OnceEachWarning(sink);
+
   private static void write(OutputStream out, String s) throws IOException {
     out.write(s.getBytes(StandardCharsets.UTF_8));
   }
 
   @Test
   void eachWarningIsWrittenOnceAndOtherLinesEveryTime() throws IOException {
-    Sink sink = new Sink();
-    OnceEachWarning filter = new OnceEachWarning(sink);
     write(filter, "WARN a is unreadable\n");
     write(filter, "WARN b is unreadable\n");
     write(filter, "WARN a is unreadable\n");
@@ -64,16 +67,12 @@ class OnceEachWarningTest {
 
   @Test
   void aStackTraceIsLeftOutButALineThatOnlyLooksLikeItsEndIsNot() throws IOException {
-    Sink sink = new Sink();
-    OnceEachWarning filter = new OnceEachWarning(sink);
     write(filter, "\tat dev.cotenant.X.y(X.java:1)\nCaused by: java.lang.Error\n\t... 3 more\n\t... and more\n");
     assertEquals("\t... and more\n", sink.text());
   }
 
   @Test
   void aFlushWritesAPartialLineUnlessItMayStillBecomeAWarningOrAStackTraceLine() throws IOException {
-    Sink sink = new Sink();
-    OnceEachWarning filter = new OnceEachWarning(sink);
     write(filter, "cotenant: partial");
     filter.flush();
     assertEquals("cotenant: partial", sink.text(), "written at the flush, not at the end of the line");
@@ -102,8 +101,6 @@ class OnceEachWarningTest {
 
   @Test
   void closingWritesWhatIsPendingEvenAPossibleWarningAndClosesTheStreamBelow() throws IOException {
-    Sink sink = new Sink();
-    OnceEachWarning filter = new OnceEachWarning(sink);
     write(filter, "WARN cut short");
     filter.close();
     assertEquals("WARN cut short", sink.text(), "nothing is lost at the end");
