@@ -54,21 +54,24 @@ class CliTest {
     assertEquals(List.of(line), r.errLines());
   }
 
+  /** Asserts that {@code r} exited 0 (its standard error the message) and printed exactly {@code lines}. */
+  private static void assertPrinted(CliHarness.Result r, String... lines) {
+    assertEquals(0, r.code(), r.err());
+    assertEquals(List.of(lines), r.out().lines().toList());
+  }
+
   // ---- assess ----
 
   @Test
   void assessPrintsAnAlignedTableAndSpawnsNothing() throws IOException {
     cli.write("mcp.json", THREE);
     CliHarness.Result r = cli.run("assess", "mcp.json");
-    assertEquals(0, r.code(), r.err());
-    assertEquals(
-        List.of(
-            "NAME   STRENGTH      STUB  SHARE  SOURCE    REASONS",
-            "alpha  unknown       no    no     mcp.json  not_probed",
-            "beta   unknown       no    no     mcp.json  not_probed",
-            "off    unknown       no    no     mcp.json  not_probed",
-            "web    disqualified  no    no     mcp.json  not_stdio(http)"),
-        r.out().lines().toList());
+    assertPrinted(r,
+        "NAME   STRENGTH      STUB  SHARE  SOURCE    REASONS",
+        "alpha  unknown       no    no     mcp.json  not_probed",
+        "beta   unknown       no    no     mcp.json  not_probed",
+        "off    unknown       no    no     mcp.json  not_probed",
+        "web    disqualified  no    no     mcp.json  not_stdio(http)");
     assertEquals("", r.err());
     assertEquals(0, cli.transport.created.get(), "assess never selects the pre-flight transport");
     assertEquals(0, cli.transport.total());
@@ -366,14 +369,11 @@ class CliTest {
     ledger.flush();
 
     CliHarness.Result table = cli.run("hazards", "list");
-    assertEquals(0, table.code(), table.err());
-    assertEquals(
-        List.of(
-            "NAME   IDENTITY      CODES                        COUNT  LAST_SEEN",
-            "alpha  aaaaaaaaaaaa  cross_session_leak           1      2023-11-14T22:13:20Z",
-            "alpha  bbbbbbbbbbbb  unroutable_server_request    1      2023-11-14T22:13:20Z",
-            "beta   cccccccccccc  unattributable_notification  1      2023-11-14T22:13:20Z"),
-        table.out().lines().toList());
+    assertPrinted(table,
+        "NAME   IDENTITY      CODES                        COUNT  LAST_SEEN",
+        "alpha  aaaaaaaaaaaa  cross_session_leak           1      2023-11-14T22:13:20Z",
+        "alpha  bbbbbbbbbbbb  unroutable_server_request    1      2023-11-14T22:13:20Z",
+        "beta   cccccccccccc  unattributable_notification  1      2023-11-14T22:13:20Z");
 
     JsonNode json = json(cli.run("hazards", "list", "--json").out());
     assertEquals("alpha", json.path("servers").get(0).path("name").stringValue());
@@ -434,15 +434,12 @@ class CliTest {
     measureAlphaAndBeta();
     String before = Files.readString(config);
     CliHarness.Result r = cli.run("seed", "--config", "mcp.json");
-    assertEquals(0, r.code(), r.err());
-    assertEquals(
-        List.of(
-            "seed plan for mcp.json:",
-            "  stub:            alpha, beta",
-            "  wants sharing:   (none)",
-            "  already seeded:  (none)",
-            "nothing written; rerun with --apply to write the stub overrides into mcp.json"),
-        r.out().lines().toList());
+    assertPrinted(r,
+        "seed plan for mcp.json:",
+        "  stub:            alpha, beta",
+        "  wants sharing:   (none)",
+        "  already seeded:  (none)",
+        "nothing written; rerun with --apply to write the stub overrides into mcp.json");
     assertEquals(before, Files.readString(config), "a plan writes nothing");
     assertTrue(FilePreflightCache.open(cli.records).load().applied().isEmpty(), "nor any marker");
   }
