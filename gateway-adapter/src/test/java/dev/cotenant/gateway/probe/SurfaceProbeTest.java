@@ -21,27 +21,21 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The whole-surface probe against scripted servers ({@link SurfaceTestServer}): what it calls,
  * what it sees, and what it concludes. Every test checks that no process it started is left.
  */
+@ExtendWith(ProbeHarness.NoneLeft.class)
 class SurfaceProbeTest {
-  private ProbeHarness harness;
   private SurfaceProbe probe;
 
   @BeforeEach
   void setUp() {
-    harness = new ProbeHarness();
     probe = ProbeHarness.surface();
-  }
-
-  @AfterEach
-  void noneLeft() {
-    harness.assertNoneLeft();
   }
 
   private static ServerDescription server(String scenario) {
