@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cotenant.api.ServerDescription;
 import dev.cotenant.gateway.pool.FakeFactory.Backend;
+import dev.cotenant.gateway.pool.FakeFactory.Step;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -99,6 +100,35 @@ abstract class PoolTestSupport {
     CountDownLatch latch = new CountDownLatch(n);
     pool.onWaiting(who -> latch.countDown());
     return latch;
+  }
+
+  /** A first start of {@link #ECHO} held at its gate, session a's acquire in it and session b's waiting on it. */
+  record GatedStart(Step start, Future<Lease<Backend>> a, Future<Lease<Backend>> b) {}
+
+  /** Starts {@link #ECHO} for session a with the start gated, and returns once session b waits on that start. */
+  GatedStart gatedStartWithAWaiter() throws Exception {
+    Step start = factory.next(Step.gated());
+    CountDownLatch waiting = waiters(1);
+    Future<Lease<Backend>> a = async(() -> acquire(ECHO, "a"));
+    start.awaitEntered();
+    Future<Lease<Backend>> b = async(() -> acquire(ECHO, "b"));
+    await(waiting);
+    return new GatedStart(start, a, b);
+  }
+
+  /**
+   * A backend of {@link #ECHO} that exits right after its start and after each of the three restarts
+   * that follow fails: four starts, the lease fails, and the entry is gone.
+   */
+  void assertABackendThatDiesRightAfterEveryRestartFails() throws Exception {
+    Lease<Backend> l = acquire(ECHO, "a");
+    l.backend().exit("crashed"); // generation 2
+    l.backend().exit("crashed at once"); // generation 3
+    l.backend().exit("crashed at once"); // generation 4
+    l.backend().exit("crashed at once");
+    assertEquals(PoolException.Kind.FAILED, kindOf(l::backend));
+    assertEquals(4, factory.starts.get());
+    assertEmpty();
   }
 
   /** The pool's only entry. */

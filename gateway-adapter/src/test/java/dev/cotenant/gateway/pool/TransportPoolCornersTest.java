@@ -69,14 +69,7 @@ class TransportPoolCornersTest extends PoolTestSupport {
   @Test
   void aBackendThatDiesRightAfterEveryRestartFailsWhateverTheClockReads() throws Exception {
     timers.advance(Duration.ofHours(1));
-    Lease<Backend> l = acquire(ECHO, "a");
-    l.backend().exit("crashed");
-    l.backend().exit("crashed at once");
-    l.backend().exit("crashed at once");
-    l.backend().exit("crashed at once");
-    assertEquals(PoolException.Kind.FAILED, kindOf(l::backend));
-    assertEquals(4, factory.starts.get());
-    assertEmpty();
+    assertABackendThatDiesRightAfterEveryRestartFails();
   }
 
   /**

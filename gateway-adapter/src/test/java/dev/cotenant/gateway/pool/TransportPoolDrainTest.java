@@ -194,16 +194,11 @@ class TransportPoolDrainTest extends PoolTestSupport {
 
   @Test
   void aDrainDuringTheFirstStartClosesTheBackendWhenItArrives() throws Exception {
-    Step start = factory.next(Step.gated());
-    CountDownLatch waiting = waiters(1);
-    Future<Lease<Backend>> a = async(() -> acquire(ECHO, "a"));
-    start.awaitEntered();
-    Future<Lease<Backend>> b = async(() -> acquire(ECHO, "b"));
-    await(waiting);
+    GatedStart s = gatedStartWithAWaiter();
     assertEquals(new DrainResult(0, 1, List.of()), pool.drainAll(true, Duration.ZERO));
-    assertEquals(PoolException.Kind.CLOSED, failure(b).kind()); // a waiter is not kept waiting on the start
-    start.open();
-    assertEquals(PoolException.Kind.CLOSED, failure(a).kind());
+    assertEquals(PoolException.Kind.CLOSED, failure(s.b()).kind()); // a waiter is not kept waiting on the start
+    s.start().open();
+    assertEquals(PoolException.Kind.CLOSED, failure(s.a()).kind());
     assertTrue(factory.backend(0).isClosed());
     assertEmpty();
   }

@@ -229,16 +229,11 @@ class TransportPoolLifecycleTest extends PoolTestSupport {
 
   @Test
   void aSessionReleasedDuringTheStartLeavesTheOthersAttached() throws Exception {
-    Step start = factory.next(Step.gated());
-    CountDownLatch waiting = waiters(1);
-    Future<Lease<Backend>> a = async(() -> acquire(ECHO, "a"));
-    start.awaitEntered();
-    Future<Lease<Backend>> b = async(() -> acquire(ECHO, "b"));
-    await(waiting);
+    GatedStart s = gatedStartWithAWaiter();
     pool.releaseSession("a");
-    start.open();
-    assertEquals(PoolException.Kind.CLOSED, failure(a).kind());
-    await(b).backend();
+    s.start().open();
+    assertEquals(PoolException.Kind.CLOSED, failure(s.a()).kind());
+    await(s.b()).backend();
     assertEquals(EntryState.ACTIVE, only().state());
     assertEquals(1, only().sessions());
   }

@@ -112,14 +112,7 @@ class TransportPoolRestartTest extends PoolTestSupport {
 
   @Test
   void aBackendThatDiesRightAfterEveryRestartFails() throws Exception {
-    Lease<Backend> l = acquire(ECHO, "a");
-    l.backend().exit("crashed"); // generation 2
-    l.backend().exit("crashed at once"); // generation 3
-    l.backend().exit("crashed at once"); // generation 4
-    l.backend().exit("crashed at once");
-    assertEquals(PoolException.Kind.FAILED, kindOf(l::backend));
-    assertEquals(4, factory.starts.get());
-    assertEmpty();
+    assertABackendThatDiesRightAfterEveryRestartFails();
   }
 
   @Test
