@@ -105,6 +105,19 @@ class SharingTest {
     return Cotenant.builder().config(config).recordsDirectory(records).build();
   }
 
+  /**
+   * A runtime with sharing on (and {@code keyValues} besides) whose evaluator has measured
+   * {@code server}; {@link #sharing} is its sharing.
+   */
+  private Cotenant measuredWithSharingOn(ServerDescription server, String... keyValues) throws Exception {
+    List<String> config = new ArrayList<>(List.of(SharingSettings.ENABLED, "true"));
+    config.addAll(List.of(keyValues));
+    Cotenant cotenant = cotenant(config.toArray(String[]::new));
+    cotenant.evaluator(1).uncappedPass(List.of(server));
+    sharing = cotenant.sharing();
+    return cotenant;
+  }
+
   /** Two clients, A and B, each connected to {@code server} and initialized. */
   private record Pair(Client a, Client b, ClientSession ca, ClientSession cb) {}
 
@@ -196,36 +209,30 @@ class SharingTest {
   void aHazardRecordedElsewhereMovesTheAttachedSessionsOnceTheRecordsChanged() throws Exception {
     ServerDescription server = FakeServer.builder().name("declared").era(FakeServer.Era.LEGACY).tool("echo")
         .experimental("cotenant.caller-identity", Map.of("version", 1)).build().description();
-    Cotenant cotenant = cotenant(SharingSettings.ENABLED, "true");
-    cotenant.evaluator(1).uncappedPass(List.of(server));
-    sharing = cotenant.sharing();
+    Cotenant cotenant = measuredWithSharingOn(server);
     Pair p = twoSessions(server);
-    Client a = p.a();
-    Client b = p.b();
-    ClientSession ca = p.ca();
-    ClientSession cb = p.cb();
-    long shared = ca.backendPid().orElseThrow();
-    assertEquals(shared, cb.backendPid().orElseThrow());
+    long shared = p.ca().backendPid().orElseThrow();
+    assertEquals(shared, p.cb().backendPid().orElseThrow());
 
     cotenant.recordStores().hazardLedger().record("declared", cotenant.identityOf(server).ledgerKey(),
         HazardCode.CROSS_SESSION_LEAK, 2);
-    ca.fromClient(call(1, "a-1", 0));
-    a.answer(1);
-    assertEquals(shared, ca.backendPid().orElseThrow(), "nothing said the records changed: the session stays");
+    p.ca().fromClient(call(1, "a-1", 0));
+    p.a().answer(1);
+    assertEquals(shared, p.ca().backendPid().orElseThrow(), "nothing said the records changed: the session stays");
 
     sharing.recordsChanged();
-    ca.fromClient(call(2, "a-2", 0));
-    assertTrue(String.valueOf(a.answer(2)).contains("a-2"));
-    cb.fromClient(call(2, "b-2", 0));
-    assertTrue(String.valueOf(b.answer(2)).contains("b-2"));
-    for (ClientSession c : List.of(ca, cb)) {
+    p.ca().fromClient(call(2, "a-2", 0));
+    assertTrue(String.valueOf(p.a().answer(2)).contains("a-2"));
+    p.cb().fromClient(call(2, "b-2", 0));
+    assertTrue(String.valueOf(p.b().answer(2)).contains("b-2"));
+    for (ClientSession c : List.of(p.ca(), p.cb())) {
       assertEquals(Placement.DEDICATED, c.placement().placement(), c.placement().why());
       assertTrue(c.placement().why().startsWith("the records changed: its verdict (refuted)"), c.placement().why());
       assertNotEquals(shared, c.backendPid().orElseThrow());
     }
-    assertNotEquals(ca.backendPid().orElseThrow(), cb.backendPid().orElseThrow(), "each on a backend of its own");
-    ca.close();
-    cb.close();
+    assertNotEquals(p.ca().backendPid().orElseThrow(), p.cb().backendPid().orElseThrow(), "each on a backend of its own");
+    p.ca().close();
+    p.cb().close();
   }
 
   /**
@@ -239,28 +246,22 @@ class SharingTest {
     ServerDescription server = FakeServer.builder().name("asks-tight").era(FakeServer.Era.LEGACY).tool("echo")
         .experimental("cotenant.caller-identity", Map.of("version", 1))
         .sendsServerRequestOnCall("roots/list").build().description();
-    Cotenant cotenant = cotenant(SharingSettings.ENABLED, "true", dev.cotenant.gateway.pool.PoolSettings.SPAWN_BUDGET, "1");
-    cotenant.evaluator(1).uncappedPass(List.of(server));
-    sharing = cotenant.sharing();
+    measuredWithSharingOn(server, dev.cotenant.gateway.pool.PoolSettings.SPAWN_BUDGET, "1");
     Pair p = twoSessions(server);
-    Client a = p.a();
-    Client b = p.b();
-    ClientSession ca = p.ca();
-    ClientSession cb = p.cb();
-    ca.fromClient(call(1, "a-1", 0));
-    assertTrue(String.valueOf(a.answer(1)).contains("cannot route roots/list"), "the hazard");
+    p.ca().fromClient(call(1, "a-1", 0));
+    assertTrue(String.valueOf(p.a().answer(1)).contains("cannot route roots/list"), "the hazard");
 
     for (int id = 7; id <= 8; id++) {
-      ca.fromClient(Map.of("jsonrpc", "2.0", "id", id, "method", "ping"));
-      Map<String, Object> answer = a.answer(id);
+      p.ca().fromClient(Map.of("jsonrpc", "2.0", "id", id, "method", "ping"));
+      Map<String, Object> answer = p.a().answer(id);
       Map<?, ?> error = (Map<?, ?>) answer.get("error");
       assertTrue(error != null, "no backend could be had: " + answer);
       assertEquals(ErrorCode.NO_BACKEND.code(), ((Number) error.get("code")).intValue(), answer.toString());
       assertTrue(String.valueOf(error.get("message")).contains(dev.cotenant.gateway.pool.PoolSettings.SPAWN_BUDGET),
           answer.toString());
     }
-    ca.close();
-    cb.close();
+    p.ca().close();
+    p.cb().close();
   }
 
   @Test
