@@ -122,10 +122,14 @@ class SharingTest {
   private record Pair(Client a, Client b, ClientSession ca, ClientSession cb) {}
 
   private Pair twoSessions(ServerDescription server) throws Exception {
+    return twoSessions(server, "session-a", "session-b");
+  }
+
+  private Pair twoSessions(ServerDescription server, String sessionA, String sessionB) throws Exception {
     Client a = new Client();
     Client b = new Client();
-    ClientSession ca = sharing.connect(server, "session-a", init(), a);
-    ClientSession cb = sharing.connect(server, "session-b", init(), b);
+    ClientSession ca = sharing.connect(server, sessionA, init(), a);
+    ClientSession cb = sharing.connect(server, sessionB, init(), b);
     initialized(ca, a);
     initialized(cb, b);
     return new Pair(a, b, ca, cb);
@@ -390,36 +394,31 @@ class SharingTest {
         new dev.cotenant.api.ConcurrencyRecord("narrow", dev.cotenant.api.ConcurrencyModel.SIDECAR,
             dev.cotenant.api.ShareScope.TENANT, java.util.OptionalInt.of(1), java.util.Optional.empty())));
     sharing = cotenant.sharing();
-    Client a = new Client();
-    Client b = new Client();
-    ClientSession ca = sharing.connect(server, "s1", init(), a);
-    ClientSession cb = sharing.connect(server, "s2", init(), b);
-    initialized(ca, a);
-    initialized(cb, b);
-    ca.fromClient(call(1, "holds-the-slot", 60_000));
-    cb.fromClient(call(1, "waits", 0));
-    Map<?, ?> busy = (Map<?, ?>) b.answer(1).get("error");
+    Pair p = twoSessions(server, "s1", "s2");
+    p.ca().fromClient(call(1, "holds-the-slot", 60_000));
+    p.cb().fromClient(call(1, "waits", 0));
+    Map<?, ?> busy = (Map<?, ?>) p.b().answer(1).get("error");
     assertEquals(ErrorCode.BUSY.code(), ((Number) busy.get("code")).intValue());
     assertTrue(String.valueOf(busy.get("message")).startsWith("busy: narrow already serves its maxConcurrent of 1"), busy.toString());
     // Cancelling the call that holds the slot frees it.
-    ca.fromClient(Map.of("jsonrpc", "2.0", "method", "notifications/cancelled", "params", Map.of("requestId", 1)));
-    cb.fromClient(call(2, "now", 0));
-    assertTrue(String.valueOf(b.answer(2)).contains("now"));
+    p.ca().fromClient(Map.of("jsonrpc", "2.0", "method", "notifications/cancelled", "params", Map.of("requestId", 1)));
+    p.cb().fromClient(call(2, "now", 0));
+    assertTrue(String.valueOf(p.b().answer(2)).contains("now"));
     // The answer to "now" freed the slot it held (kills ClientSession.toClient with the permit's
     // release removed or its null check negated).
-    ca.fromClient(call(3, "after-an-answer", 0));
-    assertTrue(String.valueOf(a.answer(3)).contains("after-an-answer"));
+    p.ca().fromClient(call(3, "after-an-answer", 0));
+    assertTrue(String.valueOf(p.a().answer(3)).contains("after-an-answer"));
     // A session that leaves frees the slot of its call in flight (kills ClientSession.close without
     // the release of its permits).
-    cb.fromClient(call(4, "left-running", 60_000));
-    cb.close();
-    ca.fromClient(call(5, "after-a-close", 0));
-    assertTrue(String.valueOf(a.answer(5)).contains("after-a-close"));
+    p.cb().fromClient(call(4, "left-running", 60_000));
+    p.cb().close();
+    p.ca().fromClient(call(5, "after-a-close", 0));
+    assertTrue(String.valueOf(p.a().answer(5)).contains("after-a-close"));
     // The busy call never reached the backend (kills ClientSession.admit returning true after the
     // busy answer: the refused call still ran).
-    assertFalse(String.valueOf(b.skipped).contains("waits") || b.got.toString().contains("waits"),
-        "the busy call reached the backend: " + b.skipped + b.got);
-    ca.close();
+    assertFalse(String.valueOf(p.b().skipped).contains("waits") || p.b().got.toString().contains("waits"),
+        "the busy call reached the backend: " + p.b().skipped + p.b().got);
+    p.ca().close();
   }
 
   /** A limiter that cannot be asked, as a fleet's limiter is while its store is unreachable. */
