@@ -102,6 +102,17 @@ abstract class PoolTestSupport {
     return latch;
   }
 
+  /** An acquire on another thread whose start is held at its gate. */
+  record GatedAcquire(Step start, Future<Lease<Backend>> lease) {}
+
+  /** Acquires {@code server} for {@code sessionId} on another thread, and returns once its start is held at the gate. */
+  GatedAcquire acquireGated(ServerDescription server, String sessionId) throws Exception {
+    Step start = factory.next(Step.gated());
+    Future<Lease<Backend>> lease = async(() -> acquire(server, sessionId));
+    start.awaitEntered();
+    return new GatedAcquire(start, lease);
+  }
+
   /** A first start of {@link #ECHO} held at its gate, session a's acquire in it and session b's waiting on it. */
   record GatedStart(Step start, Future<Lease<Backend>> a, Future<Lease<Backend>> b) {}
 
@@ -128,6 +139,19 @@ abstract class PoolTestSupport {
     l.backend().exit("crashed at once");
     assertEquals(PoolException.Kind.FAILED, kindOf(l::backend));
     assertEquals(4, factory.starts.get());
+    assertEmpty();
+  }
+
+  /** The only entry drains until a grace on {@link #timers} has passed, and is gone then. */
+  void assertDrainsForExactlyAGrace() {
+    assertDrainsForExactlyAGrace(timers);
+  }
+
+  /** The only entry drains until a grace on {@code clock} has passed, and is gone then. */
+  void assertDrainsForExactlyAGrace(ManualTimers clock) {
+    clock.advance(GRACE.minusMillis(1));
+    assertEquals(EntryState.DRAINING, only().state());
+    clock.advance(Duration.ofMillis(1));
     assertEmpty();
   }
 

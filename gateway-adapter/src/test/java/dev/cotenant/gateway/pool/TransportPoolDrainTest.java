@@ -88,12 +88,10 @@ class TransportPoolDrainTest extends PoolTestSupport {
   @Test
   void aStartInFlightHoldsItsSlot() throws Exception {
     pool(budget(1), Runnable::run);
-    Step start = factory.next(Step.gated());
-    Future<Lease<Backend>> a = async(() -> acquire(ECHO, "a"));
-    start.awaitEntered();
+    GatedAcquire a = acquireGated(ECHO, "a");
     assertEquals(PoolException.Kind.BUDGET_EXHAUSTED, kindOf(() -> acquire(FILES, "a")));
-    start.open();
-    await(a);
+    a.start().open();
+    await(a.lease());
   }
 
   @Test
