@@ -9,7 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import tools.jackson.databind.json.JsonMapper;
 
-/** How the probe tests' scripted servers write JSON-RPC to standard output: one message per line, whole. */
+/** How the probe tests' scripted servers read JSON-RPC from standard input and write it to standard output: one message per line, whole. */
 final class StdoutJsonRpc {
   private static final JsonMapper MAPPER = JsonMapper.builder().build();
 
