@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.lang.EvaluationResult;
 import dev.cotenant.gateway.archfixture.ImportsAProvider;
 import dev.cotenant.gateway.archfixture.RunsAnHttpServer;
@@ -13,21 +14,21 @@ import org.junit.jupiter.api.Test;
 class GatewayRulesBiteTest {
   @Test
   void aGatewayClassImportingAProviderImplementationIsRejected() {
-    JavaClasses fixture = new ClassFileImporter().importClasses(ImportsAProvider.class);
-    EvaluationResult result = GatewayRules.NO_PROVIDER_IMPLEMENTATIONS.evaluate(fixture);
-    assertTrue(result.hasViolation(), "the rule found nothing in " + ImportsAProvider.class.getName());
-    assertTrue(
-        result.getFailureReport().getDetails().stream().anyMatch(d -> d.contains("dev.cotenant.providers.records.FileRecordStores")),
-        result.getFailureReport()::toString);
+    assertRejects(GatewayRules.NO_PROVIDER_IMPLEMENTATIONS, ImportsAProvider.class, "dev.cotenant.providers.records.FileRecordStores");
   }
 
   @Test
   void aRuntimeClassRunningAnHttpServerIsRejected() {
-    JavaClasses fixture = new ClassFileImporter().importClasses(RunsAnHttpServer.class);
-    EvaluationResult result = GatewayRules.NO_CLI_FRAMEWORK_OR_HTTP_SERVER.evaluate(fixture);
-    assertTrue(result.hasViolation(), "the rule found nothing in " + RunsAnHttpServer.class.getName());
+    assertRejects(GatewayRules.NO_CLI_FRAMEWORK_OR_HTTP_SERVER, RunsAnHttpServer.class, "com.sun.net.httpserver.HttpServer");
+  }
+
+  /** {@code rule} finds a violation in {@code fixture}, and one of its details names {@code offending}. */
+  private static void assertRejects(ArchRule rule, Class<?> fixture, String offending) {
+    JavaClasses classes = new ClassFileImporter().importClasses(fixture);
+    EvaluationResult result = rule.evaluate(classes);
+    assertTrue(result.hasViolation(), "the rule found nothing in " + fixture.getName());
     assertTrue(
-        result.getFailureReport().getDetails().stream().anyMatch(d -> d.contains("com.sun.net.httpserver.HttpServer")),
+        result.getFailureReport().getDetails().stream().anyMatch(d -> d.contains(offending)),
         result.getFailureReport()::toString);
   }
 }

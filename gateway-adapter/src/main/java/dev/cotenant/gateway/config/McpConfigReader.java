@@ -297,24 +297,14 @@ public final class McpConfigReader {
   }
 
   static String kind(JsonNode n) {
-    if (n.isObject()) {
-      return "an object";
-    }
-    if (n.isArray()) {
-      return "an array";
-    }
-    if (n.isString()) {
-      return "a string";
-    }
-    if (n.isNumber()) {
-      return "a number";
-    }
-    if (n.isBoolean()) {
-      return "a boolean";
-    }
-    if (n.isNull()) {
-      return "null";
-    }
-    return n.getNodeType().toString().toLowerCase(java.util.Locale.ROOT);
+    return switch (n.getNodeType()) {
+      case OBJECT -> "an object";
+      case ARRAY -> "an array";
+      case STRING -> "a string";
+      case NUMBER -> "a number";
+      case BOOLEAN -> "a boolean";
+      case NULL -> "null";
+      default -> n.getNodeType().toString().toLowerCase(java.util.Locale.ROOT);
+    };
   }
 }

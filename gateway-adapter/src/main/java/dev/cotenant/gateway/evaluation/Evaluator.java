@@ -278,9 +278,9 @@ public final class Evaluator {
     /** Takes one result in: its row (a measurement, or why it could not run) is stored and becomes pending. */
     void add(Measured m) {
       received++;
-      attempted.put(m.server.name(), m.result);
+      attempted.put(m.server().name(), m.result());
       if (store(m, stored)) {
-        measured += m.result.ran() ? 1 : 0;
+        measured += m.result().ran() ? 1 : 0;
         pending = true;
       }
       if (uncapped) {
@@ -357,27 +357,27 @@ public final class Evaluator {
    * row was put.
    */
   private boolean store(Measured m, PreflightCache.Snapshot stored) {
-    if (!m.result.ran()) {
-      if (m.identity == null || keepsAMeasurementThroughAnUnreadableBinary(stored.rows().get(m.server.name()), m.identity)) {
+    if (!m.result().ran()) {
+      if (m.identity() == null || keepsAMeasurementThroughAnUnreadableBinary(stored.rows().get(m.server().name()), m.identity())) {
         return false;
       }
-      String why = m.result.notRunReason().isBlank() ? "the pre-flight could not run" : m.result.notRunReason();
+      String why = m.result().notRunReason().isBlank() ? "the pre-flight could not run" : m.result().notRunReason();
       cache.put(
           new PreflightRecord(
-              m.server.name(), m.identity.cacheKey(), false, false, List.of(why), epochSeconds.getAsDouble(),
+              m.server().name(), m.identity().cacheKey(), false, false, List.of(why), epochSeconds.getAsDouble(),
               Optional.empty(), Optional.empty()));
       return true;
     }
     cache.put(
         new PreflightRecord(
-            m.server.name(),
-            m.identity.cacheKey(),
+            m.server().name(),
+            m.identity().cacheKey(),
             true,
-            m.result.callerSensitive(),
-            m.result.divergentFacets(),
+            m.result().callerSensitive(),
+            m.result().divergentFacets(),
             epochSeconds.getAsDouble(),
-            m.result.handshake().flatMap(h -> h.reportedVersion()),
-            m.result.handshake()));
+            m.result().handshake().flatMap(h -> h.reportedVersion()),
+            m.result().handshake()));
     return true;
   }
 
@@ -475,15 +475,5 @@ public final class Evaluator {
     };
   }
 
-  private static final class Measured {
-    final ServerDescription server;
-    final ExecutionIdentity identity;
-    final PreflightResult result;
-
-    Measured(ServerDescription server, ExecutionIdentity identity, PreflightResult result) {
-      this.server = server;
-      this.identity = identity;
-      this.result = result;
-    }
-  }
+  private record Measured(ServerDescription server, ExecutionIdentity identity, PreflightResult result) {}
 }

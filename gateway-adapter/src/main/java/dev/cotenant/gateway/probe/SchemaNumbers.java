@@ -76,35 +76,35 @@ final class SchemaNumbers {
     static Bounds of(Map<String, Object> s, boolean integer) {
       BigDecimal minimum = bound(s, "minimum");
       BigDecimal maximum = bound(s, "maximum");
-      BigDecimal lower = minimum;
-      boolean lowerExclusive = false;
-      Object exMin = s.get("exclusiveMinimum");
-      if (Boolean.TRUE.equals(exMin)) {
-        lowerExclusive = minimum != null;
-      } else if (exMin != null && !(exMin instanceof Boolean)) {
-        BigDecimal ex = bound(s, "exclusiveMinimum");
-        if (lower == null || ex.compareTo(lower) >= 0) {
-          lower = ex;
-          lowerExclusive = true;
-        }
-      }
-      BigDecimal upper = maximum;
-      boolean upperExclusive = false;
-      Object exMax = s.get("exclusiveMaximum");
-      if (Boolean.TRUE.equals(exMax)) {
-        upperExclusive = maximum != null;
-      } else if (exMax != null && !(exMax instanceof Boolean)) {
-        BigDecimal ex = bound(s, "exclusiveMaximum");
-        if (upper == null || ex.compareTo(upper) <= 0) {
-          upper = ex;
-          upperExclusive = true;
-        }
-      }
+      Side lower = Side.of(s, minimum, "exclusiveMinimum", 1);
+      Side upper = Side.of(s, maximum, "exclusiveMaximum", -1);
       BigDecimal multipleOf = bound(s, "multipleOf");
       if (multipleOf != null && multipleOf.signum() <= 0) {
         throw new IllegalArgumentException("\"multipleOf\" " + multipleOf.toPlainString() + " is not above 0");
       }
-      return new Bounds(integer, lower, lowerExclusive, upper, upperExclusive, multipleOf);
+      return new Bounds(integer, lower.value(), lower.exclusive(), upper.value(), upper.exclusive(), multipleOf);
+    }
+
+    /** One side's bound, and whether it is exclusive. */
+    private record Side(@Nullable BigDecimal value, boolean exclusive) {
+      /**
+       * The side whose inclusive bound is {@code inclusive}: {@code exclusiveKey} as a boolean (draft 4)
+       * makes that bound exclusive; as a number it replaces the bound when it is at least as tight,
+       * tighter being larger for {@code direction} 1 and smaller for -1.
+       */
+      static Side of(Map<String, Object> s, @Nullable BigDecimal inclusive, String exclusiveKey, int direction) {
+        Object exclusive = s.get(exclusiveKey);
+        if (Boolean.TRUE.equals(exclusive)) {
+          return new Side(inclusive, inclusive != null);
+        }
+        if (exclusive != null && !(exclusive instanceof Boolean)) {
+          BigDecimal ex = bound(s, exclusiveKey);
+          if (inclusive == null || direction * ex.compareTo(inclusive) >= 0) {
+            return new Side(ex, true);
+          }
+        }
+        return new Side(inclusive, false);
+      }
     }
 
     private static @Nullable BigDecimal bound(Map<String, Object> s, String key) {

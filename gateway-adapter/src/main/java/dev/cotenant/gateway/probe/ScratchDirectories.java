@@ -4,8 +4,6 @@ import dev.cotenant.gateway.sandbox.Sandbox;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -38,21 +36,7 @@ final class ScratchDirectories {
   /** Removes the root and everything in it, if it was made. */
   synchronized void remove() {
     if (root != null) {
-      deleteQuietly(root);
-    }
-  }
-
-  private static void deleteQuietly(Path dir) {
-    try (Stream<Path> walk = Files.walk(dir)) {
-      walk.sorted(Comparator.reverseOrder()).forEach(p -> {
-        try {
-          Files.deleteIfExists(p);
-        } catch (IOException e) {
-          // best effort: a scratch directory under the temp dir
-        }
-      });
-    } catch (IOException e) {
-      // already gone
+      Sandbox.removeQuietly(root);
     }
   }
 }

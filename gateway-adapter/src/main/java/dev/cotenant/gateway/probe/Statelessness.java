@@ -118,16 +118,12 @@ public final class Statelessness {
           LOG.info("statelessness probe of {}: a caller saw the other's marker; recorded {}",
               LogSafe.escape(name), HazardCode.CROSS_SESSION_LEAK.wireName());
         }
-        if (records.get(name).filter(r -> r.probedUnder(key)).isPresent()) {
-          write(notWritten, "the statelessness pass of " + name + " on record under this identity was not withdrawn",
-              () -> records.update(name, current -> current.map(r -> withdrawn(r, key))));
-        }
+        withdrawPassUnder(key, name, notWritten);
         break;
       case PASSED:
         ProbePass pass = new ProbePass(key, spec.tool(), report.rounds().size(), clockMillis.getAsLong() / 1000.0);
         // A single-tool pass is supporting evidence only; it never backs a registration.
-        write(notWritten, "the pass of " + name + " was not written to the concurrency records",
-            () -> records.update(name, current -> Optional.of(passed(name, current, pass))));
+        recordPass(pass, "the pass of " + name, name, notWritten);
         break;
       default:
         break;
@@ -161,16 +157,12 @@ public final class Statelessness {
           LOG.info("whole-surface probe of {}: recorded {}", LogSafe.escape(name),
               report.hazardCodes().stream().map(HazardCode::wireName).sorted().toList());
         }
-        if (records.get(name).filter(r -> r.probedUnder(key)).isPresent()) {
-          write(notWritten, "the statelessness pass of " + name + " on record under this identity was not withdrawn",
-              () -> records.update(name, current -> current.map(r -> withdrawn(r, key))));
-        }
+        withdrawPassUnder(key, name, notWritten);
         break;
       case PASSED:
         ProbePass pass = ProbePass.wholeSurface(key, rounds, clockMillis.getAsLong() / 1000.0,
             ProbePass.Surface.of(report.exercised(), report.skippedByPlan()));
-        write(notWritten, "the whole-surface pass of " + name + " was not written to the concurrency records",
-            () -> records.update(name, current -> Optional.of(passed(name, current, pass))));
+        recordPass(pass, "the whole-surface pass of " + name, name, notWritten);
         break;
       default:
         break;
@@ -185,6 +177,20 @@ public final class Statelessness {
   }
 
   /** Runs {@code write}; on failure adds {@code what} and the cause to {@code notWritten} and returns false. */
+  /** Withdraws the statelessness pass on record for {@code name} under {@code key}, if there is one. */
+  private void withdrawPassUnder(String key, String name, List<String> notWritten) {
+    if (records.get(name).filter(r -> r.probedUnder(key)).isPresent()) {
+      write(notWritten, "the statelessness pass of " + name + " on record under this identity was not withdrawn",
+          () -> records.update(name, current -> current.map(r -> withdrawn(r, key))));
+    }
+  }
+
+  /** Writes {@code pass} onto the record of {@code name}; {@code what} names it if it cannot be written. */
+  private void recordPass(ProbePass pass, String what, String name, List<String> notWritten) {
+    write(notWritten, what + " was not written to the concurrency records",
+        () -> records.update(name, current -> Optional.of(passed(name, current, pass))));
+  }
+
   private static boolean write(List<String> notWritten, String what, Write write) {
     try {
       write.run();

@@ -112,8 +112,9 @@ public final class StatelessnessProbe {
       return notRun(server, identity, spec, false, List.of(), "disabled: a disabled server is never probed");
     }
     String nonce = HexFormat.of().formatHex(bytes(4));
-    Caller a = new Caller("A", "alpha", "cotenant-probe-a-" + nonce, nonce);
-    Caller b = new Caller("B", "bravo", "cotenant-probe-b-" + nonce, nonce);
+    String tenant = "cotenant-probe-" + nonce;
+    Caller a = new Caller("A", "alpha", "cotenant-probe-a-" + nonce, tenant);
+    Caller b = new Caller("B", "bravo", "cotenant-probe-b-" + nonce, tenant);
     List<Round> rounds = new ArrayList<>();
     boolean blocks = false;
     ScheduledExecutorService watchdog = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -195,10 +196,10 @@ public final class StatelessnessProbe {
   private Round round(ServerSession s, ProbeSpec spec, Optional<String> metaKey, int n, Caller a, Caller b)
       throws SessionException, InterruptedException {
     String suffix = HexFormat.of().formatHex(bytes(4));
-    String markerA = a.prefix + "-" + n + "-" + suffix;
-    String markerB = b.prefix + "-" + n + "-" + suffix;
-    String wsA = a.workspace + "-" + n;
-    String wsB = b.workspace + "-" + n;
+    String markerA = a.prefix() + "-" + n + "-" + suffix;
+    String markerB = b.prefix() + "-" + n + "-" + suffix;
+    String wsA = a.workspace() + "-" + n;
+    String wsB = b.workspace() + "-" + n;
 
     // Both writes go out before either answer is awaited.
     List<RpcMessage.Response> answersA = new ArrayList<>();
@@ -242,7 +243,7 @@ public final class StatelessnessProbe {
     params.put("name", tool);
     params.put("arguments", args.render(marker, ws));
     Map<String, Object> meta = new LinkedHashMap<>(
-        s.eraMeta(Map.of("name", "cotenant-probe-" + c.label.toLowerCase(java.util.Locale.ROOT), "version", "1"), NO_CAPABILITIES));
+        s.eraMeta(Map.of("name", "cotenant-probe-" + c.label().toLowerCase(java.util.Locale.ROOT), "version", "1"), NO_CAPABILITIES));
     metaKey.ifPresent(k -> meta.put(k, c.block()));
     if (!meta.isEmpty()) {
       params.put("_meta", meta);
@@ -313,19 +314,7 @@ public final class StatelessnessProbe {
   }
 
   /** One logical caller. */
-  private static final class Caller {
-    final String label;
-    final String prefix;
-    final String workspace;
-    final String tenant;
-
-    Caller(String label, String prefix, String workspace, String nonce) {
-      this.label = label;
-      this.prefix = prefix;
-      this.workspace = workspace;
-      this.tenant = "cotenant-probe-" + nonce;
-    }
-
+  private record Caller(String label, String prefix, String workspace, String tenant) {
     Map<String, Object> block() {
       return Map.of("session", workspace, "tenant", tenant);
     }

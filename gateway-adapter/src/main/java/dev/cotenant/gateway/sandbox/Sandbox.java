@@ -145,6 +145,14 @@ public final class Sandbox {
     SandboxLayout.sweep(Path.of(System.getProperty("java.io.tmpdir")), Objects.requireNonNull(prefix, "prefix"));
   }
 
+  /**
+   * Removes {@code dir} and everything in it, as far as it can (best effort: what is left is under
+   * the temp directory); never follows a link out. A directory that is already gone is no error.
+   */
+  public static void removeQuietly(Path dir) {
+    SandboxLayout.delete(Objects.requireNonNull(dir, "dir"));
+  }
+
   @Override
   public String toString() {
     return "Sandbox[" + decision.setting().name().toLowerCase(Locale.ROOT) + "]";

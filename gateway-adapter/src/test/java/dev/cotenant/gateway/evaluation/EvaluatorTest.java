@@ -270,39 +270,27 @@ class EvaluatorTest {
 
   @Test
   void aBudgetedPassYieldsToARunningUncappedPass() throws Exception {
-    CountDownLatch inside = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    transport.behaviours.put("slow", () -> {
-      inside.countDown();
-      release.await();
-      return PreflightResult.ran(List.of(), FACTS);
-    });
+    Held held = hold("slow");
     Evaluator e = evaluator();
     MeasureJob job = e.startUncapped(servers("slow"));
-    assertTrue(inside.await(30, TimeUnit.SECONDS));
+    assertTrue(held.entered().await(30, TimeUnit.SECONDS));
 
     Optional<PassResult> budgeted = e.budgetedPass(servers("other"));
 
     assertTrue(budgeted.isEmpty(), "the budgeted pass serves stored rows instead of queueing");
     assertEquals(0, transport.calls("other"));
-    release.countDown();
+    held.release().countDown();
     job.await(30, TimeUnit.SECONDS).orElseThrow();
     assertEquals(Set.of("slow"), cache.flushed().keySet());
   }
 
   @Test
   void overlappingPassesNeverDropEachOthersRows() throws Exception {
-    CountDownLatch inside = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    transport.behaviours.put("a", () -> {
-      inside.countDown();
-      release.await();
-      return PreflightResult.ran(List.of(), FACTS);
-    });
+    Held held = hold("a");
     AtomicInteger measuredWhileTheFirstWasHeld = new AtomicInteger();
     for (String name : List.of("b", "c")) {
       transport.behaviours.put(name, () -> {
-        if (release.getCount() > 0) {
+        if (held.release().getCount() > 0) {
           measuredWhileTheFirstWasHeld.incrementAndGet();
         }
         return PreflightResult.ran(List.of(), FACTS);
@@ -310,13 +298,13 @@ class EvaluatorTest {
     }
     Evaluator e = evaluator();
     MeasureJob first = e.startUncapped(servers("a"));
-    assertTrue(inside.await(30, TimeUnit.SECONDS));
+    assertTrue(held.entered().await(30, TimeUnit.SECONDS));
     MeasureJob second = e.startUncapped(servers("b", "c"));
     assertTrue(e.passRunning());
     awaitAPassParkedOnThePassLock();
     assertEquals(0, transport.calls("b") + transport.calls("c"), "the second pass waits for the first");
 
-    release.countDown();
+    held.release().countDown();
     first.await(30, TimeUnit.SECONDS).orElseThrow();
     second.await(30, TimeUnit.SECONDS).orElseThrow();
 
@@ -349,18 +337,8 @@ class EvaluatorTest {
 
   @Test
   void cancellationPropagatesAndKeepsWhatWasAlreadyMeasured() throws Exception {
-    CountDownLatch inside = new CountDownLatch(1);
     CountDownLatch interrupted = new CountDownLatch(1);
-    transport.behaviours.put("stuck", () -> {
-      inside.countDown();
-      try {
-        new CountDownLatch(1).await();
-      } catch (InterruptedException ie) {
-        interrupted.countDown();
-        throw ie;
-      }
-      return PreflightResult.notRun("unreachable");
-    });
+    CountDownLatch inside = stuckUntilInterrupted("stuck", interrupted);
     Evaluator e = new Evaluator(transport, cache, this::identify, () -> 1.0, 1);
     MeasureJob job = e.startUncapped(servers("a", "stuck", "c"));
     assertTrue(inside.await(30, TimeUnit.SECONDS));
@@ -438,11 +416,7 @@ class EvaluatorTest {
     // Mutants: the uncapped pass's first progress (running, nothing done, its total) not set, or set for the
     // budgeted pass instead; MeasureJob.progress, measuring and isDone (uncovered); the job's thread not a daemon
     // (a job still running would then keep a host's JVM from exiting).
-    CountDownLatch release = new CountDownLatch(1);
-    transport.behaviours.put("a", () -> {
-      release.await();
-      return PreflightResult.ran(List.of(), FACTS);
-    });
+    Held held = hold("a");
     Evaluator e = evaluator();
     MeasureJob job = e.startUncapped(servers("a"));
     try {
@@ -455,7 +429,7 @@ class EvaluatorTest {
       assertEquals(new Progress(true, 0, 0, 1), job.progress());
       assertAllDaemons("cotenant-measure");
     } finally {
-      release.countDown();
+      held.release().countDown();
     }
     PassResult r = job.await(30, TimeUnit.SECONDS).orElseThrow();
     assertTrue(job.isDone());
@@ -467,13 +441,7 @@ class EvaluatorTest {
   void aPassRunOnAnOrdinaryThreadMeasuresOnDaemonThreads() throws Exception {
     // Mutant: the pass's worker threads not made daemons. A thread inherits its creator's daemon status, so this
     // shows only for a pass run on an ordinary thread (a host's main thread), not on a job's daemon thread.
-    CountDownLatch entered = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    transport.behaviours.put("a", () -> {
-      entered.countDown();
-      release.await();
-      return PreflightResult.ran(List.of(), FACTS);
-    });
+    Held held = hold("a");
     Evaluator e = evaluator();
     Thread ordinary = new Thread(() -> {
       try {
@@ -485,10 +453,10 @@ class EvaluatorTest {
     ordinary.setDaemon(false);
     ordinary.start();
     try {
-      assertTrue(entered.await(30, TimeUnit.SECONDS));
+      assertTrue(held.entered().await(30, TimeUnit.SECONDS));
       assertAllDaemons("cotenant-preflight");
     } finally {
-      release.countDown();
+      held.release().countDown();
       ordinary.join(30_000);
     }
     assertFalse(ordinary.isAlive());
@@ -551,10 +519,7 @@ class EvaluatorTest {
 
   @Test
   void anUncappedPassFlushesAMeasurementOnceTheIntervalHasPassedWithoutWaitingForTheOthers() throws Exception {
-    transport.behaviours.put("a", () -> {
-      advanceOneInterval();
-      return PreflightResult.ran(List.of(), FACTS);
-    });
+    takingOneInterval("a");
     // b completes only once a's row has reached the cache: a pass that flushed at its end only would never end.
     transport.behaviours.put("b", () -> {
       if (!cache.awaitFlushed("a")) {
@@ -572,11 +537,7 @@ class EvaluatorTest {
 
   @Test
   void measurementsCompletedWithinTheIntervalWaitForOneFlush() throws Exception {
-    CountDownLatch release = new CountDownLatch(1);
-    transport.behaviours.put("c", () -> {
-      release.await();
-      return PreflightResult.ran(List.of(), FACTS);
-    });
+    Held held = hold("c");
     Evaluator e = clocked(1);
     MeasureJob job = e.startUncapped(servers("a", "b", "c"));
 
@@ -585,7 +546,7 @@ class EvaluatorTest {
     advanceOneInterval();
     assertTrue(cache.awaitFlushed("b"), "both are flushed once the interval has passed, while c still runs");
     assertEquals(List.of(Set.of("a", "b")), cache.history.stream().map(Map::keySet).toList());
-    release.countDown();
+    held.release().countDown();
     job.await(30, TimeUnit.SECONDS).orElseThrow();
 
     assertEquals(Set.of("a", "b", "c"), cache.flushed().keySet());
@@ -615,10 +576,7 @@ class EvaluatorTest {
       advanceOneInterval();
       return PreflightResult.ran(List.of(), FACTS);
     });
-    transport.behaviours.put("b", () -> {
-      advanceOneInterval();
-      return PreflightResult.ran(List.of(), FACTS);
-    });
+    takingOneInterval("b");
 
     clocked(1).budgetedPass(servers("a", "b", "c")).orElseThrow();
 
@@ -633,10 +591,7 @@ class EvaluatorTest {
         throw new IOException("disk full");
       }
     };
-    transport.behaviours.put("a", () -> {
-      advanceOneInterval();
-      return PreflightResult.ran(List.of(), FACTS);
-    });
+    takingOneInterval("a");
 
     PassResult r = clocked(1).uncappedPass(servers("a", "b"));
 
@@ -664,19 +619,8 @@ class EvaluatorTest {
         throw new ClosedByInterruptException();
       }
     };
-    transport.behaviours.put("a", () -> {
-      advanceOneInterval();
-      return PreflightResult.ran(List.of(), FACTS);
-    });
-    transport.behaviours.put("stuck", () -> {
-      try {
-        new CountDownLatch(1).await();
-      } catch (InterruptedException ie) {
-        interrupted.countDown();
-        throw ie;
-      }
-      return PreflightResult.notRun("unreachable");
-    });
+    takingOneInterval("a");
+    stuckUntilInterrupted("stuck", interrupted);
     Evaluator e = clocked(2);
     MeasureJob job = e.startUncapped(servers("a", "stuck"));
 
@@ -708,6 +652,47 @@ class EvaluatorTest {
       Thread.sleep(5);
     }
     throw new AssertionError("no pass ever waited on the pass lock");
+  }
+
+  /** A pre-flight that, once {@code entered}, is held until {@code release} is counted down, and then ran. */
+  private record Held(CountDownLatch entered, CountDownLatch release) {}
+
+  /** Holds every pre-flight of {@code server} that way. */
+  private Held hold(String server) {
+    Held held = new Held(new CountDownLatch(1), new CountDownLatch(1));
+    transport.behaviours.put(server, () -> {
+      held.entered().countDown();
+      held.release().await();
+      return PreflightResult.ran(List.of(), FACTS);
+    });
+    return held;
+  }
+
+  /**
+   * Holds every pre-flight of {@code server} until it is interrupted; {@code interrupted} is counted
+   * down then, and the interruption rethrown. Returns the latch counted down when one is entered.
+   */
+  private CountDownLatch stuckUntilInterrupted(String server, CountDownLatch interrupted) {
+    CountDownLatch entered = new CountDownLatch(1);
+    transport.behaviours.put(server, () -> {
+      entered.countDown();
+      try {
+        new CountDownLatch(1).await();
+      } catch (InterruptedException ie) {
+        interrupted.countDown();
+        throw ie;
+      }
+      return PreflightResult.notRun("unreachable");
+    });
+    return entered;
+  }
+
+  /** Every pre-flight of {@code server} moves the clock on by one flush interval, and then ran. */
+  private void takingOneInterval(String server) {
+    transport.behaviours.put(server, () -> {
+      advanceOneInterval();
+      return PreflightResult.ran(List.of(), FACTS);
+    });
   }
 
   private static Progress awaitProgress(Evaluator e, java.util.function.Predicate<Progress> p)

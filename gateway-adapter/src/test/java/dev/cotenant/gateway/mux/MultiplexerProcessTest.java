@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -84,6 +85,16 @@ class MultiplexerProcessTest {
     return bound;
   }
 
+  /** A legacy fake server named {@code name}, scripted by {@code script}, shared by a multiplexer after an {@code initialize}. */
+  private Shared legacyShared(String name, UnaryOperator<FakeServer.Builder> script) throws Exception {
+    return shared(script.apply(FakeServer.builder().name(name).era(FakeServer.Era.LEGACY)).build(), HandshakeEra.INITIALIZE);
+  }
+
+  /** A client named {@code name} attached to {@code s} with a legacy {@code initialize} of the backend's version. */
+  private static RecordingClient attachLegacy(Shared s, String name) {
+    return RecordingClient.attach(s.mux(), name, legacy(name, s.version()));
+  }
+
   private static Map<String, Object> call(String tool, Map<String, Object> arguments) {
     return Map.of("name", tool, "arguments", arguments);
   }
@@ -120,13 +131,12 @@ class MultiplexerProcessTest {
 
   @Test
   void eightClientsInterleavingCallsEachGetOnlyTheirOwnAnswers() throws Exception {
-    Shared s = shared(FakeServer.builder().name("mux-echo").era(FakeServer.Era.LEGACY).tool("echo").build(),
-        HandshakeEra.INITIALIZE);
+    Shared s = legacyShared("mux-echo", f -> f.tool("echo"));
     int clients = 8;
     int calls = 12;
     List<RecordingClient> all = new ArrayList<>();
     for (int i = 0; i < clients; i++) {
-      RecordingClient c = RecordingClient.attach(s.mux(), "client" + i, legacy("client" + i, s.version()));
+      RecordingClient c = attachLegacy(s, "client" + i);
       assertEquals(s.answer(), result(c.call(0, "initialize", legacy("client" + i, s.version()))),
           "the cached initialize result, replayed");
       c.notification("notifications/initialized", Map.of());
@@ -181,11 +191,10 @@ class MultiplexerProcessTest {
 
   @Test
   void killingTheBackendMidCallInterruptsEveryCallerAndReplaysNothing() throws Exception {
-    Shared s = shared(FakeServer.builder().name("mux-doomed").era(FakeServer.Era.LEGACY).tool("slow").reportsProgress().build(),
-        HandshakeEra.INITIALIZE);
+    Shared s = legacyShared("mux-doomed", f -> f.tool("slow").reportsProgress());
     List<RecordingClient> all = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
-      RecordingClient c = RecordingClient.attach(s.mux(), "caller" + i, legacy("caller" + i, s.version()));
+      RecordingClient c = attachLegacy(s, "caller" + i);
       Map<String, Object> params = new LinkedHashMap<>(call("slow", Map.of("marker", "m" + i, "delayMillis", SLOW)));
       params.put("_meta", Map.of("progressToken", "p" + i));
       c.request("call", "tools/call", params);
@@ -217,10 +226,9 @@ class MultiplexerProcessTest {
 
   @Test
   void aCancelledCallIsCancelledAtTheBackendUnderTheBackendsOwnId() throws Exception {
-    Shared s = shared(FakeServer.builder().name("mux-cancel").era(FakeServer.Era.LEGACY).tool("slow").reportsProgress().build(),
-        HandshakeEra.INITIALIZE);
-    RecordingClient a = RecordingClient.attach(s.mux(), "a", legacy("a", s.version()));
-    RecordingClient b = RecordingClient.attach(s.mux(), "b", legacy("b", s.version()));
+    Shared s = legacyShared("mux-cancel", f -> f.tool("slow").reportsProgress());
+    RecordingClient a = attachLegacy(s, "a");
+    RecordingClient b = attachLegacy(s, "b");
     Map<String, Object> params = new LinkedHashMap<>(call("slow", Map.of("marker", "a", "delayMillis", SLOW)));
     params.put("_meta", Map.of("progressToken", "mine"));
     a.request("a-1", "tools/call", params);
@@ -251,9 +259,8 @@ class MultiplexerProcessTest {
    */
   @Test
   void aServerRequestReachesTheOnlyAttachedClientAndNobodyOnceASecondIsAttached() throws Exception {
-    Shared s = shared(FakeServer.builder().name("mux-sampling").era(FakeServer.Era.LEGACY)
-        .sendsServerRequestOnCall("sampling/createMessage").build(), HandshakeEra.INITIALIZE);
-    RecordingClient a = RecordingClient.attach(s.mux(), "a", legacy("a", s.version()));
+    Shared s = legacyShared("mux-sampling", f -> f.sendsServerRequestOnCall("sampling/createMessage"));
+    RecordingClient a = attachLegacy(s, "a");
     a.onServerRequest = r -> Map.of("result", Map.of("role", "assistant", "model", "a-model",
         "content", Map.of("type", "text", "text", "sampled for " + ((Map<?, ?>) r.get("params")).get("marker"))));
 
@@ -262,7 +269,7 @@ class MultiplexerProcessTest {
     assertEquals(1, a.messages("sampling/createMessage").size());
     assertEquals(List.of(), hazards.seen);
 
-    RecordingClient b = RecordingClient.attach(s.mux(), "b", legacy("b", s.version()));
+    RecordingClient b = attachLegacy(s, "b");
     b.onServerRequest = r -> Map.of("result", Map.of("model", "b's, wrongly"));
     Map<String, Object> second = a.call(2, "tools/call", call("ask", Map.of("marker", "a2-" + nonce)));
     assertFalse(String.valueOf(second).contains("b's, wrongly"), String.valueOf(second));
@@ -273,11 +280,10 @@ class MultiplexerProcessTest {
 
   @Test
   void subscriptionsAreSharedPerUriAndListChangesReachEveryone() throws Exception {
-    Shared s = shared(FakeServer.builder().name("mux-resources").era(FakeServer.Era.LEGACY).tool("poke")
-        .subscriptions().notifiesFromArguments().build(), HandshakeEra.INITIALIZE);
-    RecordingClient a = RecordingClient.attach(s.mux(), "a", legacy("a", s.version()));
-    RecordingClient b = RecordingClient.attach(s.mux(), "b", legacy("b", s.version()));
-    RecordingClient c = RecordingClient.attach(s.mux(), "c", legacy("c", s.version()));
+    Shared s = legacyShared("mux-resources", f -> f.tool("poke").subscriptions().notifiesFromArguments());
+    RecordingClient a = attachLegacy(s, "a");
+    RecordingClient b = attachLegacy(s, "b");
+    RecordingClient c = attachLegacy(s, "c");
     assertEquals(Map.of(), result(a.call(1, "resources/subscribe", Map.of("uri", "res://x"))));
     assertEquals(Map.of(), result(b.call(1, "resources/subscribe", Map.of("uri", "res://x"))));
     assertEquals(Map.of(), result(c.call(1, "resources/subscribe", Map.of("uri", "res://y"))));
@@ -308,10 +314,9 @@ class MultiplexerProcessTest {
    */
   @Test
   void theBackendLogsAtTheFinestLevelAskedAndOnlyASessionAloneSeesItsMessages() throws Exception {
-    Shared s = shared(FakeServer.builder().name("mux-logging").era(FakeServer.Era.LEGACY).tool("work").logsAtLevels().build(),
-        HandshakeEra.INITIALIZE);
-    RecordingClient a = RecordingClient.attach(s.mux(), "a", legacy("a", s.version()));
-    RecordingClient b = RecordingClient.attach(s.mux(), "b", legacy("b", s.version()));
+    Shared s = legacyShared("mux-logging", f -> f.tool("work").logsAtLevels());
+    RecordingClient a = attachLegacy(s, "a");
+    RecordingClient b = attachLegacy(s, "b");
     assertEquals(Map.of(), result(a.call(1, "logging/setLevel", Map.of("level", "warning"))));
     assertEquals(Map.of(), result(b.call(1, "logging/setLevel", Map.of("level", "error"))));
 

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cotenant.api.ServerDescription;
 import dev.cotenant.gateway.pool.FakeFactory.Backend;
+import dev.cotenant.gateway.pool.FakeFactory.Step;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -99,6 +100,59 @@ abstract class PoolTestSupport {
     CountDownLatch latch = new CountDownLatch(n);
     pool.onWaiting(who -> latch.countDown());
     return latch;
+  }
+
+  /** An acquire on another thread whose start is held at its gate. */
+  record GatedAcquire(Step start, Future<Lease<Backend>> lease) {}
+
+  /** Acquires {@code server} for {@code sessionId} on another thread, and returns once its start is held at the gate. */
+  GatedAcquire acquireGated(ServerDescription server, String sessionId) throws Exception {
+    Step start = factory.next(Step.gated());
+    Future<Lease<Backend>> lease = async(() -> acquire(server, sessionId));
+    start.awaitEntered();
+    return new GatedAcquire(start, lease);
+  }
+
+  /** A first start of {@link #ECHO} held at its gate, session a's acquire in it and session b's waiting on it. */
+  record GatedStart(Step start, Future<Lease<Backend>> a, Future<Lease<Backend>> b) {}
+
+  /** Starts {@link #ECHO} for session a with the start gated, and returns once session b waits on that start. */
+  GatedStart gatedStartWithAWaiter() throws Exception {
+    Step start = factory.next(Step.gated());
+    CountDownLatch waiting = waiters(1);
+    Future<Lease<Backend>> a = async(() -> acquire(ECHO, "a"));
+    start.awaitEntered();
+    Future<Lease<Backend>> b = async(() -> acquire(ECHO, "b"));
+    await(waiting);
+    return new GatedStart(start, a, b);
+  }
+
+  /**
+   * A backend of {@link #ECHO} that exits right after its start and after each of the three restarts
+   * that follow fails: four starts, the lease fails, and the entry is gone.
+   */
+  void assertABackendThatDiesRightAfterEveryRestartFails() throws Exception {
+    Lease<Backend> l = acquire(ECHO, "a");
+    l.backend().exit("crashed"); // generation 2
+    l.backend().exit("crashed at once"); // generation 3
+    l.backend().exit("crashed at once"); // generation 4
+    l.backend().exit("crashed at once");
+    assertEquals(PoolException.Kind.FAILED, kindOf(l::backend));
+    assertEquals(4, factory.starts.get());
+    assertEmpty();
+  }
+
+  /** The only entry drains until a grace on {@link #timers} has passed, and is gone then. */
+  void assertDrainsForExactlyAGrace() {
+    assertDrainsForExactlyAGrace(timers);
+  }
+
+  /** The only entry drains until a grace on {@code clock} has passed, and is gone then. */
+  void assertDrainsForExactlyAGrace(ManualTimers clock) {
+    clock.advance(GRACE.minusMillis(1));
+    assertEquals(EntryState.DRAINING, only().state());
+    clock.advance(Duration.ofMillis(1));
+    assertEmpty();
   }
 
   /** The pool's only entry. */

@@ -56,10 +56,7 @@ class TransportPoolCornersTest extends PoolTestSupport {
     Lease<Backend> l = acquire(ECHO, "a");
     timers.advance(GRACE); // attached for exactly a grace: 35 s
     l.release(); // the first idle moment is now 35 s; the old cap would end at 40 s
-    timers.advance(GRACE.minusMillis(1));
-    assertEquals(EntryState.DRAINING, only().state());
-    timers.advance(Duration.ofMillis(1));
-    assertEmpty();
+    assertDrainsForExactlyAGrace();
   }
 
   /**
@@ -69,14 +66,7 @@ class TransportPoolCornersTest extends PoolTestSupport {
   @Test
   void aBackendThatDiesRightAfterEveryRestartFailsWhateverTheClockReads() throws Exception {
     timers.advance(Duration.ofHours(1));
-    Lease<Backend> l = acquire(ECHO, "a");
-    l.backend().exit("crashed");
-    l.backend().exit("crashed at once");
-    l.backend().exit("crashed at once");
-    l.backend().exit("crashed at once");
-    assertEquals(PoolException.Kind.FAILED, kindOf(l::backend));
-    assertEquals(4, factory.starts.get());
-    assertEmpty();
+    assertABackendThatDiesRightAfterEveryRestartFails();
   }
 
   /**
@@ -90,10 +80,7 @@ class TransportPoolCornersTest extends PoolTestSupport {
     pool(SETTINGS, negative, Runnable::run, negative::now);
     Backend b = acquire(ECHO, "a").backend();
     pool.releaseSession("a");
-    negative.advance(GRACE.minusMillis(1));
-    assertEquals(EntryState.DRAINING, only().state());
-    negative.advance(Duration.ofMillis(1));
-    assertEmpty();
+    assertDrainsForExactlyAGrace(negative);
     assertTrue(b.isClosed());
   }
 
@@ -110,10 +97,7 @@ class TransportPoolCornersTest extends PoolTestSupport {
     Lease<Backend> l = acquire(ECHO, "a");
     l.release();
     assertEquals(EntryState.DRAINING, only().state());
-    timers.advance(GRACE.minusMillis(1));
-    assertEquals(EntryState.DRAINING, only().state());
-    timers.advance(Duration.ofMillis(1));
-    assertEmpty();
+    assertDrainsForExactlyAGrace();
     PoolException x = assertThrows(PoolException.class, l::backend);
     assertTrue(x.getMessage().contains("the drain grace of PT30S ended"), x.getMessage());
   }

@@ -88,12 +88,10 @@ class TransportPoolDrainTest extends PoolTestSupport {
   @Test
   void aStartInFlightHoldsItsSlot() throws Exception {
     pool(budget(1), Runnable::run);
-    Step start = factory.next(Step.gated());
-    Future<Lease<Backend>> a = async(() -> acquire(ECHO, "a"));
-    start.awaitEntered();
+    GatedAcquire a = acquireGated(ECHO, "a");
     assertEquals(PoolException.Kind.BUDGET_EXHAUSTED, kindOf(() -> acquire(FILES, "a")));
-    start.open();
-    await(a);
+    a.start().open();
+    await(a.lease());
   }
 
   @Test
@@ -194,16 +192,11 @@ class TransportPoolDrainTest extends PoolTestSupport {
 
   @Test
   void aDrainDuringTheFirstStartClosesTheBackendWhenItArrives() throws Exception {
-    Step start = factory.next(Step.gated());
-    CountDownLatch waiting = waiters(1);
-    Future<Lease<Backend>> a = async(() -> acquire(ECHO, "a"));
-    start.awaitEntered();
-    Future<Lease<Backend>> b = async(() -> acquire(ECHO, "b"));
-    await(waiting);
+    GatedStart s = gatedStartWithAWaiter();
     assertEquals(new DrainResult(0, 1, List.of()), pool.drainAll(true, Duration.ZERO));
-    assertEquals(PoolException.Kind.CLOSED, failure(b).kind()); // a waiter is not kept waiting on the start
-    start.open();
-    assertEquals(PoolException.Kind.CLOSED, failure(a).kind());
+    assertEquals(PoolException.Kind.CLOSED, failure(s.b()).kind()); // a waiter is not kept waiting on the start
+    s.start().open();
+    assertEquals(PoolException.Kind.CLOSED, failure(s.a()).kind());
     assertTrue(factory.backend(0).isClosed());
     assertEmpty();
   }

@@ -161,6 +161,15 @@ class TransportPoolLifecycleTest extends PoolTestSupport {
     }
   }
 
+  /** A first idle moment at 0 s, eleven flaps, and then {@code sessionId} attached at 280 s. */
+  private Lease<Backend> attachedAt280SecondsAfterFlapping(String sessionId) throws Exception {
+    acquire(ECHO, "first");
+    pool.releaseSession("first");
+    flap(11);
+    timers.advance(Duration.ofSeconds(5));
+    return acquire(ECHO, sessionId);
+  }
+
   @Test
   void flappingCannotResetTheIdleCap() throws Exception {
     Backend backend = acquire(ECHO, "first").backend();
@@ -177,11 +186,7 @@ class TransportPoolLifecycleTest extends PoolTestSupport {
 
   @Test
   void flappingPastTheCapClosesTheEntryAtTheNextRelease() throws Exception {
-    acquire(ECHO, "first");
-    pool.releaseSession("first");
-    flap(11);
-    timers.advance(Duration.ofSeconds(5));
-    Lease<Backend> l = acquire(ECHO, "late"); // attached at 280 s
+    Lease<Backend> l = attachedAt280SecondsAfterFlapping("late");
     timers.advance(GRACE.minusMillis(1)); // past the cap, attached for less than a grace
     l.release();
     timers.runDue();
@@ -190,34 +195,25 @@ class TransportPoolLifecycleTest extends PoolTestSupport {
 
   @Test
   void beingAttachedForAWholeGraceMovesTheFirstIdleMoment() throws Exception {
-    acquire(ECHO, "first");
-    pool.releaseSession("first");
-    flap(11);
-    timers.advance(Duration.ofSeconds(5));
-    Lease<Backend> l = acquire(ECHO, "steady"); // attached at 280 s
+    Lease<Backend> l = attachedAt280SecondsAfterFlapping("steady");
     timers.advance(GRACE.plusSeconds(10)); // 320 s: past the old cap, attached for more than a grace
     l.release(); // the first idle moment is now 320 s
     timers.runDue();
     assertEquals(EntryState.DRAINING, only().state());
-    timers.advance(GRACE.minusMillis(1));
-    assertEquals(EntryState.DRAINING, only().state());
-    timers.advance(Duration.ofMillis(1));
-    assertEmpty();
+    assertDrainsForExactlyAGrace();
   }
 
   // ---- rule 4: release during the start
 
   @Test
   void aSessionReleasedDuringTheStartIsNotAttachedAndTheBackendGoesStraightToDraining() throws Exception {
-    Step start = factory.next(Step.gated());
-    Future<Lease<Backend>> a = async(() -> acquire(ECHO, "a"));
-    start.awaitEntered();
+    GatedAcquire a = acquireGated(ECHO, "a");
     assertEquals(1, only().sessions());
     pool.releaseSession("a");
     assertEquals(0, only().sessions());
     assertEquals(EntryState.SPAWNING, only().state());
-    start.open();
-    PoolException x = failure(a);
+    a.start().open();
+    PoolException x = failure(a.lease());
     assertEquals(PoolException.Kind.CLOSED, x.kind());
     assertTrue(x.getMessage().contains("released while"), x.getMessage());
     assertEquals(EntryState.DRAINING, only().state());
@@ -229,16 +225,11 @@ class TransportPoolLifecycleTest extends PoolTestSupport {
 
   @Test
   void aSessionReleasedDuringTheStartLeavesTheOthersAttached() throws Exception {
-    Step start = factory.next(Step.gated());
-    CountDownLatch waiting = waiters(1);
-    Future<Lease<Backend>> a = async(() -> acquire(ECHO, "a"));
-    start.awaitEntered();
-    Future<Lease<Backend>> b = async(() -> acquire(ECHO, "b"));
-    await(waiting);
+    GatedStart s = gatedStartWithAWaiter();
     pool.releaseSession("a");
-    start.open();
-    assertEquals(PoolException.Kind.CLOSED, failure(a).kind());
-    await(b).backend();
+    s.start().open();
+    assertEquals(PoolException.Kind.CLOSED, failure(s.a()).kind());
+    await(s.b()).backend();
     assertEquals(EntryState.ACTIVE, only().state());
     assertEquals(1, only().sessions());
   }
@@ -310,9 +301,7 @@ class TransportPoolLifecycleTest extends PoolTestSupport {
 
   @Test
   void aBlockingStartOfOneKeyDoesNotBlockAnotherKey() throws Exception {
-    Step echoStart = factory.next(Step.gated());
-    Future<Lease<Backend>> echo = async(() -> acquire(ECHO, "a"));
-    echoStart.awaitEntered();
+    GatedAcquire echo = acquireGated(ECHO, "a");
     // Runs on another thread so that a pool holding its lock across the start hangs this test
     // (the hang guard turns that into a failure) instead of the whole build.
     Future<List<EntrySnapshot>> files = async(() -> {
@@ -324,8 +313,8 @@ class TransportPoolLifecycleTest extends PoolTestSupport {
     });
     List<EntrySnapshot> seen = await(files);
     assertEquals(List.of(EntryState.SPAWNING, EntryState.DRAINING), seen.stream().map(EntrySnapshot::state).toList());
-    echoStart.open();
-    await(echo).backend();
+    echo.start().open();
+    await(echo.lease()).backend();
   }
 
   @Test

@@ -67,6 +67,16 @@ class TransportPoolRestartTest extends PoolTestSupport {
 
   // ---- rule 6: restart on exit
 
+  /** Session a's lease of {@link #ECHO} whose backend crashed once, its next starts scripted by {@code restarts}. */
+  private Lease<Backend> crashedWithRestarts(Step... restarts) throws Exception {
+    Lease<Backend> l = acquire(ECHO, "a");
+    for (Step restart : restarts) {
+      factory.next(restart);
+    }
+    l.backend().exit("crashed");
+    return l;
+  }
+
   @Test
   void anExitWithNoSessionAttachedClosesTheEntry() throws Exception {
     Lease<Backend> l = acquire(ECHO, "a");
@@ -81,11 +91,7 @@ class TransportPoolRestartTest extends PoolTestSupport {
 
   @Test
   void aRestartGivesUpAfterTheConsecutiveFailedAttemptsAllowed() throws Exception {
-    Lease<Backend> l = acquire(ECHO, "a");
-    factory.next(Step.failing("no binary 1"));
-    factory.next(Step.failing("no binary 2"));
-    factory.next(Step.failing("no binary 3"));
-    l.backend().exit("crashed");
+    Lease<Backend> l = crashedWithRestarts(Step.failing("no binary 1"), Step.failing("no binary 2"), Step.failing("no binary 3"));
     PoolException x = org.junit.jupiter.api.Assertions.assertThrows(PoolException.class, l::backend);
     assertEquals(PoolException.Kind.FAILED, x.kind());
     assertTrue(x.getMessage().contains("3 consecutive restart attempts failed") && x.getMessage().contains("no binary 3"), x.getMessage());
@@ -101,10 +107,7 @@ class TransportPoolRestartTest extends PoolTestSupport {
 
   @Test
   void failedAttemptsFollowedByASuccessRestart() throws Exception {
-    Lease<Backend> l = acquire(ECHO, "a");
-    factory.next(Step.failing("busy 1"));
-    factory.next(Step.failing("busy 2"));
-    l.backend().exit("crashed");
+    Lease<Backend> l = crashedWithRestarts(Step.failing("busy 1"), Step.failing("busy 2"));
     assertEquals(4, l.backend().generation);
     assertEquals(EntryState.ACTIVE, only().state());
     assertEquals(4, only().generation());
@@ -112,14 +115,7 @@ class TransportPoolRestartTest extends PoolTestSupport {
 
   @Test
   void aBackendThatDiesRightAfterEveryRestartFails() throws Exception {
-    Lease<Backend> l = acquire(ECHO, "a");
-    l.backend().exit("crashed"); // generation 2
-    l.backend().exit("crashed at once"); // generation 3
-    l.backend().exit("crashed at once"); // generation 4
-    l.backend().exit("crashed at once");
-    assertEquals(PoolException.Kind.FAILED, kindOf(l::backend));
-    assertEquals(4, factory.starts.get());
-    assertEmpty();
+    assertABackendThatDiesRightAfterEveryRestartFails();
   }
 
   @Test
@@ -135,9 +131,7 @@ class TransportPoolRestartTest extends PoolTestSupport {
 
   @Test
   void anExitDuringTheStartIsAFailedAttempt() throws Exception {
-    Lease<Backend> l = acquire(ECHO, "a");
-    factory.next(Step.exitingWhileStarting("died in the handshake"));
-    l.backend().exit("crashed");
+    Lease<Backend> l = crashedWithRestarts(Step.exitingWhileStarting("died in the handshake"));
     assertEquals(3, l.backend().generation);
     assertTrue(factory.backend(1).isClosed());
   }

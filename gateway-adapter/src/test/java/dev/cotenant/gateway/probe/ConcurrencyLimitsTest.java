@@ -31,33 +31,21 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code maxConcurrent} is enforced per server by the limiter SPI: many threads calling one
  * backend that counts the calls it holds at once never get more than the limit in.
  */
+@ExtendWith(ProbeHarness.NoneLeft.class)
 class ConcurrencyLimitsTest {
   private static final int MAX = 3;
   private static final int THREADS = 16;
   private static final int CALLS_PER_THREAD = 4;
 
   @TempDir Path records;
-
-  private ProbeHarness harness;
-
-  @BeforeEach
-  void snapshot() {
-    harness = new ProbeHarness();
-  }
-
-  @AfterEach
-  void noneLeft() {
-    harness.assertNoneLeft();
-  }
 
   private static ConcurrencyRecord shared(int max) {
     return ConcurrencyRecord.shared("counting", ShareScope.TENANT, max, ProbePass.wholeSurface("id", 5, 1.0, ProbePass.Surface.of(java.util.List.of("work"), java.util.Map.of())));

@@ -23,6 +23,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * Server descriptions for {@link ProbeTestServer} and a check that no process a test started
@@ -47,6 +50,25 @@ public final class ProbeHarness {
   public ProbeHarness() {
     this.before = ProcessHandle.current().descendants().map(ProcessHandle::pid).collect(Collectors.toSet());
     this.carriersBefore = new HashSet<>(EnvironmentScan.carriers(MARKER));
+  }
+
+  /**
+   * Checks around every test of the class it extends that no process the test started is left: a
+   * {@link ProbeHarness} made before each test (before its {@code @BeforeEach} methods) and its
+   * {@link #assertNoneLeft()} after it (after its {@code @AfterEach} methods).
+   */
+  public static final class NoneLeft implements BeforeEachCallback, AfterEachCallback {
+    private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(NoneLeft.class);
+
+    @Override
+    public void beforeEach(ExtensionContext context) {
+      context.getStore(NAMESPACE).put(ProbeHarness.class, new ProbeHarness());
+    }
+
+    @Override
+    public void afterEach(ExtensionContext context) {
+      context.getStore(NAMESPACE).remove(ProbeHarness.class, ProbeHarness.class).assertNoneLeft();
+    }
   }
 
   /** Pre-flight settings with shrunk teardown waits and the given overrides. */

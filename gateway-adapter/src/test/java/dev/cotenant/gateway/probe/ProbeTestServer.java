@@ -1,8 +1,6 @@
 package dev.cotenant.gateway.probe;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -57,6 +55,11 @@ public final class ProbeTestServer {
   private int inFlight;
   private int maxInFlight;
   private Object heldDiscover;
+  private final ExecutorService pool = Executors.newCachedThreadPool(r -> {
+    Thread t = new Thread(r);
+    t.setDaemon(true);
+    return t;
+  });
 
   private ProbeTestServer(String mode, String arg) {
     this.mode = mode;
@@ -69,70 +72,56 @@ public final class ProbeTestServer {
   }
 
   private void serve() throws Exception {
-    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-    ExecutorService pool = Executors.newCachedThreadPool(r -> {
-      Thread t = new Thread(r);
-      t.setDaemon(true);
-      return t;
-    });
-    String line;
-    while ((line = in.readLine()) != null) {
-      if (line.isBlank()) {
-        continue;
-      }
-      @SuppressWarnings("unchecked")
-      Map<String, Object> msg = MAPPER.readValue(line, Map.class);
-      Object method = msg.get("method");
-      Object id = msg.get("id");
-      if (method == null || id == null || mode.equals("mute")) {
-        continue;
-      }
-      @SuppressWarnings("unchecked")
-      Map<String, Object> params = msg.get("params") instanceof Map ? (Map<String, Object>) msg.get("params") : Map.of();
-      switch ((String) method) {
-        case "initialize":
-          if (modern()) {
-            rpc.error(id, -32022, "this server speaks 2026-07-28 only");
-            if (heldDiscover != null) {
-              rpc.result(heldDiscover, discoverResult());
-              heldDiscover = null;
-            }
-          } else {
-            Map<String, Object> caps = new LinkedHashMap<>();
-            caps.put("tools", Map.of());
-            if (mode.equals("caller")) {
-              caps.put("experimental", Map.of("cotenant.caller-identity", Map.of("metaKey", "probe/caller", "version", 1)));
-            }
-            rpc.result(id, Map.of("protocolVersion", "2025-06-18", "capabilities", caps,
-                "serverInfo", Map.of("name", "probe-test-" + mode, "version", "1")));
-          }
-          break;
-        case "server/discover":
-          if (mode.equals("modern-late")) {
-            heldDiscover = id;
-          } else if (mode.equals("modern")) {
-            rpc.result(id, discoverResult());
-          } else {
-            rpc.error(id, -32601, "Method not found");
-          }
-          break;
-        case "tools/list":
-          rpc.result(id, Map.of("tools", List.of(Map.of("name", "remember", "inputSchema", Map.of("type", "object",
-              "properties", properties(),
-              "required", List.of("target"))))));
-          break;
-        case "tools/call":
-          if (mode.equals("counting")) {
-            pool.execute(() -> counting(id, params));
-          } else {
-            call(id, params);
-          }
-          break;
-        default:
-          rpc.error(id, -32601, "Method not found");
-      }
-    }
+    StdoutJsonRpc.readStdin(this::onMessage);
     pool.shutdownNow();
+  }
+
+  private void onMessage(Object method, Object id, Map<String, Object> params) throws Exception {
+    if (method == null || id == null || mode.equals("mute")) {
+      return;
+    }
+    switch ((String) method) {
+      case "initialize":
+        if (modern()) {
+          rpc.error(id, -32022, "this server speaks 2026-07-28 only");
+          if (heldDiscover != null) {
+            rpc.result(heldDiscover, discoverResult());
+            heldDiscover = null;
+          }
+        } else {
+          Map<String, Object> caps = new LinkedHashMap<>();
+          caps.put("tools", Map.of());
+          if (mode.equals("caller")) {
+            caps.put("experimental", Map.of("cotenant.caller-identity", Map.of("metaKey", "probe/caller", "version", 1)));
+          }
+          rpc.result(id, Map.of("protocolVersion", "2025-06-18", "capabilities", caps,
+              "serverInfo", Map.of("name", "probe-test-" + mode, "version", "1")));
+        }
+        break;
+      case "server/discover":
+        if (mode.equals("modern-late")) {
+          heldDiscover = id;
+        } else if (mode.equals("modern")) {
+          rpc.result(id, discoverResult());
+        } else {
+          rpc.error(id, -32601, "Method not found");
+        }
+        break;
+      case "tools/list":
+        rpc.result(id, Map.of("tools", List.of(Map.of("name", "remember", "inputSchema", Map.of("type", "object",
+            "properties", properties(),
+            "required", List.of("target"))))));
+        break;
+      case "tools/call":
+        if (mode.equals("counting")) {
+          pool.execute(() -> counting(id, params));
+        } else {
+          call(id, params);
+        }
+        break;
+      default:
+        rpc.error(id, -32601, "Method not found");
+    }
   }
 
   /** {@code target} then {@code workspace}, in that order. */

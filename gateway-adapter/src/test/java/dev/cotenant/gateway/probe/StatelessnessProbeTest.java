@@ -16,25 +16,13 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
+@ExtendWith(ProbeHarness.NoneLeft.class)
 class StatelessnessProbeTest {
   private static final String ID = "identity-1";
-
-  private ProbeHarness harness;
-
-  @BeforeEach
-  void snapshot() {
-    harness = new ProbeHarness();
-  }
-
-  @AfterEach
-  void noneLeft() {
-    harness.assertNoneLeft();
-  }
 
   private static ProbeSpec spec(String json) {
     return ProbeSpec.of("remember", ArgumentTemplate.parse("--args", json));

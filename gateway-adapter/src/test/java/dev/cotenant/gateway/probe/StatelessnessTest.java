@@ -27,29 +27,23 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** What a probe leaves behind: the ledger, the concurrency records, and the verdict they lead to. */
+@ExtendWith(ProbeHarness.NoneLeft.class)
 class StatelessnessTest {
   @TempDir Path records;
 
-  private ProbeHarness harness;
   private Cotenant cotenant;
   private Statelessness statelessness;
 
   @BeforeEach
   void setUp() {
-    harness = new ProbeHarness();
     cotenant = Cotenant.builder().config(ProbeHarness.config()).recordsDirectory(records).build();
     statelessness = cotenant.statelessness();
-  }
-
-  @AfterEach
-  void noneLeft() {
-    harness.assertNoneLeft();
   }
 
   private static ProbeSpec remember() {

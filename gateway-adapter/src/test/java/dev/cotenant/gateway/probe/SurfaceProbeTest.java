@@ -21,27 +21,21 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The whole-surface probe against scripted servers ({@link SurfaceTestServer}): what it calls,
  * what it sees, and what it concludes. Every test checks that no process it started is left.
  */
+@ExtendWith(ProbeHarness.NoneLeft.class)
 class SurfaceProbeTest {
-  private ProbeHarness harness;
   private SurfaceProbe probe;
 
   @BeforeEach
   void setUp() {
-    harness = new ProbeHarness();
     probe = ProbeHarness.surface();
-  }
-
-  @AfterEach
-  void noneLeft() {
-    harness.assertNoneLeft();
   }
 
   private static ServerDescription server(String scenario) {
@@ -59,6 +53,13 @@ class SurfaceProbeTest {
 
   private static ToolResult tool(SurfaceReport r, String name) {
     return r.tools().stream().filter(t -> t.name().equals(name)).findFirst().orElseThrow(() -> new AssertionError(r));
+  }
+
+  /** The report's tool {@code name} has {@code status}, and its reason starts with {@code why}. */
+  private static void assertTool(SurfaceReport r, String name, ToolStatus status, String why) {
+    ToolResult t = tool(r, name);
+    assertEquals(status, t.status());
+    assertTrue(t.why().startsWith(why), t.why());
   }
 
   private static ListingResult listing(SurfaceReport r, String method) {
@@ -160,9 +161,7 @@ class SurfaceProbeTest {
   void aDestructiveToolIsSkippedUnlessThePlanIncludesIt() throws Exception {
     SurfaceReport r = run("destructive");
     assertEquals(Outcome.NOT_PROVEN, r.outcome(), r.toString());
-    ToolResult wipe = tool(r, "wipe");
-    assertEquals(ToolStatus.SKIPPED, wipe.status());
-    assertTrue(wipe.why().startsWith("annotated destructiveHint: true"), wipe.why());
+    assertTool(r, "wipe", ToolStatus.SKIPPED, "annotated destructiveHint: true");
     assertEquals("1 of 2 tools exercised (50 %)", r.coverage());
 
     SurfaceReport included = probe.run(server("destructive"), "id", ProbePlan.parse("plan", "{\"tools\": {\"wipe\": {\"include\": true}}}"), 3);
@@ -194,9 +193,7 @@ class SurfaceProbeTest {
   void aToolThatAnswersAnErrorProvesNothing() throws Exception {
     SurfaceReport r = run("failing");
     assertEquals(Outcome.NOT_PROVEN, r.outcome(), r.toString());
-    ToolResult fails = tool(r, "fails");
-    assertEquals(ToolStatus.NOT_PROVEN, fails.status());
-    assertTrue(fails.why().startsWith("answered isError on a dedicated backend"), fails.why());
+    assertTool(r, "fails", ToolStatus.NOT_PROVEN, "answered isError on a dedicated backend");
   }
 
   @Test
@@ -204,9 +201,7 @@ class SurfaceProbeTest {
     SurfaceProbe quick = ProbeHarness.surface(SurfaceProbe.CALL_TIMEOUT_MS, "1500");
     SurfaceReport r = quick.run(server("stall"), "id", ProbePlan.empty(), 3);
     assertEquals(Outcome.NOT_PROVEN, r.outcome(), r.toString());
-    ToolResult stall = tool(r, "stall");
-    assertEquals(ToolStatus.NOT_PROVEN, stall.status());
-    assertTrue(stall.why().startsWith("no answer in 1500 ms (cotenant.probe.call-timeout-ms) to "), stall.why());
+    assertTool(r, "stall", ToolStatus.NOT_PROVEN, "no answer in 1500 ms (cotenant.probe.call-timeout-ms) to ");
     assertEquals(ToolStatus.PASSED, tool(r, "echo").status());
   }
 

@@ -1,8 +1,5 @@
 package dev.cotenant.gateway.probe;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.time.LocalTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
@@ -12,7 +9,6 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * A scripted MCP server over stdio for the whole-surface probe's tests:
@@ -42,7 +38,6 @@ import tools.jackson.databind.json.JsonMapper;
  * </ul>
  */
 public final class SurfaceTestServer {
-  private static final JsonMapper MAPPER = JsonMapper.builder().build();
   private static final DateTimeFormatter MILLIS = DateTimeFormatter.ofPattern("HH:mm:ss.SSS");
   private static final DateTimeFormatter SECONDS = DateTimeFormatter.ofPattern("HH:mm:ss");
 
@@ -63,65 +58,56 @@ public final class SurfaceTestServer {
   }
 
   private void serve() throws Exception {
-    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-    String line;
-    while ((line = in.readLine()) != null) {
-      if (line.isBlank()) {
-        continue;
+    StdoutJsonRpc.readStdin(this::onMessage);
+  }
+
+  private void onMessage(Object method, Object id, Map<String, Object> params) throws Exception {
+    if (method == null) {
+      // The client's answer to our request: the held tool call may answer now.
+      Object held = pendingCalls.remove(String.valueOf(id));
+      if (held != null) {
+        rpc.result(held, text("echo: answered after asking"));
       }
-      @SuppressWarnings("unchecked")
-      Map<String, Object> msg = MAPPER.readValue(line, Map.class);
-      Object method = msg.get("method");
-      Object id = msg.get("id");
-      if (method == null) {
-        // The client's answer to our request: the held tool call may answer now.
-        Object held = pendingCalls.remove(String.valueOf(id));
-        if (held != null) {
-          rpc.result(held, text("echo: answered after asking"));
+      return;
+    }
+    if (id == null) {
+      return;
+    }
+    switch ((String) method) {
+      case "initialize": {
+        Map<String, Object> caps = new LinkedHashMap<>();
+        caps.put("tools", Map.of());
+        if (scenario.equals("resources") || scenario.equals("paged")) {
+          caps.put("resources", Map.of());
         }
-        continue;
+        rpc.result(id, Map.of("protocolVersion", "2025-06-18", "capabilities", caps,
+            "serverInfo", Map.of("name", "surface-test-" + scenario, "version", "1")));
+        break;
       }
-      if (id == null) {
-        continue;
-      }
-      @SuppressWarnings("unchecked")
-      Map<String, Object> params = msg.get("params") instanceof Map ? (Map<String, Object>) msg.get("params") : Map.of();
-      switch ((String) method) {
-        case "initialize": {
-          Map<String, Object> caps = new LinkedHashMap<>();
-          caps.put("tools", Map.of());
-          if (scenario.equals("resources") || scenario.equals("paged")) {
-            caps.put("resources", Map.of());
-          }
-          rpc.result(id, Map.of("protocolVersion", "2025-06-18", "capabilities", caps,
-              "serverInfo", Map.of("name", "surface-test-" + scenario, "version", "1")));
-          break;
+      case "tools/list":
+        rpc.result(id, Map.of("tools", tools()));
+        break;
+      case "tools/call":
+        call(id, params);
+        break;
+      case "resources/list":
+        resourcesList(id, params);
+        break;
+      case "resources/templates/list":
+        rpc.result(id, Map.of("resourceTemplates", List.of()));
+        break;
+      case "resources/read": {
+        String uri = String.valueOf(params.get("uri"));
+        String content = resources.get(uri);
+        if (content == null) {
+          rpc.error(id, -32002, "Resource not found");
+        } else {
+          rpc.result(id, Map.of("contents", List.of(Map.of("uri", uri, "text", content))));
         }
-        case "tools/list":
-          rpc.result(id, Map.of("tools", tools()));
-          break;
-        case "tools/call":
-          call(id, params);
-          break;
-        case "resources/list":
-          resourcesList(id, params);
-          break;
-        case "resources/templates/list":
-          rpc.result(id, Map.of("resourceTemplates", List.of()));
-          break;
-        case "resources/read": {
-          String uri = String.valueOf(params.get("uri"));
-          String content = resources.get(uri);
-          if (content == null) {
-            rpc.error(id, -32002, "Resource not found");
-          } else {
-            rpc.result(id, Map.of("contents", List.of(Map.of("uri", uri, "text", content))));
-          }
-          break;
-        }
-        default:
-          rpc.error(id, -32601, "Method not found");
+        break;
       }
+      default:
+        rpc.error(id, -32601, "Method not found");
     }
   }
 

@@ -39,21 +39,22 @@ class PlacementDecisionTest {
   @Test
   void aForcedServerIsSharedWhateverItsVerdictShortOfRefutedAndSaysSo() {
     SharingSettings forced = new SharingSettings(false, Set.of("s"), Duration.ofSeconds(1));
-    PlacementDecision d = PlacementDecision.decide("s", MEASURED, forced);
-    assertEquals(Placement.SHARED, d.placement());
-    assertTrue(d.forced());
-    assertEquals("forced by cotenant.sharing.forced (verdict measured)", d.why());
+    assertDecision(Placement.SHARED, true, "forced by cotenant.sharing.forced (verdict measured)",
+        PlacementDecision.decide("s", MEASURED, forced));
     assertEquals(Placement.DEDICATED, PlacementDecision.decide("other", MEASURED, forced).placement());
   }
 
   @Test
   void anObservedHazardOutranksTheOperatorsForce() {
     SharingSettings forced = new SharingSettings(true, Set.of("s"), Duration.ofSeconds(1));
-    PlacementDecision d = PlacementDecision.decide("s", REFUTED, forced);
-    assertEquals(Placement.DEDICATED, d.placement());
-    assertFalse(d.forced());
-    assertEquals("forced by cotenant.sharing.forced, but refuted: a hazard was observed (clear it with"
-        + " `cotenant hazards clear s` to force it again)", d.why());
+    assertDecision(Placement.DEDICATED, false, "forced by cotenant.sharing.forced, but refuted: a hazard was observed (clear it with"
+        + " `cotenant hazards clear s` to force it again)", PlacementDecision.decide("s", REFUTED, forced));
+  }
+
+  private static void assertDecision(Placement placement, boolean forced, String why, PlacementDecision d) {
+    assertEquals(placement, d.placement(), d.toString());
+    assertEquals(forced, d.forced(), d.toString());
+    assertEquals(why, d.why());
   }
 
   @Test

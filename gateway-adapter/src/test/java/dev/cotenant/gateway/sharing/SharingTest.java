@@ -105,14 +105,31 @@ class SharingTest {
     return Cotenant.builder().config(config).recordsDirectory(records).build();
   }
 
+  /**
+   * A runtime with sharing on (and {@code keyValues} besides) whose evaluator has measured
+   * {@code server}; {@link #sharing} is its sharing.
+   */
+  private Cotenant measuredWithSharingOn(ServerDescription server, String... keyValues) throws Exception {
+    List<String> config = new ArrayList<>(List.of(SharingSettings.ENABLED, "true"));
+    config.addAll(List.of(keyValues));
+    Cotenant cotenant = cotenant(config.toArray(String[]::new));
+    cotenant.evaluator(1).uncappedPass(List.of(server));
+    sharing = cotenant.sharing();
+    return cotenant;
+  }
+
   /** Two clients, A and B, each connected to {@code server} and initialized. */
   private record Pair(Client a, Client b, ClientSession ca, ClientSession cb) {}
 
   private Pair twoSessions(ServerDescription server) throws Exception {
+    return twoSessions(server, "session-a", "session-b");
+  }
+
+  private Pair twoSessions(ServerDescription server, String sessionA, String sessionB) throws Exception {
     Client a = new Client();
     Client b = new Client();
-    ClientSession ca = sharing.connect(server, "session-a", init(), a);
-    ClientSession cb = sharing.connect(server, "session-b", init(), b);
+    ClientSession ca = sharing.connect(server, sessionA, init(), a);
+    ClientSession cb = sharing.connect(server, sessionB, init(), b);
     initialized(ca, a);
     initialized(cb, b);
     return new Pair(a, b, ca, cb);
@@ -196,36 +213,30 @@ class SharingTest {
   void aHazardRecordedElsewhereMovesTheAttachedSessionsOnceTheRecordsChanged() throws Exception {
     ServerDescription server = FakeServer.builder().name("declared").era(FakeServer.Era.LEGACY).tool("echo")
         .experimental("cotenant.caller-identity", Map.of("version", 1)).build().description();
-    Cotenant cotenant = cotenant(SharingSettings.ENABLED, "true");
-    cotenant.evaluator(1).uncappedPass(List.of(server));
-    sharing = cotenant.sharing();
+    Cotenant cotenant = measuredWithSharingOn(server);
     Pair p = twoSessions(server);
-    Client a = p.a();
-    Client b = p.b();
-    ClientSession ca = p.ca();
-    ClientSession cb = p.cb();
-    long shared = ca.backendPid().orElseThrow();
-    assertEquals(shared, cb.backendPid().orElseThrow());
+    long shared = p.ca().backendPid().orElseThrow();
+    assertEquals(shared, p.cb().backendPid().orElseThrow());
 
     cotenant.recordStores().hazardLedger().record("declared", cotenant.identityOf(server).ledgerKey(),
         HazardCode.CROSS_SESSION_LEAK, 2);
-    ca.fromClient(call(1, "a-1", 0));
-    a.answer(1);
-    assertEquals(shared, ca.backendPid().orElseThrow(), "nothing said the records changed: the session stays");
+    p.ca().fromClient(call(1, "a-1", 0));
+    p.a().answer(1);
+    assertEquals(shared, p.ca().backendPid().orElseThrow(), "nothing said the records changed: the session stays");
 
     sharing.recordsChanged();
-    ca.fromClient(call(2, "a-2", 0));
-    assertTrue(String.valueOf(a.answer(2)).contains("a-2"));
-    cb.fromClient(call(2, "b-2", 0));
-    assertTrue(String.valueOf(b.answer(2)).contains("b-2"));
-    for (ClientSession c : List.of(ca, cb)) {
+    p.ca().fromClient(call(2, "a-2", 0));
+    assertTrue(String.valueOf(p.a().answer(2)).contains("a-2"));
+    p.cb().fromClient(call(2, "b-2", 0));
+    assertTrue(String.valueOf(p.b().answer(2)).contains("b-2"));
+    for (ClientSession c : List.of(p.ca(), p.cb())) {
       assertEquals(Placement.DEDICATED, c.placement().placement(), c.placement().why());
       assertTrue(c.placement().why().startsWith("the records changed: its verdict (refuted)"), c.placement().why());
       assertNotEquals(shared, c.backendPid().orElseThrow());
     }
-    assertNotEquals(ca.backendPid().orElseThrow(), cb.backendPid().orElseThrow(), "each on a backend of its own");
-    ca.close();
-    cb.close();
+    assertNotEquals(p.ca().backendPid().orElseThrow(), p.cb().backendPid().orElseThrow(), "each on a backend of its own");
+    p.ca().close();
+    p.cb().close();
   }
 
   /**
@@ -239,28 +250,22 @@ class SharingTest {
     ServerDescription server = FakeServer.builder().name("asks-tight").era(FakeServer.Era.LEGACY).tool("echo")
         .experimental("cotenant.caller-identity", Map.of("version", 1))
         .sendsServerRequestOnCall("roots/list").build().description();
-    Cotenant cotenant = cotenant(SharingSettings.ENABLED, "true", dev.cotenant.gateway.pool.PoolSettings.SPAWN_BUDGET, "1");
-    cotenant.evaluator(1).uncappedPass(List.of(server));
-    sharing = cotenant.sharing();
+    measuredWithSharingOn(server, dev.cotenant.gateway.pool.PoolSettings.SPAWN_BUDGET, "1");
     Pair p = twoSessions(server);
-    Client a = p.a();
-    Client b = p.b();
-    ClientSession ca = p.ca();
-    ClientSession cb = p.cb();
-    ca.fromClient(call(1, "a-1", 0));
-    assertTrue(String.valueOf(a.answer(1)).contains("cannot route roots/list"), "the hazard");
+    p.ca().fromClient(call(1, "a-1", 0));
+    assertTrue(String.valueOf(p.a().answer(1)).contains("cannot route roots/list"), "the hazard");
 
     for (int id = 7; id <= 8; id++) {
-      ca.fromClient(Map.of("jsonrpc", "2.0", "id", id, "method", "ping"));
-      Map<String, Object> answer = a.answer(id);
+      p.ca().fromClient(Map.of("jsonrpc", "2.0", "id", id, "method", "ping"));
+      Map<String, Object> answer = p.a().answer(id);
       Map<?, ?> error = (Map<?, ?>) answer.get("error");
       assertTrue(error != null, "no backend could be had: " + answer);
       assertEquals(ErrorCode.NO_BACKEND.code(), ((Number) error.get("code")).intValue(), answer.toString());
       assertTrue(String.valueOf(error.get("message")).contains(dev.cotenant.gateway.pool.PoolSettings.SPAWN_BUDGET),
           answer.toString());
     }
-    ca.close();
-    cb.close();
+    p.ca().close();
+    p.cb().close();
   }
 
   @Test
@@ -389,36 +394,31 @@ class SharingTest {
         new dev.cotenant.api.ConcurrencyRecord("narrow", dev.cotenant.api.ConcurrencyModel.SIDECAR,
             dev.cotenant.api.ShareScope.TENANT, java.util.OptionalInt.of(1), java.util.Optional.empty())));
     sharing = cotenant.sharing();
-    Client a = new Client();
-    Client b = new Client();
-    ClientSession ca = sharing.connect(server, "s1", init(), a);
-    ClientSession cb = sharing.connect(server, "s2", init(), b);
-    initialized(ca, a);
-    initialized(cb, b);
-    ca.fromClient(call(1, "holds-the-slot", 60_000));
-    cb.fromClient(call(1, "waits", 0));
-    Map<?, ?> busy = (Map<?, ?>) b.answer(1).get("error");
+    Pair p = twoSessions(server, "s1", "s2");
+    p.ca().fromClient(call(1, "holds-the-slot", 60_000));
+    p.cb().fromClient(call(1, "waits", 0));
+    Map<?, ?> busy = (Map<?, ?>) p.b().answer(1).get("error");
     assertEquals(ErrorCode.BUSY.code(), ((Number) busy.get("code")).intValue());
     assertTrue(String.valueOf(busy.get("message")).startsWith("busy: narrow already serves its maxConcurrent of 1"), busy.toString());
     // Cancelling the call that holds the slot frees it.
-    ca.fromClient(Map.of("jsonrpc", "2.0", "method", "notifications/cancelled", "params", Map.of("requestId", 1)));
-    cb.fromClient(call(2, "now", 0));
-    assertTrue(String.valueOf(b.answer(2)).contains("now"));
+    p.ca().fromClient(Map.of("jsonrpc", "2.0", "method", "notifications/cancelled", "params", Map.of("requestId", 1)));
+    p.cb().fromClient(call(2, "now", 0));
+    assertTrue(String.valueOf(p.b().answer(2)).contains("now"));
     // The answer to "now" freed the slot it held (kills ClientSession.toClient with the permit's
     // release removed or its null check negated).
-    ca.fromClient(call(3, "after-an-answer", 0));
-    assertTrue(String.valueOf(a.answer(3)).contains("after-an-answer"));
+    p.ca().fromClient(call(3, "after-an-answer", 0));
+    assertTrue(String.valueOf(p.a().answer(3)).contains("after-an-answer"));
     // A session that leaves frees the slot of its call in flight (kills ClientSession.close without
     // the release of its permits).
-    cb.fromClient(call(4, "left-running", 60_000));
-    cb.close();
-    ca.fromClient(call(5, "after-a-close", 0));
-    assertTrue(String.valueOf(a.answer(5)).contains("after-a-close"));
+    p.cb().fromClient(call(4, "left-running", 60_000));
+    p.cb().close();
+    p.ca().fromClient(call(5, "after-a-close", 0));
+    assertTrue(String.valueOf(p.a().answer(5)).contains("after-a-close"));
     // The busy call never reached the backend (kills ClientSession.admit returning true after the
     // busy answer: the refused call still ran).
-    assertFalse(String.valueOf(b.skipped).contains("waits") || b.got.toString().contains("waits"),
-        "the busy call reached the backend: " + b.skipped + b.got);
-    ca.close();
+    assertFalse(String.valueOf(p.b().skipped).contains("waits") || p.b().got.toString().contains("waits"),
+        "the busy call reached the backend: " + p.b().skipped + p.b().got);
+    p.ca().close();
   }
 
   /** A limiter that cannot be asked, as a fleet's limiter is while its store is unreachable. */
