@@ -13,18 +13,14 @@ import dev.cotenant.spi.ProviderConfig;
 import dev.cotenant.spi.ProviderContext;
 import dev.cotenant.spi.SessionException;
 import dev.cotenant.spi.SessionTransport;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The pre-flight starts servers only through the session transport it is given: one session per
@@ -32,20 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * hangs in {@code open} is a reason, not an exception or a hang.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class PreflightOverSessionTransportTest {
-  @TempDir Path dir;
-  PreflightHarness h;
-
-  @BeforeEach
-  void harness() throws Exception {
-    h = new PreflightHarness(dir);
-  }
-
-  @AfterEach
-  void nothingSurvives() throws Exception {
-    h.assertNothingAlive();
-  }
-
+class PreflightOverSessionTransportTest extends HarnessedProcessTest {
   private static RecordingSessions recordingStdio() {
     return new RecordingSessions(new StdioSessionTransport(settings().sessionSettings()));
   }

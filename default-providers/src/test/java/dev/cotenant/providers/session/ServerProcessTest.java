@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cotenant.api.LogSafe;
+import dev.cotenant.providers.preflight.HarnessedProcessTest;
 import dev.cotenant.providers.preflight.PreflightHarness;
 import dev.cotenant.providers.preflight.PreflightSettings;
 import dev.cotenant.providers.session.ServerProcess.Eof;
@@ -22,10 +23,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * One spawned process at the exact edges of what its stdout reader and its stderr tail accept,
@@ -34,20 +33,13 @@ import org.junit.jupiter.api.io.TempDir;
  * far past each bound, these stop exactly at it. Every process a test starts is gone afterwards.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class ServerProcessTest {
-  @TempDir Path dir;
-  PreflightHarness h;
+class ServerProcessTest extends HarnessedProcessTest {
   final List<ServerProcess> started = new ArrayList<>();
 
-  @BeforeEach
-  void harness() throws Exception {
-    h = new PreflightHarness(dir);
-  }
-
+  /** Runs before the inherited check that nothing survives. */
   @AfterEach
-  void nothingSurvives() throws Exception {
+  void tearDownStarted() {
     started.forEach(ServerProcess::teardown);
-    h.assertNothingAlive();
   }
 
   private ServerProcess start(String script, String... settings) throws SessionException {
