@@ -81,6 +81,14 @@ class ServerProcessTest extends HarnessedProcessTest {
     return events.get(events.size() - 1);
   }
 
+  /** Every event of {@code p}, which must be exactly {@code expected} messages and then a plain end of stdout. */
+  private static List<Event> readToEnd(long expected, ServerProcess p) throws InterruptedException {
+    List<Event> read = events(p);
+    assertEquals(expected, messages(read), read.toString());
+    assertInstanceOf(Eof.class, last(read));
+    return read;
+  }
+
   /**
    * Kills {@code readStdout} with {@code ++count > maxMessages} changed to {@code >=}, and
    * {@code isBlank} returning false or with any of its three conditions negated: three messages
@@ -90,9 +98,7 @@ class ServerProcessTest extends HarnessedProcessTest {
   @Test
   void exactlyTheMessageBoundIsReadAndBlankLinesDoNotCount() throws Exception {
     String three = "printf '{\"a\":1}\\n\\n   \\n{\"a\":2}\\n\\t\\r\\n{\"a\":3}\\n'";
-    List<Event> read = events(start(three, PreflightSettings.MAX_MESSAGES, "3", PreflightSettings.MAX_NON_JSON_LINES, "0"));
-    assertEquals(3, messages(read), read.toString());
-    assertInstanceOf(Eof.class, last(read));
+    List<Event> read = readToEnd(3, start(three, PreflightSettings.MAX_MESSAGES, "3", PreflightSettings.MAX_NON_JSON_LINES, "0"));
     assertEquals(Map.of("a", 3), ((Message) read.get(2)).json());
 
     List<Event> four = events(start(three + "; printf '{\"a\":4}\\n'", PreflightSettings.MAX_MESSAGES, "3"));
@@ -108,9 +114,7 @@ class ServerProcessTest extends HarnessedProcessTest {
   @Test
   void exactlyTheNonJsonLineBoundIsSkippedAndOneMoreEndsTheReading() throws Exception {
     String two = "printf 'not json\\n[1,2]\\n{\"a\":1}\\n'";
-    List<Event> read = events(start(two, PreflightSettings.MAX_NON_JSON_LINES, "2"));
-    assertEquals(1, messages(read), read.toString());
-    assertInstanceOf(Eof.class, last(read));
+    readToEnd(1, start(two, PreflightSettings.MAX_NON_JSON_LINES, "2"));
 
     List<Event> three = events(start("printf 'not json\\n[1,2]\\n\"text\"\\n{\"a\":1}\\n'",
         PreflightSettings.MAX_NON_JSON_LINES, "2"));
@@ -124,9 +128,7 @@ class ServerProcessTest extends HarnessedProcessTest {
   @Test
   void exactlyTheTotalByteBoundIsReadAndOneByteLessEndsTheReading() throws Exception {
     String sixteen = "printf '{\"a\":1}\\n{\"a\":2}\\n'";
-    List<Event> read = events(start(sixteen, PreflightSettings.MAX_TOTAL_BYTES, "16"));
-    assertEquals(2, messages(read), read.toString());
-    assertInstanceOf(Eof.class, last(read));
+    readToEnd(2, start(sixteen, PreflightSettings.MAX_TOTAL_BYTES, "16"));
 
     List<Event> over = events(start(sixteen, PreflightSettings.MAX_TOTAL_BYTES, "15"));
     assertEquals(new Fatal("wrote more than 15 bytes to stdout"), last(over));
