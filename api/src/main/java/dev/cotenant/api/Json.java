@@ -72,4 +72,30 @@ public final class Json {
     }
     return value;
   }
+
+  /**
+   * Whether a plain JSON value nests deeper than {@code limit}: a scalar is at depth 0, the
+   * values of a map or list one deeper than the map or list. The walk stops descending once it
+   * is past {@code limit}, so even a cyclic in-memory tree is answered.
+   */
+  public static boolean nestsDeeperThan(@org.jspecify.annotations.Nullable Object value, int limit) {
+    return depth(value, 0, limit) > limit;
+  }
+
+  private static int depth(@org.jspecify.annotations.Nullable Object v, int d, int limit) {
+    if (d > limit) {
+      return d;
+    }
+    int max = d;
+    if (v instanceof Map<?, ?>) {
+      for (Object x : ((Map<?, ?>) v).values()) {
+        max = Math.max(max, depth(x, d + 1, limit));
+      }
+    } else if (v instanceof List<?>) {
+      for (Object x : (List<?>) v) {
+        max = Math.max(max, depth(x, d + 1, limit));
+      }
+    }
+    return max;
+  }
 }

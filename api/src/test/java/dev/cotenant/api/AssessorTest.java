@@ -23,17 +23,37 @@ class AssessorTest {
     return Assessor.assess(new Evidence(List.of(), List.of(DECLARATION), preflight, false));
   }
 
-  @Test
-  void aDeclarationBesideAPassedPreflight_saysTheDeclarationWasTested() {
-    Verdict v = declaredWith(PreflightOutcome.passed());
+  /**
+   * The verdict stays {@link Strength#DECLARED}, recommends a stub and sharing, and gives the
+   * declaration's reason followed by exactly {@code after}.
+   */
+  private static void assertDeclaredThen(Verdict v, Reason... after) {
     assertEquals(Strength.DECLARED, v.strength());
     assertTrue(v.recommendStub());
     assertTrue(v.recommendShare());
-    assertEquals(
-        List.of(
-            new Reason(ReasonCode.DECLARES_CALLER_IDENTITY, "cotenant.caller-identity"),
-            Reason.of(ReasonCode.PREFLIGHT_PASSED)),
-        v.reasons());
+    List<Reason> expected = new ArrayList<>();
+    expected.add(new Reason(ReasonCode.DECLARES_CALLER_IDENTITY, "cotenant.caller-identity"));
+    expected.addAll(List.of(after));
+    assertEquals(expected, v.reasons());
+  }
+
+  /**
+   * Assesses a declaration beside {@code other}, with {@code hazards} on the ledger and a passed
+   * pre-flight, and checks that the verdict has {@code expected} strength and recommends neither
+   * a stub nor sharing.
+   */
+  private static Verdict overruledDeclaration(Strength expected, List<HazardCode> hazards, Finding other) {
+    Verdict v = Assessor.assess(new Evidence(hazards, List.of(DECLARATION, other), PreflightOutcome.passed(), true));
+    assertEquals(expected, v.strength());
+    assertFalse(v.recommendStub());
+    assertFalse(v.recommendShare());
+    return v;
+  }
+
+  @Test
+  void aDeclarationBesideAPassedPreflight_saysTheDeclarationWasTested() {
+    Verdict v = declaredWith(PreflightOutcome.passed());
+    assertDeclaredThen(v, Reason.of(ReasonCode.PREFLIGHT_PASSED));
     assertFalse(v.has(ReasonCode.PREFLIGHT_NOT_RUN));
   }
 
@@ -49,28 +69,17 @@ class AssessorTest {
   @Test
   void aDeclarationWhosePreflightCouldNotRun_carriesTheNotRunReasonAsDetail() {
     Verdict v = declaredWith(new PreflightOutcome.NotRun("executable not found: /opt/srv"));
-    assertEquals(Strength.DECLARED, v.strength());
-    assertTrue(v.recommendStub());
-    assertTrue(v.recommendShare());
-    assertEquals(
-        List.of(
-            new Reason(ReasonCode.DECLARES_CALLER_IDENTITY, "cotenant.caller-identity"),
-            new Reason(ReasonCode.PREFLIGHT_NOT_RUN, "executable not found: /opt/srv")),
-        v.reasons());
+    assertDeclaredThen(v, new Reason(ReasonCode.PREFLIGHT_NOT_RUN, "executable not found: /opt/srv"));
   }
 
   @Test
   void aDeclarationWhosePreflightDiverged_staysDeclared_withANoteAndNoPass() {
     Verdict v = declaredWith(PreflightOutcome.diverged("capabilities", "tools"));
-    assertEquals(Strength.DECLARED, v.strength());
-    assertTrue(v.recommendStub());
-    assertTrue(v.recommendShare(), "a divergence is a note; it never overrules a declaration");
-    assertEquals(
-        List.of(
-            new Reason(ReasonCode.DECLARES_CALLER_IDENTITY, "cotenant.caller-identity"),
-            new Reason(ReasonCode.HANDSHAKE_NOT_REPRODUCIBLE, "capabilities"),
-            new Reason(ReasonCode.HANDSHAKE_NOT_REPRODUCIBLE, "tools")),
-        v.reasons());
+    // A divergence is a note; it never overrules a declaration.
+    assertDeclaredThen(
+        v,
+        new Reason(ReasonCode.HANDSHAKE_NOT_REPRODUCIBLE, "capabilities"),
+        new Reason(ReasonCode.HANDSHAKE_NOT_REPRODUCIBLE, "tools"));
     assertFalse(v.has(ReasonCode.PREFLIGHT_PASSED));
     assertFalse(v.has(ReasonCode.PREFLIGHT_NOT_RUN), "the pre-flight ran");
   }
@@ -94,31 +103,18 @@ class AssessorTest {
 
   @Test
   void onlyALedgerEntryOverrulesADeclaration_andItOutranksADisqualifyingFactToo() {
-    Evidence e =
-        new Evidence(
+    Verdict v =
+        overruledDeclaration(
+            Strength.REFUTED,
             List.of(HazardCode.UNROUTABLE_SERVER_REQUEST),
-            List.of(DECLARATION, Finding.of("not_stdio", ReasonCode.NOT_STDIO)),
-            PreflightOutcome.passed(),
-            true);
-    Verdict v = Assessor.assess(e);
-    assertEquals(Strength.REFUTED, v.strength());
-    assertFalse(v.recommendStub());
-    assertFalse(v.recommendShare());
+            Finding.of("not_stdio", ReasonCode.NOT_STDIO));
     assertEquals(new Reason(ReasonCode.OBSERVED_HAZARD, "unroutable_server_request"), v.reasons().get(0));
   }
 
   @Test
   void aDisqualifyingFactOverrulesADeclaration() {
-    Evidence e =
-        new Evidence(
-            List.of(),
-            List.of(DECLARATION, Finding.of("empty", ReasonCode.SESSION_BOUND_BY_CONSTRUCTION)),
-            PreflightOutcome.passed(),
-            true);
-    Verdict v = Assessor.assess(e);
-    assertEquals(Strength.DISQUALIFIED, v.strength());
-    assertFalse(v.recommendStub());
-    assertFalse(v.recommendShare());
+    overruledDeclaration(
+        Strength.DISQUALIFIED, List.of(), Finding.of("empty", ReasonCode.SESSION_BOUND_BY_CONSTRUCTION));
   }
 
   @Test

@@ -245,22 +245,8 @@ class HandshakeComparatorTest {
 
   @Test
   void hostileNestingNeitherOverflowsNorDiverges() {
-    Map<String, Object> deepA = new HashMap<>();
-    Map<String, Object> cur = deepA;
-    for (int i = 0; i < 100_000; i++) {
-      Map<String, Object> next = new HashMap<>();
-      cur.put("k", next);
-      cur = next;
-    }
-    cur.put("leaf", true);
-    Map<String, Object> deepB = new HashMap<>();
-    cur = deepB;
-    for (int i = 0; i < 100_000; i++) {
-      Map<String, Object> next = new HashMap<>();
-      cur.put("k", next);
-      cur = next;
-    }
-    cur.put("leaf", false);
+    Map<String, Object> deepA = JsonTrees.nestedUnderK(100_000, Map.of("leaf", true));
+    Map<String, Object> deepB = JsonTrees.nestedUnderK(100_000, Map.of("leaf", false));
     // Below MAX_DEPTH the two shapes are both "deep": the difference at depth 100,000 is unseen.
     assertEquals(List.of(), compare(snapshot(Map.of("capabilities", deepA)), snapshot(Map.of("capabilities", deepB))));
     assertTrue(HandshakeComparator.shape(deepA).contains(HandshakeComparator.DEEP));

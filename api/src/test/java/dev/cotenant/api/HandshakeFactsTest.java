@@ -79,13 +79,7 @@ class HandshakeFactsTest {
 
   @Test
   void deepNestingIsBoundedNotFatal() {
-    Map<String, Object> root = new HashMap<>();
-    Map<String, Object> cur = root;
-    for (int i = 0; i < 500; i++) {
-      Map<String, Object> next = new HashMap<>();
-      cur.put("k", next);
-      cur = next;
-    }
+    Map<String, Object> root = JsonTrees.nestedUnderK(500, Map.of());
     HandshakeFacts f = facts(root);
     assertEquals(HandshakeFacts.MAX_CAPABILITY_DEPTH, f.capabilityPaths().size());
     assertTrue(f.hasCapability("k" + "/k".repeat(HandshakeFacts.MAX_CAPABILITY_DEPTH - 1)));

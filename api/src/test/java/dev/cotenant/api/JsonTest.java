@@ -1,7 +1,9 @@
 package dev.cotenant.api;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -10,7 +12,10 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** {@link Json#thaw} undoes {@link Json#freeze}: NULL becomes null again, and the copy is mutable. */
+/**
+ * {@link Json#thaw} undoes {@link Json#freeze}: NULL becomes null again, and the copy is mutable.
+ * {@link Json#nestsDeeperThan} counts maps and lists alike and stops on a cyclic tree.
+ */
 class JsonTest {
   @Test
   void thawUndoesFreezeAtEveryDepth() {
@@ -29,5 +34,21 @@ class JsonTest {
     list.add("mutable");
     assertNull(Json.thaw(Json.NULL));
     assertEquals("x", Json.thaw("x"));
+  }
+
+  @Test
+  void nestingIsCountedThroughMapsAndListsAlike() {
+    assertFalse(Json.nestsDeeperThan("x", 0));
+    assertFalse(Json.nestsDeeperThan(Map.of("a", List.of("b")), 2));
+    assertTrue(Json.nestsDeeperThan(Map.of("a", List.of("b")), 1));
+    assertTrue(Json.nestsDeeperThan(List.of(List.of(Map.of())), 1));
+    assertFalse(Json.nestsDeeperThan(List.of(List.of(Map.of())), 2));
+  }
+
+  @Test
+  void aCyclicTreeIsAnsweredWithoutOverflowing() {
+    List<Object> loop = new ArrayList<>();
+    loop.add(loop);
+    assertTrue(Json.nestsDeeperThan(loop, 32));
   }
 }

@@ -2,6 +2,7 @@ package dev.cotenant.providers.records;
 
 import dev.cotenant.api.ExecutionIdentity;
 import dev.cotenant.api.HandshakeFacts;
+import dev.cotenant.api.Json;
 import dev.cotenant.api.ToolFacts;
 import dev.cotenant.spi.PreflightRecord;
 import java.nio.file.Path;
@@ -162,32 +163,15 @@ final class CacheCodec {
   static final int MAX_HANDSHAKE_DEPTH = 32;
 
   static boolean shallowEnough(HandshakeFacts h) {
-    if (depth(h.serverInfo(), 0) > MAX_HANDSHAKE_DEPTH) {
+    if (Json.nestsDeeperThan(h.serverInfo(), MAX_HANDSHAKE_DEPTH)) {
       return false;
     }
     for (ToolFacts t : h.tools()) {
-      if (t.annotations().isPresent() && depth(t.annotations().get(), 0) > MAX_HANDSHAKE_DEPTH) {
+      if (t.annotations().isPresent() && Json.nestsDeeperThan(t.annotations().get(), MAX_HANDSHAKE_DEPTH)) {
         return false;
       }
     }
     return true;
-  }
-
-  private static int depth(Object v, int d) {
-    if (d > MAX_HANDSHAKE_DEPTH) {
-      return d;
-    }
-    int max = d;
-    if (v instanceof Map<?, ?>) {
-      for (Object x : ((Map<?, ?>) v).values()) {
-        max = Math.max(max, depth(x, d + 1));
-      }
-    } else if (v instanceof List<?>) {
-      for (Object x : (List<?>) v) {
-        max = Math.max(max, depth(x, d + 1));
-      }
-    }
-    return max;
   }
 
   static ObjectNode encodeHandshake(HandshakeFacts h) {

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.TreeMap;
+import java.util.function.Function;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
@@ -72,6 +73,28 @@ public final class ConcurrencyRecordsCodec {
   }
 
   /**
+   * The value named by the string field {@code field} of {@code n}, or {@code absent} when the
+   * field is missing or {@code null}.
+   *
+   * @throws IllegalArgumentException naming the server ({@code who}, already escaped) and the
+   *     field when it is not a string or names no value; the message lists {@code expected}
+   */
+  private static <T> T wireName(
+      JsonNode n, String field, Function<String, Optional<T>> fromWire, T absent, String expected, String who) {
+    JsonNode v = n.get(field);
+    if (v == null || v.isNull()) {
+      return absent;
+    }
+    if (!v.isString()) {
+      throw new IllegalArgumentException("concurrency record of " + who + ": \"" + field + "\" must be a string");
+    }
+    return fromWire.apply(v.stringValue())
+        .orElseThrow(() -> new IllegalArgumentException(
+            "concurrency record of " + who + ": unknown " + field + " '" + LogSafe.escape(v.stringValue(), 80)
+                + "'; expected one of " + expected));
+  }
+
+  /**
    * Builds one record from its JSON object.
    *
    * @throws IllegalArgumentException as {@link #parseRecord}
@@ -81,28 +104,8 @@ public final class ConcurrencyRecordsCodec {
     if (n == null || !n.isObject()) {
       throw new IllegalArgumentException("concurrency record of " + who + " is not a JSON object");
     }
-    ConcurrencyModel model = ConcurrencyModel.SIDECAR;
-    JsonNode m = n.get("model");
-    if (m != null && !m.isNull()) {
-      if (!m.isString()) {
-        throw new IllegalArgumentException("concurrency record of " + who + ": \"model\" must be a string");
-      }
-      model = ConcurrencyModel.fromWire(m.stringValue())
-          .orElseThrow(() -> new IllegalArgumentException(
-              "concurrency record of " + who + ": unknown model '" + LogSafe.escape(m.stringValue(), 80)
-                  + "'; expected one of " + MODELS));
-    }
-    ShareScope scope = ShareScope.TENANT;
-    JsonNode s = n.get("scope");
-    if (s != null && !s.isNull()) {
-      if (!s.isString()) {
-        throw new IllegalArgumentException("concurrency record of " + who + ": \"scope\" must be a string");
-      }
-      scope = ShareScope.fromWire(s.stringValue())
-          .orElseThrow(() -> new IllegalArgumentException(
-              "concurrency record of " + who + ": unknown scope '" + LogSafe.escape(s.stringValue(), 80)
-                  + "'; expected one of " + SCOPES));
-    }
+    ConcurrencyModel model = wireName(n, "model", ConcurrencyModel::fromWire, ConcurrencyModel.SIDECAR, MODELS, who);
+    ShareScope scope = wireName(n, "scope", ShareScope::fromWire, ShareScope.TENANT, SCOPES, who);
     OptionalInt max = OptionalInt.empty();
     JsonNode mc = n.get("maxConcurrent");
     if (mc != null && !mc.isNull()) {

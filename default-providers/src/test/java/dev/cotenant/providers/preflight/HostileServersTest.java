@@ -23,11 +23,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * One integration test per hostile server: the pass completes within its bounds (the class-wide
@@ -37,20 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * environment entry every test server carries, {@link PreflightHarness#marker()}).
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
-class HostileServersTest {
-  @TempDir Path dir;
-  PreflightHarness h;
-
-  @BeforeEach
-  void harness() throws Exception {
-    h = new PreflightHarness(dir);
-  }
-
-  @AfterEach
-  void nothingSurvives() throws Exception {
-    h.assertNothingAlive();
-  }
-
+class HostileServersTest extends HarnessedProcessTest {
   /** Not run, for exactly {@code reason}. */
   private static void assertReason(PreflightResult r, String reason) {
     assertNotRun(r, reason);
@@ -318,18 +302,23 @@ class HostileServersTest {
     assertReason(transport().preflight(ServerDescription.stdio("dir", dir.toString())), "not executable: " + dir);
   }
 
+  /** Writes {@code text} to {@code name} in the test's directory and makes it executable. */
+  private Path executableScript(String name, String text) throws Exception {
+    Path script = Files.writeString(dir.resolve(name), text);
+    Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
+    return script;
+  }
+
   @Test
   void aScriptWhoseInterpreterIsMissing() throws Exception {
-    Path script = Files.writeString(dir.resolve("server.py"), "#!/nonexistent/cotenant-python3 -u\nprint('hi')\n");
-    Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
+    Path script = executableScript("server.py", "#!/nonexistent/cotenant-python3 -u\nprint('hi')\n");
     assertReason(transport().preflight(ServerDescription.stdio("py", script.toString())),
         "interpreter not found: /nonexistent/cotenant-python3 (named by " + script + ")");
   }
 
   @Test
   void aScriptWithWindowsLineEndings() throws Exception {
-    Path script = Files.writeString(dir.resolve("server.sh"), "#!/bin/sh\r\nexit 0\r\n");
-    Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
+    Path script = executableScript("server.sh", "#!/bin/sh\r\nexit 0\r\n");
     assertReason(transport().preflight(ServerDescription.stdio("crlf", script.toString())),
         "interpreter not found: /bin/sh\\r (named by " + script + ")");
   }

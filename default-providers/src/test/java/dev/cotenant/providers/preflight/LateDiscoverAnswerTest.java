@@ -8,13 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cotenant.spi.Mcp;
 import dev.cotenant.spi.PreflightResult;
-import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * In the {@code auto} era, a server slower to start than {@code discover-timeout-ms} answers
@@ -23,20 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * era it speaks. A one-millisecond discover timeout makes every JVM-started server "slow".
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class LateDiscoverAnswerTest {
-  @TempDir Path dir;
-  PreflightHarness h;
-
-  @BeforeEach
-  void harness() throws Exception {
-    h = new PreflightHarness(dir);
-  }
-
-  @AfterEach
-  void nothingSurvives() throws Exception {
-    h.assertNothingAlive();
-  }
-
+class LateDiscoverAnswerTest extends HarnessedProcessTest {
   @Test
   void aModernServerThatAnswersDiscoverLateIsStillAskedInTheDiscoverEra() throws Exception {
     PreflightResult r = transport(PreflightSettings.DISCOVER_TIMEOUT_MS, "1").preflight(h.javaServer("modern", "modern"));

@@ -13,18 +13,19 @@ import dev.cotenant.spi.ProviderConfig;
 import dev.cotenant.spi.ProviderContext;
 import dev.cotenant.spi.SessionException;
 import dev.cotenant.spi.SessionTransport;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Named;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The pre-flight starts servers only through the session transport it is given: one session per
@@ -32,20 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * hangs in {@code open} is a reason, not an exception or a hang.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class PreflightOverSessionTransportTest {
-  @TempDir Path dir;
-  PreflightHarness h;
-
-  @BeforeEach
-  void harness() throws Exception {
-    h = new PreflightHarness(dir);
-  }
-
-  @AfterEach
-  void nothingSurvives() throws Exception {
-    h.assertNothingAlive();
-  }
-
+class PreflightOverSessionTransportTest extends HarnessedProcessTest {
   private static RecordingSessions recordingStdio() {
     return new RecordingSessions(new StdioSessionTransport(settings().sessionSettings()));
   }
@@ -84,24 +72,28 @@ class PreflightOverSessionTransportTest {
     assertEquals(2, sessions.closes());
   }
 
-  @Test
-  void aTransportThatCannotStartTheServerGivesItsReason() throws Exception {
+  /**
+   * A transport that cannot start the server gives its own reason; one that throws anything else
+   * leaves the server unmeasurable.
+   */
+  static Stream<Arguments> failingOpens() {
     SessionTransport refusing = (server, label, handler) -> {
       throw new SessionException(SessionException.Kind.START, "no container runtime on this host");
     };
-    PreflightResult r = new StdioPreflightTransport(refusing, settings()).preflight(h.javaServer("legacy", "legacy"));
-    assertFalse(r.ran());
-    assertEquals("no container runtime on this host", r.notRunReason());
-  }
-
-  @Test
-  void aTransportThatThrowsIsUnmeasurable() throws Exception {
     SessionTransport broken = (server, label, handler) -> {
       throw new IllegalStateException("bug");
     };
-    PreflightResult r = new StdioPreflightTransport(broken, settings()).preflight(h.javaServer("legacy", "legacy"));
+    return Stream.of(
+        Arguments.of(Named.of("a transport that cannot start the server", refusing), "no container runtime on this host"),
+        Arguments.of(Named.of("a transport that throws", broken), "unmeasurable: IllegalStateException"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("failingOpens")
+  void aTransportWhoseOpenFailsIsAReasonNotAnException(SessionTransport sessions, String reason) throws Exception {
+    PreflightResult r = new StdioPreflightTransport(sessions, settings()).preflight(h.javaServer("legacy", "legacy"));
     assertFalse(r.ran());
-    assertEquals("unmeasurable: IllegalStateException", r.notRunReason());
+    assertEquals(reason, r.notRunReason());
   }
 
   @Test

@@ -12,32 +12,14 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Every bound of {@link PreflightSettings} is checked, at its edge. Kills the constructor without
- * each of its {@code positive} and {@code nonNegative} calls (lines 102 to 117 at the time), the
- * depth ceiling at {@code >=} (110) and {@code positive} at {@code <} (163).
+ * Every bound of {@link PreflightSettings} is checked, at its edge (the lower edges of all of them
+ * in {@link SettingsBoundsTest}). Kills the constructor without each of its {@code positive} and
+ * {@code nonNegative} calls (lines 102 to 117 at the time), the depth ceiling at {@code >=} (110)
+ * and {@code positive} at {@code <} (163).
  */
 class PreflightSettingsTest {
   private static PreflightSettings with(String key, String value) {
     return PreflightSettings.from(ProviderConfig.of(Map.of(key, value)));
-  }
-
-  @ParameterizedTest
-  @ValueSource(strings = {PreflightSettings.MAX_PROCESSES, PreflightSettings.TIMEOUT_MS, PreflightSettings.DISCOVER_TIMEOUT_MS,
-      PreflightSettings.MAX_LINE_BYTES, PreflightSettings.MAX_TOTAL_BYTES, PreflightSettings.MAX_DEPTH,
-      PreflightSettings.MAX_MESSAGES, PreflightSettings.MAX_LIST_PAGES, PreflightSettings.MAX_LIST_ITEMS})
-  void aPositiveBoundTakesOneAndRefusesZero(String key) {
-    with(key, "1");
-    assertEquals("configuration key " + key + " must be positive, got '0'",
-        assertThrows(IllegalArgumentException.class, () -> with(key, "0")).getMessage());
-  }
-
-  @ParameterizedTest
-  @ValueSource(strings = {PreflightSettings.STDIN_CLOSE_WAIT_MS, PreflightSettings.TERM_WAIT_MS, PreflightSettings.KILL_WAIT_MS,
-      PreflightSettings.MAX_NON_JSON_LINES})
-  void aNonNegativeBoundTakesZeroAndRefusesMinusOne(String key) {
-    with(key, "0");
-    assertEquals("configuration key " + key + " must be 0 or more, got '-1'",
-        assertThrows(IllegalArgumentException.class, () -> with(key, "-1")).getMessage());
   }
 
   @ParameterizedTest

@@ -12,32 +12,21 @@ import dev.cotenant.api.ServerDescription;
 import dev.cotenant.api.ToolFacts;
 import dev.cotenant.spi.Mcp;
 import dev.cotenant.spi.PreflightResult;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Real processes speaking both eras correctly: the pre-flight runs and names what diverged. */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class WellBehavedServersTest {
-  @TempDir Path dir;
-  PreflightHarness h;
-
-  @BeforeEach
-  void harness() throws Exception {
-    h = new PreflightHarness(dir);
-  }
-
-  @AfterEach
-  void nothingSurvives() throws Exception {
-    h.assertNothingAlive();
+class WellBehavedServersTest extends HarnessedProcessTest {
+  /** The pre-flight ran and found exactly {@code facets} diverging, in that order. */
+  private static void assertDiverged(PreflightResult r, String... facets) {
+    assertTrue(r.ran(), r.notRunReason());
+    assertEquals(List.of(facets), r.divergentFacets());
   }
 
   private static Set<String> toolNames(PreflightResult r) {
@@ -99,8 +88,7 @@ class WellBehavedServersTest {
   @Test
   void aLegacyToolListThatDependsOnTheCallerDiverges() throws Exception {
     PreflightResult r = transport().preflight(h.javaServer("by-caller", "legacy", "caller-tools"));
-    assertTrue(r.ran(), r.notRunReason());
-    assertEquals(List.of(HandshakeComparator.TOOLS, HandshakeComparator.TOOL_ANNOTATIONS), r.divergentFacets());
+    assertDiverged(r, HandshakeComparator.TOOLS, HandshakeComparator.TOOL_ANNOTATIONS);
     assertTrue(r.callerSensitive());
     // The recorded facts are the first caller's answer.
     assertEquals(Set.of("add", "echo"), toolNames(r));
@@ -109,15 +97,13 @@ class WellBehavedServersTest {
   @Test
   void aModernToolListThatDependsOnTheCallerDiverges() throws Exception {
     PreflightResult r = transport().preflight(h.javaServer("by-caller", "modern", "caller-tools"));
-    assertTrue(r.ran(), r.notRunReason());
-    assertEquals(List.of(HandshakeComparator.TOOLS, HandshakeComparator.TOOL_ANNOTATIONS), r.divergentFacets());
+    assertDiverged(r, HandshakeComparator.TOOLS, HandshakeComparator.TOOL_ANNOTATIONS);
   }
 
   @Test
   void capabilitiesThatDependOnDeclaredClientCapabilitiesDiverge() throws Exception {
     PreflightResult r = transport().preflight(h.javaServer("by-caps", "legacy", "caller-capabilities"));
-    assertTrue(r.ran(), r.notRunReason());
-    assertEquals(List.of(HandshakeComparator.CAPABILITIES), r.divergentFacets());
+    assertDiverged(r, HandshakeComparator.CAPABILITIES);
   }
 
   @Test
@@ -151,10 +137,8 @@ class WellBehavedServersTest {
   @Test
   void readOnlyListingsAreComparedWhenAdvertised() throws Exception {
     PreflightResult r = transport().preflight(h.javaServer("listings", "legacy", "listings", "caller-tools"));
-    assertTrue(r.ran(), r.notRunReason());
     // Prompt descriptions differ per caller (free-form); resource URIs differ (not free-form).
-    assertEquals(List.of(HandshakeComparator.TOOLS, HandshakeComparator.TOOL_ANNOTATIONS, HandshakeComparator.RESOURCES),
-        r.divergentFacets());
+    assertDiverged(r, HandshakeComparator.TOOLS, HandshakeComparator.TOOL_ANNOTATIONS, HandshakeComparator.RESOURCES);
   }
 
   @Test

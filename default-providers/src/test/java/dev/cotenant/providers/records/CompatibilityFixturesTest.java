@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -76,11 +77,7 @@ class CompatibilityFixturesTest {
   }
 
   @ParameterizedTest
-  @ValueSource(
-      strings = {
-        "truncated.json", "zero-bytes.json", "blank.json", "empty-object.json", "top-level-array.json",
-        "servers-is-a-list.json", "schema-is-a-string.json"
-      })
+  @MethodSource("dev.cotenant.providers.records.Fixtures#unusableLedgers")
   void unusableLedgerReadsAsNothingObserved(String fixture) {
     assertEquals(Map.of(), ledger(fixture).servers());
   }

@@ -33,17 +33,18 @@ class ConcurrencyRecordsTest {
 
   @TempDir Path dir;
 
+  /** The message with which reading {@code json} as the record of server {@code s} is refused. */
+  private static String readRefusal(String json) {
+    return assertThrows(IllegalArgumentException.class, () -> ConcurrencyRecordsCodec.parseRecord("s", json)).getMessage();
+  }
+
   @Test
   void sharedWithoutAPassedProbeIsRefusedByConstructionAndByDeserialization() {
     IllegalArgumentException built = assertThrows(IllegalArgumentException.class,
         () -> new ConcurrencyRecord("s", ConcurrencyModel.SHARED, ShareScope.TENANT, OptionalInt.of(4), Optional.empty()));
-    IllegalArgumentException read = assertThrows(IllegalArgumentException.class,
-        () -> ConcurrencyRecordsCodec.parseRecord("s", "{\"model\": \"shared\", \"maxConcurrent\": 4}"));
     assertEquals("refusing model 'shared' for s without a passed statelessness probe", built.getMessage());
-    assertEquals(built.getMessage(), read.getMessage());
-    IllegalArgumentException nullProbe = assertThrows(IllegalArgumentException.class,
-        () -> ConcurrencyRecordsCodec.parseRecord("s", "{\"model\": \"shared\", \"maxConcurrent\": 4, \"probe\": null}"));
-    assertEquals(built.getMessage(), nullProbe.getMessage());
+    assertEquals(built.getMessage(), readRefusal("{\"model\": \"shared\", \"maxConcurrent\": 4}"));
+    assertEquals(built.getMessage(), readRefusal("{\"model\": \"shared\", \"maxConcurrent\": 4, \"probe\": null}"));
   }
 
   @Test
@@ -51,10 +52,8 @@ class ConcurrencyRecordsTest {
     ProbePass pass = ProbePass.wholeSurface("id-1", 5, 2.5, ProbePass.Surface.of(List.of("echo"), Map.of()));
     IllegalArgumentException built = assertThrows(IllegalArgumentException.class,
         () -> new ConcurrencyRecord("s", ConcurrencyModel.SHARED, ShareScope.TENANT, OptionalInt.empty(), Optional.of(pass)));
-    IllegalArgumentException read = assertThrows(IllegalArgumentException.class,
-        () -> ConcurrencyRecordsCodec.parseRecord("s", "{\"model\": \"shared\", " + PROBE + "}"));
     assertEquals("refusing model 'shared' for s without maxConcurrent (a positive integer)", built.getMessage());
-    assertEquals(built.getMessage(), read.getMessage());
+    assertEquals(built.getMessage(), readRefusal("{\"model\": \"shared\", " + PROBE + "}"));
   }
 
   @ParameterizedTest
@@ -66,9 +65,7 @@ class ConcurrencyRecordsTest {
       "true  | concurrency record of s: maxConcurrent must be a positive integer, got true",
       "99999999999 | concurrency record of s: maxConcurrent must be a positive integer, got 99999999999"})
   void aMaxConcurrentThatIsNotAPositiveIntIsRefusedWithAPreciseMessage(String value, String message) {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> ConcurrencyRecordsCodec.parseRecord("s", "{\"model\": \"shared\", \"maxConcurrent\": " + value + ", " + PROBE + "}"));
-    assertEquals(message, e.getMessage());
+    assertEquals(message, readRefusal("{\"model\": \"shared\", \"maxConcurrent\": " + value + ", " + PROBE + "}"));
   }
 
   @ParameterizedTest
@@ -82,8 +79,7 @@ class ConcurrencyRecordsTest {
       "{\"model\": \"shared\", \"maxConcurrent\": 2, \"probe\": {\"identity\": \"\", \"tool\": \"t\", \"rounds\": 5}} | a probe pass must name the identity it passed under",
       "{\"model\": \"shared\", \"maxConcurrent\": 2, \"probe\": true} | concurrency record of s: \"probe\" must be an object"})
   void malformedEntriesAreRefusedNamingTheServerAndField(String json, String message) {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ConcurrencyRecordsCodec.parseRecord("s", json));
-    assertEquals(message, e.getMessage());
+    assertEquals(message, readRefusal(json));
   }
 
   @Test
@@ -240,10 +236,9 @@ class ConcurrencyRecordsTest {
 
   @Test
   void aSharedEntryBackedByOneToolIsRefusedOnReadWithTheRecordsOwnMessage() {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ConcurrencyRecordsCodec.parseRecord("s",
-        "{\"model\": \"shared\", \"maxConcurrent\": 2, \"probe\": {\"identity\": \"id\", \"tool\": \"echo\", \"rounds\": 5}}"));
-    assertTrue(e.getMessage().startsWith("refusing model 'shared' for s on a single-tool statelessness probe (echo x5)"),
-        e.getMessage());
+    String refusal =
+        readRefusal("{\"model\": \"shared\", \"maxConcurrent\": 2, \"probe\": {\"identity\": \"id\", \"tool\": \"echo\", \"rounds\": 5}}");
+    assertTrue(refusal.startsWith("refusing model 'shared' for s on a single-tool statelessness probe (echo x5)"), refusal);
   }
 
   @ParameterizedTest
@@ -254,8 +249,6 @@ class ConcurrencyRecordsTest {
       "{\"tool\": \"*\", \"identity\": \"i\", \"rounds\": 3, \"surface\": {\"tools\": [], \"skipped\": {\"x\": 1}}} | concurrency record of s: the reason probe.surface.skipped.x must be a string",
       "{\"tool\": \"echo\", \"identity\": \"i\", \"rounds\": 3, \"surface\": {\"tools\": []}} | a whole-surface probe pass must name the tool '*', not 'echo'"})
   void malformedSurfacesAreRefusedNamingTheField(String probe, String message) {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> ConcurrencyRecordsCodec.parseRecord("s", "{\"probe\": " + probe + "}"));
-    assertEquals(message, e.getMessage());
+    assertEquals(message, readRefusal("{\"probe\": " + probe + "}"));
   }
 }

@@ -6,6 +6,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.List;
 
 /** Test helpers: compatibility fixtures under {@code src/test/resources/records}. */
 final class Fixtures {
@@ -29,6 +30,16 @@ final class Fixtures {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /**
+   * The ledger fixtures that read as nothing observed: cut short, empty, blank, an empty object,
+   * an array at the top, {@code servers} a list, {@code schema} a string.
+   */
+  static List<String> unusableLedgers() {
+    return List.of(
+        "truncated.json", "zero-bytes.json", "blank.json", "empty-object.json", "top-level-array.json",
+        "servers-is-a-list.json", "schema-is-a-string.json");
   }
 
   static Path ledger(String name, Path dir) {

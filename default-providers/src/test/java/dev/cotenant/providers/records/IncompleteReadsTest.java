@@ -29,6 +29,7 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -73,11 +74,7 @@ class IncompleteReadsTest {
   // ---- the hazard ledger ---------------------------------------------------------------------
 
   @ParameterizedTest
-  @ValueSource(
-      strings = {
-        "truncated.json", "zero-bytes.json", "blank.json", "empty-object.json", "top-level-array.json",
-        "servers-is-a-list.json", "schema-is-a-string.json"
-      })
+  @MethodSource("dev.cotenant.providers.records.Fixtures#unusableLedgers")
   void anUnusableLedgerReadsAsNothingObservedButIncomplete_namingTheFileAndTheProblem(String fixture) {
     Fixtures.ledger(fixture, dir);
     HazardLedger.Snapshot s = FileHazardLedger.open(dir).snapshot();

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cotenant.api.LogSafe;
+import dev.cotenant.providers.preflight.HarnessedProcessTest;
 import dev.cotenant.providers.preflight.PreflightHarness;
 import dev.cotenant.providers.preflight.PreflightSettings;
 import dev.cotenant.providers.session.ServerProcess.Eof;
@@ -22,10 +23,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * One spawned process at the exact edges of what its stdout reader and its stderr tail accept,
@@ -34,20 +33,13 @@ import org.junit.jupiter.api.io.TempDir;
  * far past each bound, these stop exactly at it. Every process a test starts is gone afterwards.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class ServerProcessTest {
-  @TempDir Path dir;
-  PreflightHarness h;
+class ServerProcessTest extends HarnessedProcessTest {
   final List<ServerProcess> started = new ArrayList<>();
 
-  @BeforeEach
-  void harness() throws Exception {
-    h = new PreflightHarness(dir);
-  }
-
+  /** Runs before the inherited check that nothing survives. */
   @AfterEach
-  void nothingSurvives() throws Exception {
+  void tearDownStarted() {
     started.forEach(ServerProcess::teardown);
-    h.assertNothingAlive();
   }
 
   private ServerProcess start(String script, String... settings) throws SessionException {
@@ -89,6 +81,14 @@ class ServerProcessTest {
     return events.get(events.size() - 1);
   }
 
+  /** Every event of {@code p}, which must be exactly {@code expected} messages and then a plain end of stdout. */
+  private static List<Event> readToEnd(long expected, ServerProcess p) throws InterruptedException {
+    List<Event> read = events(p);
+    assertEquals(expected, messages(read), read.toString());
+    assertInstanceOf(Eof.class, last(read));
+    return read;
+  }
+
   /**
    * Kills {@code readStdout} with {@code ++count > maxMessages} changed to {@code >=}, and
    * {@code isBlank} returning false or with any of its three conditions negated: three messages
@@ -98,9 +98,7 @@ class ServerProcessTest {
   @Test
   void exactlyTheMessageBoundIsReadAndBlankLinesDoNotCount() throws Exception {
     String three = "printf '{\"a\":1}\\n\\n   \\n{\"a\":2}\\n\\t\\r\\n{\"a\":3}\\n'";
-    List<Event> read = events(start(three, PreflightSettings.MAX_MESSAGES, "3", PreflightSettings.MAX_NON_JSON_LINES, "0"));
-    assertEquals(3, messages(read), read.toString());
-    assertInstanceOf(Eof.class, last(read));
+    List<Event> read = readToEnd(3, start(three, PreflightSettings.MAX_MESSAGES, "3", PreflightSettings.MAX_NON_JSON_LINES, "0"));
     assertEquals(Map.of("a", 3), ((Message) read.get(2)).json());
 
     List<Event> four = events(start(three + "; printf '{\"a\":4}\\n'", PreflightSettings.MAX_MESSAGES, "3"));
@@ -116,9 +114,7 @@ class ServerProcessTest {
   @Test
   void exactlyTheNonJsonLineBoundIsSkippedAndOneMoreEndsTheReading() throws Exception {
     String two = "printf 'not json\\n[1,2]\\n{\"a\":1}\\n'";
-    List<Event> read = events(start(two, PreflightSettings.MAX_NON_JSON_LINES, "2"));
-    assertEquals(1, messages(read), read.toString());
-    assertInstanceOf(Eof.class, last(read));
+    readToEnd(1, start(two, PreflightSettings.MAX_NON_JSON_LINES, "2"));
 
     List<Event> three = events(start("printf 'not json\\n[1,2]\\n\"text\"\\n{\"a\":1}\\n'",
         PreflightSettings.MAX_NON_JSON_LINES, "2"));
@@ -132,9 +128,7 @@ class ServerProcessTest {
   @Test
   void exactlyTheTotalByteBoundIsReadAndOneByteLessEndsTheReading() throws Exception {
     String sixteen = "printf '{\"a\":1}\\n{\"a\":2}\\n'";
-    List<Event> read = events(start(sixteen, PreflightSettings.MAX_TOTAL_BYTES, "16"));
-    assertEquals(2, messages(read), read.toString());
-    assertInstanceOf(Eof.class, last(read));
+    readToEnd(2, start(sixteen, PreflightSettings.MAX_TOTAL_BYTES, "16"));
 
     List<Event> over = events(start(sixteen, PreflightSettings.MAX_TOTAL_BYTES, "15"));
     assertEquals(new Fatal("wrote more than 15 bytes to stdout"), last(over));

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cotenant.api.ServerDescription;
+import dev.cotenant.providers.preflight.HarnessedProcessTest;
 import dev.cotenant.providers.preflight.PreflightHarness;
 import dev.cotenant.spi.HandshakeEra;
 import dev.cotenant.spi.Mcp;
@@ -14,7 +15,6 @@ import dev.cotenant.spi.ServerMessageHandler;
 import dev.cotenant.spi.ServerSession;
 import dev.cotenant.spi.SessionException;
 import dev.cotenant.spi.SessionTransport;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,11 +23,8 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The {@code stdio} session as any consumer sees it through the SPI: handshake in both eras,
@@ -35,23 +32,11 @@ import org.junit.jupiter.api.io.TempDir;
  * handler that throws), abort and close. Every process a test starts is gone afterwards.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
-class StdioSessionTest {
+class StdioSessionTest extends HarnessedProcessTest {
   private static final Map<String, Object> CLIENT = Map.of("name", "session-test", "version", "1");
   private static final Duration TIMEOUT = Duration.ofSeconds(20);
 
-  @TempDir Path dir;
-  PreflightHarness h;
   final SessionTransport transport = new StdioSessionTransport(PreflightHarness.sessionSettings());
-
-  @BeforeEach
-  void harness() throws Exception {
-    h = new PreflightHarness(dir);
-  }
-
-  @AfterEach
-  void nothingSurvives() throws Exception {
-    h.assertNothingAlive();
-  }
 
   /** Records what the server sends on its own initiative and answers its requests with {@code reply}. */
   private static final class Recorder implements ServerMessageHandler {

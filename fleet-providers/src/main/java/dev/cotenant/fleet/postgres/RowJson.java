@@ -52,7 +52,7 @@ final class RowJson {
       tools.add(tm);
     }
     m.put("tools", tools);
-    if (depth(m, 0) > MAX_DEPTH) {
+    if (Json.nestsDeeperThan(m, MAX_DEPTH)) {
       return Optional.empty();
     }
     return Optional.of(MAPPER.writeValueAsString(m));
@@ -182,22 +182,5 @@ final class RowJson {
       out.add((String) o);
     }
     return Optional.of(out);
-  }
-
-  private static int depth(Object v, int d) {
-    if (d > MAX_DEPTH) {
-      return d;
-    }
-    int max = d;
-    if (v instanceof Map<?, ?>) {
-      for (Object x : ((Map<?, ?>) v).values()) {
-        max = Math.max(max, depth(x, d + 1));
-      }
-    } else if (v instanceof List<?>) {
-      for (Object x : (List<?>) v) {
-        max = Math.max(max, depth(x, d + 1));
-      }
-    }
-    return max;
   }
 }

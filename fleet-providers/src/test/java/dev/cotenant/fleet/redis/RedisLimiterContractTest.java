@@ -1,30 +1,16 @@
 package dev.cotenant.fleet.redis;
 
-import dev.cotenant.fleet.servers.RedisServer;
+import dev.cotenant.fleet.servers.RedisPerClass;
 import dev.cotenant.spi.ConcurrencyLimiterProvider;
 import dev.cotenant.spi.ProviderConfig;
 import dev.cotenant.spi.ProviderContext;
 import dev.cotenant.testkit.contract.ConcurrencyLimiterContract;
-import java.io.IOException;
 import java.util.function.Supplier;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The redis limiter passes the kit's limiter contract against a real Redis. */
 class RedisLimiterContractTest extends ConcurrencyLimiterContract {
-  private static RedisServer redis;
-
-  @BeforeAll
-  static void startRedis() throws IOException {
-    redis = RedisServer.start();
-  }
-
-  @AfterAll
-  static void stopRedis() {
-    if (redis != null) {
-      redis.close();
-    }
-  }
+  @RegisterExtension static final RedisPerClass REDIS = new RedisPerClass();
 
   @Override
   protected Supplier<? extends ConcurrencyLimiterProvider> constructor() {
@@ -33,6 +19,6 @@ class RedisLimiterContractTest extends ConcurrencyLimiterContract {
 
   @Override
   protected ProviderContext context() {
-    return new ProviderContext(ProviderConfig.of(java.util.Map.of(RedisLimiterConfig.URL, redis.url())), directory);
+    return new ProviderContext(ProviderConfig.of(java.util.Map.of(RedisLimiterConfig.URL, REDIS.server().url())), directory);
   }
 }

@@ -3,16 +3,15 @@ package dev.cotenant.fleet.redis;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.cotenant.fleet.servers.RedisServer;
+import dev.cotenant.fleet.servers.RedisPerClass;
 import dev.cotenant.spi.ConcurrencyLimiter.Permit;
 import dev.cotenant.spi.ProviderConfig;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Separate processes sharing one Redis: together they never hold more than {@code maxConcurrent}
@@ -24,30 +23,18 @@ class RedisLimiterFleetTest {
   private static final String LIVE = "local t = redis.call('TIME') "
       + "return redis.call('ZCOUNT', KEYS[1], '(' .. (tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)), '+inf')";
 
-  private static RedisServer redis;
-
-  @BeforeAll
-  static void startRedis() throws Exception {
-    redis = RedisServer.start();
-  }
-
-  @AfterAll
-  static void stopRedis() {
-    if (redis != null) {
-      redis.close();
-    }
-  }
+  @RegisterExtension static final RedisPerClass REDIS = new RedisPerClass();
 
   private static long live(String server) throws Exception {
-    return redis.integer("EVAL", LIVE, "1", RedisLimiterConfig.DEFAULT_PREFIX + server);
+    return REDIS.server().integer("EVAL", LIVE, "1", RedisLimiterConfig.DEFAULT_PREFIX + server);
   }
 
   @Test
   void twoProcessesNeverHoldMoreThanMaxConcurrentTogether() throws Exception {
     String server = "fleet";
     try (Children children = new Children()) {
-      Process a = children.start("loop", redis.url(), server, "3", "6", "4000");
-      Process b = children.start("loop", redis.url(), server, "3", "6", "4000");
+      Process a = children.start("loop", REDIS.server().url(), server, "3", "6", "4000");
+      Process b = children.start("loop", REDIS.server().url(), server, "3", "6", "4000");
       long most = 0;
       int samples = 0;
       while (a.isAlive() || b.isAlive()) {
@@ -84,8 +71,8 @@ class RedisLimiterFleetTest {
     long leaseMs = 3000;
     try (Children children = new Children();
         RedisLimiter mine = new RedisLimiter(RedisLimiterConfig.from(ProviderConfig.of(Map.of(
-            RedisLimiterConfig.URL, redis.url(), RedisLimiterConfig.LEASE_MS, Long.toString(leaseMs))), k -> null))) {
-      Process holder = children.start("hold", redis.url(), server, "3", Long.toString(leaseMs), "3");
+            RedisLimiterConfig.URL, REDIS.server().url(), RedisLimiterConfig.LEASE_MS, Long.toString(leaseMs))), k -> null))) {
+      Process holder = children.start("hold", REDIS.server().url(), server, "3", Long.toString(leaseMs), "3");
       assertEquals("held 3", Children.line(holder, 60), children.log(0));
       // Held past two leases: the holder's renewals keep its slots.
       Thread.sleep(2 * leaseMs);
