@@ -163,6 +163,14 @@ final class DaemonProcess implements AutoCloseable {
     return process.exitValue();
   }
 
+  /** {@link #stop}, failing unless the daemon exited with status 0. */
+  void stopExpectingZero(Duration bound) throws Exception {
+    int code = stop(bound);
+    if (code != 0) {
+      throw new IllegalStateException("the daemon exited with " + code + " after SIGTERM");
+    }
+  }
+
   @Override
   public void close() throws Exception {
     if (process.isAlive()) {
