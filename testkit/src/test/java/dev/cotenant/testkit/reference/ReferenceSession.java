@@ -165,30 +165,12 @@ public class ReferenceSession implements ServerSession {
   }
 
   private void write(Map<String, Object> message) throws IOException {
-    String line = MAPPER.writeValueAsString(plain(message));
+    String line = MAPPER.writeValueAsString(Json.thaw(message));
     synchronized (stdin) {
       stdin.write(line);
       stdin.write('\n');
       stdin.flush();
     }
-  }
-
-  /** A copy Jackson can write: {@link Json#NULL} back to null. */
-  private static Object plain(Object value) {
-    if (value == Json.NULL) {
-      return null;
-    }
-    if (value instanceof Map<?, ?>) {
-      Map<String, Object> out = new LinkedHashMap<>();
-      ((Map<?, ?>) value).forEach((k, v) -> out.put(String.valueOf(k), plain(v)));
-      return out;
-    }
-    if (value instanceof List<?>) {
-      List<Object> out = new ArrayList<>();
-      ((List<?>) value).forEach(v -> out.add(plain(v)));
-      return out;
-    }
-    return value;
   }
 
   @Override
