@@ -106,7 +106,7 @@ public abstract class ConcurrencyLimiterContract
   void anAcquireThatTimesOutReturnsEmpty() throws Exception {
     ConcurrencyLimiter l = limiter();
     String s = server("timeout");
-    ConcurrencyLimiter.Permit held = acquired(l.acquire(s, 1, LONG_S, TimeUnit.SECONDS), "the only permit");
+    ConcurrencyLimiter.Permit held = theOnlyPermit(l, s);
     try {
       long start = System.nanoTime();
       Optional<ConcurrencyLimiter.Permit> late = l.acquire(s, 1, SHORT_MS, TimeUnit.MILLISECONDS);
@@ -124,7 +124,7 @@ public abstract class ConcurrencyLimiterContract
   void aClosedPermitsSlotCanBeTakenAgainByAWaiter() throws Exception {
     ConcurrencyLimiter l = limiter();
     String s = server("reuse");
-    ConcurrencyLimiter.Permit first = acquired(l.acquire(s, 1, LONG_S, TimeUnit.SECONDS), "the only permit");
+    ConcurrencyLimiter.Permit first = theOnlyPermit(l, s);
     CountDownLatch waiting = new CountDownLatch(1);
     CompletableFuture<Optional<ConcurrencyLimiter.Permit>> waiter = CompletableFuture.supplyAsync(() -> {
       waiting.countDown();
@@ -171,7 +171,7 @@ public abstract class ConcurrencyLimiterContract
   void anInterruptedAcquireThrowsAndTakesNoSlot() throws Exception {
     ConcurrencyLimiter l = limiter();
     String s = server("interrupted");
-    ConcurrencyLimiter.Permit held = acquired(l.acquire(s, 1, LONG_S, TimeUnit.SECONDS), "the only permit");
+    ConcurrencyLimiter.Permit held = theOnlyPermit(l, s);
     CompletableFuture<Object> outcome = new CompletableFuture<>();
     Thread waiter = new Thread(() -> {
       try {
@@ -199,6 +199,11 @@ public abstract class ConcurrencyLimiterContract
     }
     held.close();
     assertExactlyOneSlotFree(l, s, "a permit after the interrupt", "the interrupted acquire left a slot taken or freed one");
+  }
+
+  /** The permit of the only slot of {@code s} (maxConcurrent 1), which must be granted. */
+  private static ConcurrencyLimiter.Permit theOnlyPermit(ConcurrencyLimiter l, String s) throws InterruptedException {
+    return acquired(l.acquire(s, 1, LONG_S, TimeUnit.SECONDS), "the only permit");
   }
 
   /**

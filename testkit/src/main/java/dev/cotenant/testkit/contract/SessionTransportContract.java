@@ -333,23 +333,29 @@ public abstract class SessionTransportContract {
     assertTrue(got.contains("notifications/message n-7"), "the handler did not get the server's notification: " + got);
   }
 
+  /**
+   * Opens and initializes {@code server}, waits for the {@code processes} it starts, closes the
+   * session and asserts they are all gone ({@code after} names the close); returns the session.
+   */
+  private ServerSession closedWithNothingLeft(FakeServer server, int processes, String after) throws Exception {
+    ProcessSnapshot before = ProcessSnapshot.take();
+    ServerSession s = openInitialized(server);
+    List<ProcessHandle> started = awaitStarted(before, processes);
+    s.close();
+    assertGone(started, after);
+    return s;
+  }
+
   @Test
   void closeLeavesNoProcessBehind() throws Exception {
-    ProcessSnapshot before = ProcessSnapshot.take();
-    ServerSession s = openInitialized(FakeServer.builder().era(FakeServer.Era.LEGACY).spawnsChild().build());
-    List<ProcessHandle> started = awaitStarted(before, 2);
-    s.close();
-    assertGone(started, "close");
+    ServerSession s = closedWithNothingLeft(FakeServer.builder().era(FakeServer.Era.LEGACY).spawnsChild().build(), 2, "close");
     s.close();
   }
 
   @Test
   void closeEndsAServerThatIgnoresTermination() throws Exception {
-    ProcessSnapshot before = ProcessSnapshot.take();
-    ServerSession s = openInitialized(FakeServer.builder().era(FakeServer.Era.LEGACY).ignoresTermination().build());
-    List<ProcessHandle> started = awaitStarted(before, 1);
-    s.close();
-    assertGone(started, "close of a server that ignores stdin closing and SIGTERM");
+    closedWithNothingLeft(FakeServer.builder().era(FakeServer.Era.LEGACY).ignoresTermination().build(), 1,
+        "close of a server that ignores stdin closing and SIGTERM");
   }
 
   @Test
