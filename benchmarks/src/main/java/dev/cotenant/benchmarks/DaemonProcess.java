@@ -171,6 +171,15 @@ final class DaemonProcess implements AutoCloseable {
     }
   }
 
+  /**
+   * The end of a clean run: each of {@code peers} must exit 0 within 30 s of its input closing,
+   * then the daemon must exit 0 on SIGTERM within {@code bound}.
+   */
+  void stopAfterPeersExitZero(List<StdioPeer> peers, Duration bound) throws Exception {
+    StdioPeer.closeAllExpectingZero(peers, Duration.ofSeconds(30));
+    stopExpectingZero(bound);
+  }
+
   @Override
   public void close() throws Exception {
     if (process.isAlive()) {

@@ -103,8 +103,7 @@ public final class NativeShimFootprint {
       }
       ProcStats.Memory d = ProcStats.memory(daemon.pid());
       System.out.printf(Locale.ROOT, "%nthe daemon: Pss %.1f  Rss %.1f MiB%n", d.pssMib(), d.rssMib());
-      StdioPeer.closeAllExpectingZero(peers, Duration.ofSeconds(30));
-      daemon.stopExpectingZero(BOUND);
+      daemon.stopAfterPeersExitZero(peers, BOUND);
       System.out.println("every shim exited 0; daemon stopped (exit 0); load at end: " + ProcStats.loadAverage());
     } finally {
       StdioPeer.closeAll(peers, Duration.ofSeconds(5));

@@ -107,8 +107,7 @@ public final class ShimStartup {
       }
       ProcStats.Memory d = ProcStats.memory(daemon.pid());
       System.out.printf(Locale.ROOT, "  %-28s Pss %.1f  Rss %.1f%n", "the daemon", d.pssMib(), d.rssMib());
-      StdioPeer.closeAllExpectingZero(firsts, Duration.ofSeconds(30));
-      daemon.stopExpectingZero(BOUND);
+      daemon.stopAfterPeersExitZero(firsts, BOUND);
       System.out.println("daemon stopped (exit 0), every process it started gone; load at end: " + ProcStats.loadAverage());
     } finally {
       StdioPeer.closeAll(firsts, Duration.ofSeconds(5));
