@@ -129,10 +129,7 @@ public class ConnectRoundTripBenchmark {
           throw new IllegalStateException("the shim exited with " + shim.process.exitValue());
         }
         if (daemon != null) {
-          int code = daemon.stop(BOUND);
-          if (code != 0) {
-            throw new IllegalStateException("the daemon exited with " + code + " after SIGTERM");
-          }
+          daemon.stopExpectingZero(BOUND);
         }
       } finally {
         if (daemon != null) {

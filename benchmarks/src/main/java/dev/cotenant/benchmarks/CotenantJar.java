@@ -64,6 +64,11 @@ final class CotenantJar {
     }
   }
 
+  /** The repository root: the folder above {@code cli/target/} of the jar. */
+  Path repositoryRoot() {
+    return jar.getParent().getParent().getParent();
+  }
+
   /** The {@code java} of this JVM. */
   static String java() {
     return Paths.get(System.getProperty("java.home"), "bin", "java").toString();

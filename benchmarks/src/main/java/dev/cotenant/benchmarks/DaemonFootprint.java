@@ -87,7 +87,7 @@ public final class DaemonFootprint {
     int clients = args.length > 0 ? Integer.parseInt(args[0]) : 5;
     String version = args.length > 1 ? args[1] : StdioPeer.PROTOCOL_VERSION;
     CotenantJar cotenant = CotenantJar.locate();
-    Path root = cotenant.jar.getParent().getParent().getParent();
+    Path root = cotenant.repositoryRoot();
     Path config = root.resolve("examples/mcp.json");
     Path samples = root.resolve("examples/target/cotenant-sample-servers.jar");
     if (!Files.isRegularFile(samples)) {

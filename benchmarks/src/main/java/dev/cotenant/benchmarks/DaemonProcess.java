@@ -163,6 +163,23 @@ final class DaemonProcess implements AutoCloseable {
     return process.exitValue();
   }
 
+  /** {@link #stop}, failing unless the daemon exited with status 0. */
+  void stopExpectingZero(Duration bound) throws Exception {
+    int code = stop(bound);
+    if (code != 0) {
+      throw new IllegalStateException("the daemon exited with " + code + " after SIGTERM");
+    }
+  }
+
+  /**
+   * The end of a clean run: each of {@code peers} must exit 0 within 30 s of its input closing,
+   * then the daemon must exit 0 on SIGTERM within {@code bound}.
+   */
+  void stopAfterPeersExitZero(List<StdioPeer> peers, Duration bound) throws Exception {
+    StdioPeer.closeAllExpectingZero(peers, Duration.ofSeconds(30));
+    stopExpectingZero(bound);
+  }
+
   @Override
   public void close() throws Exception {
     if (process.isAlive()) {

@@ -45,7 +45,7 @@ public final class NativeShimFootprint {
     int shims = args.length > 0 ? Integer.parseInt(args[0]) : 5;
     int calls = args.length > 1 ? Integer.parseInt(args[1]) : 20;
     CotenantJar cotenant = CotenantJar.locate();
-    Path root = cotenant.jar.getParent().getParent().getParent();
+    Path root = cotenant.repositoryRoot();
     Path config = root.resolve("examples/mcp.json");
     System.out.printf(Locale.ROOT, "cores=%d java=%s shims=%d calls=%d%n", Runtime.getRuntime().availableProcessors(),
         System.getProperty("java.version"), shims, calls);
@@ -103,20 +103,10 @@ public final class NativeShimFootprint {
       }
       ProcStats.Memory d = ProcStats.memory(daemon.pid());
       System.out.printf(Locale.ROOT, "%nthe daemon: Pss %.1f  Rss %.1f MiB%n", d.pssMib(), d.rssMib());
-      for (StdioPeer p : peers) {
-        if (!p.closeAndAwait(Duration.ofSeconds(30)) || p.process.exitValue() != 0) {
-          throw new IllegalStateException(p.label + " did not exit 0 when its input closed");
-        }
-      }
-      int code = daemon.stop(BOUND);
-      if (code != 0) {
-        throw new IllegalStateException("the daemon exited with " + code + " after SIGTERM");
-      }
+      daemon.stopAfterPeersExitZero(peers, BOUND);
       System.out.println("every shim exited 0; daemon stopped (exit 0); load at end: " + ProcStats.loadAverage());
     } finally {
-      for (StdioPeer p : peers) {
-        p.closeAndAwait(Duration.ofSeconds(5));
-      }
+      StdioPeer.closeAll(peers, Duration.ofSeconds(5));
       DaemonProcess.deleteTree(home);
     }
   }

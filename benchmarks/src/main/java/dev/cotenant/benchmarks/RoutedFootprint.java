@@ -52,7 +52,7 @@ public final class RoutedFootprint {
     int clients = args.length > 0 ? Integer.parseInt(args[0]) : 5;
     String version = args.length > 1 ? args[1] : StdioPeer.PROTOCOL_VERSION;
     CotenantJar cotenant = CotenantJar.locate();
-    Path root = cotenant.jar.getParent().getParent().getParent();
+    Path root = cotenant.repositoryRoot();
     Path npm = root.resolve("examples/npm/node_modules");
     if (!Files.isDirectory(npm.resolve("@modelcontextprotocol/server-memory"))) {
       throw new IllegalStateException(npm + " lacks the npm servers: build the reactor (mvn -B -o -q -DskipTests package)");

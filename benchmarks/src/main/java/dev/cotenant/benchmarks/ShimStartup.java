@@ -47,7 +47,7 @@ public final class ShimStartup {
   public static void main(String[] args) throws Exception {
     int runs = args.length > 0 ? Integer.parseInt(args[0]) : 10;
     CotenantJar cotenant = CotenantJar.locate();
-    Path root = cotenant.jar.getParent().getParent().getParent();
+    Path root = cotenant.repositoryRoot();
     Path config = root.resolve("examples/mcp.json");
     Map<String, ServerDescription> servers = new LinkedHashMap<>();
     for (ConfiguredServer s : new McpConfigReader().readFile(config)) {
@@ -107,20 +107,10 @@ public final class ShimStartup {
       }
       ProcStats.Memory d = ProcStats.memory(daemon.pid());
       System.out.printf(Locale.ROOT, "  %-28s Pss %.1f  Rss %.1f%n", "the daemon", d.pssMib(), d.rssMib());
-      for (StdioPeer f : firsts) {
-        if (!f.closeAndAwait(Duration.ofSeconds(30)) || f.process.exitValue() != 0) {
-          throw new IllegalStateException(f.label + " did not exit 0 when its input closed");
-        }
-      }
-      int code = daemon.stop(BOUND);
-      if (code != 0) {
-        throw new IllegalStateException("the daemon exited with " + code + " after SIGTERM");
-      }
+      daemon.stopAfterPeersExitZero(firsts, BOUND);
       System.out.println("daemon stopped (exit 0), every process it started gone; load at end: " + ProcStats.loadAverage());
     } finally {
-      for (StdioPeer f : firsts) {
-        f.closeAndAwait(Duration.ofSeconds(5));
-      }
+      StdioPeer.closeAll(firsts, Duration.ofSeconds(5));
       DaemonProcess.deleteTree(home);
       for (String name : SERVERS) {
         java.nio.file.Files.deleteIfExists(DaemonFootprint.errFile(name));

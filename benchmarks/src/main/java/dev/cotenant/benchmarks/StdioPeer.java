@@ -205,6 +205,25 @@ final class StdioPeer implements AutoCloseable {
     return exited;
   }
 
+  /**
+   * {@link #closeAndAwait} on each of {@code peers} in turn, failing at the first that does not
+   * exit with status 0 within {@code bound}.
+   */
+  static void closeAllExpectingZero(List<StdioPeer> peers, Duration bound) throws InterruptedException {
+    for (StdioPeer p : peers) {
+      if (!p.closeAndAwait(bound) || p.process.exitValue() != 0) {
+        throw new IllegalStateException(p.label + " did not exit 0 when its input closed");
+      }
+    }
+  }
+
+  /** {@link #closeAndAwait} on each of {@code peers}, whether or not it exits by itself. */
+  static void closeAll(List<StdioPeer> peers, Duration bound) throws InterruptedException {
+    for (StdioPeer p : peers) {
+      p.closeAndAwait(bound);
+    }
+  }
+
   @Override
   public void close() throws InterruptedException {
     closeAndAwait(Duration.ofSeconds(10));

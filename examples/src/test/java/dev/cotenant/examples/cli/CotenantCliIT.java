@@ -31,7 +31,7 @@ import tools.jackson.databind.json.JsonMapper;
  * process is left behind.
  */
 @ChecksProcessLeaks(waitMillis = CotenantCliIT.EXIT_BOUND_MILLIS)
-class CotenantCliIT {
+public class CotenantCliIT {
   /** The repository root: the parent of the examples module the tests run in. */
   private static final Path ROOT = Path.of("").toAbsolutePath().getParent();
   /** Generous: fourteen servers, two spawns each, on a loaded two-core machine. */
@@ -42,7 +42,7 @@ class CotenantCliIT {
   @TempDir Path tmp;
 
   /** What one run printed. */
-  record Run(int code, String out, String err) {}
+  public record Run(int code, String out, String err) {}
 
   /** Runs {@code ./cotenant ARGS} from the repository root, its processes marked for the leak check. */
   static Run cotenant(String... args) throws IOException, InterruptedException {
@@ -63,6 +63,14 @@ class CotenantCliIT {
     pb.environment().putAll(env);
     // Marks the CLI and everything it starts, so that the leak check finds them wherever they end up.
     pb.environment().put(Processes.COOKIE_ENV, Processes.cookie());
+    return run(pb, "cotenant " + String.join(" ", args));
+  }
+
+  /**
+   * Starts {@code pb} with its input closed and collects what it prints; kills it with its
+   * descendants and fails, naming it {@code what}, when it does not finish within the run bound.
+   */
+  public static Run run(ProcessBuilder pb, String what) throws IOException, InterruptedException {
     Process p = pb.start();
     p.getOutputStream().close();
     CompletableFuture<String> out = drain(p.getInputStream());
@@ -70,12 +78,13 @@ class CotenantCliIT {
     if (!p.waitFor(RUN_BOUND_SECONDS, TimeUnit.SECONDS)) {
       p.descendants().forEach(ProcessHandle::destroyForcibly);
       p.destroyForcibly();
-      fail("cotenant " + String.join(" ", args) + " did not finish within " + RUN_BOUND_SECONDS + " s");
+      fail(what + " did not finish within " + RUN_BOUND_SECONDS + " s");
     }
     return new Run(p.exitValue(), out.join(), err.join());
   }
 
-  private static CompletableFuture<String> drain(InputStream in) {
+  /** All of {@code in}, read on another thread, as UTF-8. */
+  public static CompletableFuture<String> drain(InputStream in) {
     return CompletableFuture.supplyAsync(() -> {
       try (in) {
         return new String(in.readAllBytes(), StandardCharsets.UTF_8);
@@ -85,7 +94,8 @@ class CotenantCliIT {
     });
   }
 
-  static Map<String, JsonNode> rows(String json) {
+  /** The rows of a {@code --json} verdict table, by server name. */
+  public static Map<String, JsonNode> rows(String json) {
     Map<String, JsonNode> rows = new LinkedHashMap<>();
     JsonMapper.builder().build().readTree(json).path("servers").forEach(s -> rows.put(s.path("name").stringValue(), s));
     return rows;

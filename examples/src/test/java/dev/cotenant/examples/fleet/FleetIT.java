@@ -1,17 +1,17 @@
 package dev.cotenant.examples.fleet;
 
+import static dev.cotenant.examples.cli.CotenantCliIT.drain;
+import static dev.cotenant.examples.cli.CotenantCliIT.rows;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.cotenant.examples.cli.CotenantCliIT;
+import dev.cotenant.examples.cli.CotenantCliIT.Run;
 import dev.cotenant.fleet.servers.PostgresServer;
 import dev.cotenant.testkit.process.ChecksProcessLeaks;
 import dev.cotenant.testkit.process.Processes;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -60,8 +60,6 @@ class FleetIT {
     }
   }
 
-  private record Run(int code, String out, String err) {}
-
   /** The {@code --set} options selecting the postgres stores on {@code database}. */
   private static List<String> fleet(String database) {
     List<String> out = new ArrayList<>();
@@ -86,16 +84,7 @@ class FleetIT {
     pb.environment().remove("COTENANT_HOME");
     pb.environment().remove("COTENANT_POSTGRES_PASSWORD");
     pb.environment().put(Processes.COOKIE_ENV, Processes.cookie());
-    Process p = pb.start();
-    p.getOutputStream().close();
-    CompletableFuture<String> out = drain(p.getInputStream());
-    CompletableFuture<String> err = drain(p.getErrorStream());
-    if (!p.waitFor(RUN_BOUND_SECONDS, TimeUnit.SECONDS)) {
-      p.descendants().forEach(ProcessHandle::destroyForcibly);
-      p.destroyForcibly();
-      fail(String.join(" ", command) + " did not finish within " + RUN_BOUND_SECONDS + " s");
-    }
-    return new Run(p.exitValue(), out.join(), err.join());
+    return CotenantCliIT.run(pb, String.join(" ", command));
   }
 
   /** Runs the CLI as replica {@code replica} (its own records directory) on {@code database}. */
@@ -109,22 +98,6 @@ class FleetIT {
     command.add(tmp.resolve("records-" + replica).toString());
     command.addAll(fleet(database));
     return run(command);
-  }
-
-  private static CompletableFuture<String> drain(InputStream in) {
-    return CompletableFuture.supplyAsync(() -> {
-      try (in) {
-        return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    });
-  }
-
-  private static Map<String, JsonNode> rows(String json) {
-    Map<String, JsonNode> rows = new LinkedHashMap<>();
-    JSON.readTree(json).path("servers").forEach(s -> rows.put(s.path("name").stringValue(), s));
-    return rows;
   }
 
   /** A config whose one server, the echo sample, appends a line to {@code spawns} each time it starts. */

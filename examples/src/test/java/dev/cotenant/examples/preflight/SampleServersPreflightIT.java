@@ -49,10 +49,14 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Every entry of {@code examples/mcp.json} pre-flighted for real, the way a host pre-flights its
@@ -176,13 +180,40 @@ class SampleServersPreflightIT {
         Reason.of(ReasonCode.PREFLIGHT_PASSED), new Reason(ReasonCode.NO_TOOL_ANNOTATIONS, HANDSHAKE_ERA));
   }
 
-  @Test
-  void globalStateReplaysIdenticallyBecauseItsStateIsNotInTheHandshake() {
-    HandshakeFacts facts = ranWithoutDivergence("global-state");
-    assertEquals(GlobalStateServer.NAME, facts.serverInfo().get("name"));
-    assertEquals(Set.of("set_target", "get_target", "remember"), toolNames(facts));
-    assertVerdict("global-state", Strength.MEASURED,
-        Reason.of(ReasonCode.PREFLIGHT_PASSED), new Reason(ReasonCode.NO_TOOL_ANNOTATIONS, HANDSHAKE_ERA));
+  /**
+   * Samples that replay identically and are measured, with the server name and tools each
+   * declares and every reason of its verdict. {@code global-state}'s state is not in the
+   * handshake. The four samples for answer-comparing probes ({@code counter}, {@code clock},
+   * {@code clock-counter}, {@code destructive}) annotate every tool, so none carries
+   * {@code no_tool_annotations}; their state (or their clock) is not in the handshake, so each
+   * replays identically. Only {@code clock}'s tools are all read-only.
+   */
+  static Stream<Arguments> measuredSamples() {
+    return Stream.of(
+        Arguments.of("global-state", GlobalStateServer.NAME, Set.of("set_target", "get_target", "remember"),
+            List.of(Reason.of(ReasonCode.PREFLIGHT_PASSED), new Reason(ReasonCode.NO_TOOL_ANNOTATIONS, HANDSHAKE_ERA))),
+        Arguments.of(WITH_TOKEN, NeedsCredentialServer.NAME, Set.of("whoami"),
+            List.of(Reason.of(ReasonCode.PREFLIGHT_PASSED), new Reason(ReasonCode.NO_TOOL_ANNOTATIONS, HANDSHAKE_ERA),
+                new Reason(ReasonCode.ROTATING_SECRET_ENV, NeedsCredentialServer.TOKEN_ENV))),
+        Arguments.of("workspace-keyed", WorkspaceKeyedServer.NAME, Set.of("set_target", "get_target", "remember"),
+            List.of(Reason.of(ReasonCode.PREFLIGHT_PASSED), new Reason(ReasonCode.NO_TOOL_ANNOTATIONS, HANDSHAKE_ERA))),
+        Arguments.of("counter", CounterServer.NAME, Set.of("next", "toggle"),
+            List.of(Reason.of(ReasonCode.PREFLIGHT_PASSED))),
+        Arguments.of("clock", ClockServer.NAME, Set.of("echo", "now"),
+            List.of(Reason.of(ReasonCode.PREFLIGHT_PASSED), Reason.of(ReasonCode.ALL_TOOLS_READ_ONLY))),
+        Arguments.of("clock-counter", ClockCounterServer.NAME, Set.of("echo", "tick"),
+            List.of(Reason.of(ReasonCode.PREFLIGHT_PASSED))),
+        Arguments.of("destructive", DestructiveServer.NAME, Set.of("echo", "wipe_scratch"),
+            List.of(Reason.of(ReasonCode.PREFLIGHT_PASSED))));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("measuredSamples")
+  void replaysIdenticallyAndIsMeasured(String name, String serverName, Set<String> tools, List<Reason> reasons) {
+    HandshakeFacts facts = ranWithoutDivergence(name);
+    assertEquals(serverName, facts.serverInfo().get("name"));
+    assertEquals(tools, toolNames(facts));
+    assertVerdict(name, Strength.MEASURED, reasons.toArray(Reason[]::new));
   }
 
   @Test
@@ -227,17 +258,6 @@ class SampleServersPreflightIT {
   }
 
   @Test
-  void needsCredentialWithItsTokenReplaysIdentically() {
-    HandshakeFacts facts = ranWithoutDivergence(WITH_TOKEN);
-    assertEquals(NeedsCredentialServer.NAME, facts.serverInfo().get("name"));
-    assertEquals(Set.of("whoami"), toolNames(facts));
-    assertVerdict(WITH_TOKEN, Strength.MEASURED,
-        Reason.of(ReasonCode.PREFLIGHT_PASSED),
-        new Reason(ReasonCode.NO_TOOL_ANNOTATIONS, HANDSHAKE_ERA),
-        new Reason(ReasonCode.ROTATING_SECRET_ENV, NeedsCredentialServer.TOKEN_ENV));
-  }
-
-  @Test
   void loggingReplaysIdenticallyAndDegradesWhenShared() {
     HandshakeFacts facts = ranWithoutDivergence("logging");
     assertEquals(LoggingServer.NAME, facts.serverInfo().get("name"));
@@ -257,15 +277,6 @@ class SampleServersPreflightIT {
   }
 
   @Test
-  void workspaceKeyedReplaysIdentically() {
-    HandshakeFacts facts = ranWithoutDivergence("workspace-keyed");
-    assertEquals(WorkspaceKeyedServer.NAME, facts.serverInfo().get("name"));
-    assertEquals(Set.of("set_target", "get_target", "remember"), toolNames(facts));
-    assertVerdict("workspace-keyed", Strength.MEASURED,
-        Reason.of(ReasonCode.PREFLIGHT_PASSED), new Reason(ReasonCode.NO_TOOL_ANNOTATIONS, HANDSHAKE_ERA));
-  }
-
-  @Test
   void discoverIsAskedInTheStatelessEraAndReplaysIdentically() {
     HandshakeFacts facts = ranWithoutDivergence("discover");
     assertEquals(DISCOVER_ERA, facts.protocolVersion());
@@ -273,44 +284,6 @@ class SampleServersPreflightIT {
     assertEquals(Set.of("echo", "whoami"), toolNames(facts));
     assertVerdict("discover", Strength.MEASURED,
         Reason.of(ReasonCode.PREFLIGHT_PASSED), Reason.of(ReasonCode.ALL_TOOLS_READ_ONLY));
-  }
-
-  /**
-   * The four samples for answer-comparing probes annotate every tool, so none carries
-   * {@code no_tool_annotations}; their state (or their clock) is not in the handshake, so each
-   * replays identically. Only {@code clock}'s tools are all read-only.
-   */
-  @Test
-  void counterReplaysIdenticallyAndIsMeasured() {
-    HandshakeFacts facts = ranWithoutDivergence("counter");
-    assertEquals(CounterServer.NAME, facts.serverInfo().get("name"));
-    assertEquals(Set.of("next", "toggle"), toolNames(facts));
-    assertVerdict("counter", Strength.MEASURED, Reason.of(ReasonCode.PREFLIGHT_PASSED));
-  }
-
-  @Test
-  void clockReplaysIdenticallyAndIsMeasuredWithOnlyReadOnlyTools() {
-    HandshakeFacts facts = ranWithoutDivergence("clock");
-    assertEquals(ClockServer.NAME, facts.serverInfo().get("name"));
-    assertEquals(Set.of("echo", "now"), toolNames(facts));
-    assertVerdict("clock", Strength.MEASURED,
-        Reason.of(ReasonCode.PREFLIGHT_PASSED), Reason.of(ReasonCode.ALL_TOOLS_READ_ONLY));
-  }
-
-  @Test
-  void clockCounterReplaysIdenticallyAndIsMeasured() {
-    HandshakeFacts facts = ranWithoutDivergence("clock-counter");
-    assertEquals(ClockCounterServer.NAME, facts.serverInfo().get("name"));
-    assertEquals(Set.of("echo", "tick"), toolNames(facts));
-    assertVerdict("clock-counter", Strength.MEASURED, Reason.of(ReasonCode.PREFLIGHT_PASSED));
-  }
-
-  @Test
-  void destructiveReplaysIdenticallyAndIsMeasured() {
-    HandshakeFacts facts = ranWithoutDivergence("destructive");
-    assertEquals(DestructiveServer.NAME, facts.serverInfo().get("name"));
-    assertEquals(Set.of("echo", "wipe_scratch"), toolNames(facts));
-    assertVerdict("destructive", Strength.MEASURED, Reason.of(ReasonCode.PREFLIGHT_PASSED));
   }
 
   /**

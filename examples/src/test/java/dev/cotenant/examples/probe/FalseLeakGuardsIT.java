@@ -1,25 +1,23 @@
 package dev.cotenant.examples.probe;
 
+import static dev.cotenant.examples.probe.ProbeFixture.ROOT;
+import static dev.cotenant.examples.probe.ProbeFixture.sample;
+import static dev.cotenant.examples.probe.ProbeFixture.tool;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cotenant.api.HazardCode;
 import dev.cotenant.api.ServerDescription;
-import dev.cotenant.gateway.Cotenant;
-import dev.cotenant.gateway.config.McpConfigReader;
 import dev.cotenant.gateway.probe.ProbePlan;
 import dev.cotenant.gateway.probe.Statelessness;
 import dev.cotenant.gateway.probe.SurfaceReport;
 import dev.cotenant.gateway.probe.SurfaceReport.Outcome;
 import dev.cotenant.gateway.probe.SurfaceReport.ToolResult;
 import dev.cotenant.gateway.probe.SurfaceReport.ToolStatus;
-import dev.cotenant.providers.preflight.PreflightSettings;
-import dev.cotenant.providers.session.SessionSettings;
 import dev.cotenant.testkit.process.ChecksProcessLeaks;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -33,30 +31,27 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @ChecksProcessLeaks(waitMillis = 60_000)
 class FalseLeakGuardsIT {
-  private static final Path ROOT = Path.of("").toAbsolutePath().getParent();
-
   @TempDir Path records;
   private Statelessness statelessness;
 
   @BeforeEach
   void setUp() {
-    statelessness = Cotenant.builder()
-        .config(Map.of(PreflightSettings.TIMEOUT_MS, "60000", PreflightSettings.DISCOVER_TIMEOUT_MS, "30000",
-            SessionSettings.DISCOVER_TIMEOUT_MS, "30000"))
-        .recordsDirectory(records)
-        .build()
-        .statelessness();
+    statelessness = ProbeFixture.cotenant(records).statelessness();
   }
 
-  private static ToolResult tool(SurfaceReport r, String name) {
-    return r.tools().stream().filter(t -> t.name().equals(name)).findFirst().orElseThrow(() -> new AssertionError(r));
+  /** The {@code examples/probe-samples} launcher {@code name}, as a stdio server of that name. */
+  private static ServerDescription probeSample(String name) {
+    return ServerDescription.stdio(name, ROOT.resolve("examples/probe-samples/" + name).toString());
+  }
+
+  /** The whole-surface probe of {@code server}, three rounds, without a plan. */
+  private SurfaceReport probe(ServerDescription server) throws Exception {
+    return statelessness.probeSurface(server, ProbePlan.empty(), 3);
   }
 
   @Test
   void liveMachineFiguresAndRandomRecordsPerProcessPass() throws Exception {
-    ServerDescription live = ServerDescription.stdio("live-figures",
-        ROOT.resolve("examples/probe-samples/live-figures").toString());
-    SurfaceReport r = statelessness.probeSurface(live, ProbePlan.empty(), 3);
+    SurfaceReport r = probe(probeSample("live-figures"));
     assertEquals(Outcome.PASSED, r.outcome(), r.toString());
     for (String t : List.of("memory_use", "records")) {
       assertEquals(ToolStatus.PASSED, tool(r, t).status(), r.toString());
@@ -66,9 +61,7 @@ class FalseLeakGuardsIT {
 
   @Test
   void aCountSharedByEverySessionIsCaught() throws Exception {
-    ServerDescription counter = new McpConfigReader().read(List.of(ROOT.resolve("examples/mcp.json"))).get("counter")
-        .orElseThrow().description();
-    SurfaceReport r = statelessness.probeSurface(counter, ProbePlan.empty(), 3);
+    SurfaceReport r = probe(sample("counter"));
     assertEquals(Outcome.HAZARD, r.outcome(), r.toString());
     assertEquals(Set.of(HazardCode.CROSS_SESSION_LEAK), r.hazardCodes());
     assertEquals(ToolStatus.LEAKED, tool(r, "next").status(), "confirmed on replay, at the same place: " + r);
@@ -76,9 +69,7 @@ class FalseLeakGuardsIT {
 
   @Test
   void aProcessWideCurrentDirectoryIsCaughtByThePathTheOtherCallerChangedTo() throws Exception {
-    ServerDescription cwd = ServerDescription.stdio("current-directory",
-        ROOT.resolve("examples/probe-samples/current-directory").toString());
-    SurfaceReport r = statelessness.probeSurface(cwd, ProbePlan.empty(), 3);
+    SurfaceReport r = probe(probeSample("current-directory"));
     assertEquals(Outcome.HAZARD, r.outcome(), r.toString());
     ToolResult current = tool(r, "current_directory");
     assertEquals(ToolStatus.LEAKED, current.status(), r.toString());

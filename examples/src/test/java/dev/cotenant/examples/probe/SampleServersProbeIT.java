@@ -1,5 +1,6 @@
 package dev.cotenant.examples.probe;
 
+import static dev.cotenant.examples.probe.ProbeFixture.sample;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -7,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cotenant.api.ConcurrencyModel;
 import dev.cotenant.api.HazardCode;
-import dev.cotenant.api.PreflightOutcome;
 import dev.cotenant.api.Reason;
 import dev.cotenant.api.ReasonCode;
 import dev.cotenant.api.ServerDescription;
@@ -15,8 +15,6 @@ import dev.cotenant.api.ShareScope;
 import dev.cotenant.api.Strength;
 import dev.cotenant.api.Verdict;
 import dev.cotenant.gateway.Cotenant;
-import dev.cotenant.gateway.config.ConfiguredServer;
-import dev.cotenant.gateway.config.McpConfigReader;
 import dev.cotenant.gateway.probe.ArgumentTemplate;
 import dev.cotenant.gateway.probe.ProbeReport;
 import dev.cotenant.gateway.probe.ProbeReport.Outcome;
@@ -24,14 +22,10 @@ import dev.cotenant.gateway.probe.ProbeReport.Round;
 import dev.cotenant.gateway.probe.ProbeSpec;
 import dev.cotenant.gateway.probe.RegistrationRefusedException;
 import dev.cotenant.gateway.probe.Statelessness;
-import dev.cotenant.providers.preflight.PreflightSettings;
-import dev.cotenant.providers.session.SessionSettings;
 import dev.cotenant.providers.records.FileHazardLedger;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
@@ -42,15 +36,14 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The statelessness probe against the real sample servers, each launched through its
  * {@code examples/bin} launcher as {@code examples/mcp.json} lists it (README "Probe templates").
  */
 class SampleServersProbeIT {
-  /** The repository root: the parent of the examples module the tests run in. */
-  private static final Path ROOT = Path.of("").toAbsolutePath().getParent();
-
   @TempDir Path records;
 
   private Set<Long> before;
@@ -60,11 +53,7 @@ class SampleServersProbeIT {
   @BeforeEach
   void setUp() {
     before = ProcessHandle.current().descendants().map(ProcessHandle::pid).collect(Collectors.toSet());
-    cotenant = Cotenant.builder()
-        .config(Map.of(PreflightSettings.TIMEOUT_MS, "60000", PreflightSettings.DISCOVER_TIMEOUT_MS, "30000",
-            SessionSettings.DISCOVER_TIMEOUT_MS, "30000"))
-        .recordsDirectory(records)
-        .build();
+    cotenant = ProbeFixture.cotenant(records);
     statelessness = cotenant.statelessness();
   }
 
@@ -83,20 +72,12 @@ class SampleServersProbeIT {
     assertEquals(List.of(), alive, "processes left alive");
   }
 
-  /** The mcp.json entry as the CLI reads it: its launcher resolved against the file's directory. */
-  private static ServerDescription sample(String name) throws Exception {
-    ConfiguredServer c = new McpConfigReader().read(List.of(ROOT.resolve("examples/mcp.json"))).get(name).orElseThrow();
-    return c.description();
-  }
-
   private static ProbeSpec spec(String tool, String args) {
     return ProbeSpec.of(tool, ArgumentTemplate.parse("--args", args));
   }
 
   private Verdict assess(ServerDescription server) {
-    String id = statelessness.identityOf(server);
-    return cotenant.assess(statelessness.evidenceInput(server, Optional.empty()), PreflightOutcome.passed(),
-        cotenant.recordStores().hazardLedger().codesFor(server.name(), id));
+    return ProbeFixture.assess(cotenant, statelessness, server);
   }
 
   private static void assertAllHeld(ProbeReport r) {
@@ -157,31 +138,22 @@ class SampleServersProbeIT {
   }
 
   @Test
-  void theModernEraSampleIsProbedThroughServerDiscover() throws Exception {
-    assertAllHeld(statelessness.probe(sample("discover"), spec("echo", "{\"text\": \"{marker}\"}")));
-  }
-
-  @Test
   void serverEverythingsEchoPasses() throws Exception {
     ProbeReport r = statelessness.probe(sample("server-everything"), spec("echo", "{\"message\": \"{marker}\"}"));
     assertAllHeld(r);
     assertFalse(r.callerBlocks());
   }
 
-  @Test
-  void theClockServersEchoPassesThoughEveryAnswerDiffers() throws Exception {
-    assertAllHeld(statelessness.probe(sample("clock"), spec("echo", "{\"text\": \"{marker}\"}")));
-  }
-
-  /** A marker probe sees only the tool it calls: {@code echo} holds no state, so the pass says nothing about {@code tick}. */
-  @Test
-  void theClockCounterServersEchoPassesThoughTickSharesState() throws Exception {
-    assertAllHeld(statelessness.probe(sample("clock-counter"), spec("echo", "{\"text\": \"{marker}\"}")));
-  }
-
-  @Test
-  void theDestructiveServersEchoPasses() throws Exception {
-    assertAllHeld(statelessness.probe(sample("destructive"), spec("echo", "{\"text\": \"{marker}\"}")));
+  /**
+   * The samples whose {@code echo} takes a {@code text}: {@code discover} is probed through
+   * {@code server/discover} (the modern era); {@code clock}'s echo passes though every answer
+   * differs; a marker probe sees only the tool it calls, so {@code clock-counter}'s stateless echo
+   * passes and says nothing about {@code tick}; {@code destructive}'s echo passes.
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"discover", "clock", "clock-counter", "destructive"})
+  void theEchoOfASampleTakingATextPasses(String name) throws Exception {
+    assertAllHeld(statelessness.probe(sample(name), spec("echo", "{\"text\": \"{marker}\"}")));
   }
 
   /** Run only because a test chose to: each caller wipes a scratch directory of its own, which does not exist. */

@@ -1,5 +1,7 @@
 package dev.cotenant.examples.probe;
 
+import static dev.cotenant.examples.probe.ProbeFixture.sample;
+import static dev.cotenant.examples.probe.ProbeFixture.tool;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -7,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cotenant.api.ConcurrencyModel;
 import dev.cotenant.api.HazardCode;
-import dev.cotenant.api.PreflightOutcome;
 import dev.cotenant.api.Reason;
 import dev.cotenant.api.ReasonCode;
 import dev.cotenant.api.ServerDescription;
@@ -15,7 +16,6 @@ import dev.cotenant.api.ShareScope;
 import dev.cotenant.api.Strength;
 import dev.cotenant.api.Verdict;
 import dev.cotenant.gateway.Cotenant;
-import dev.cotenant.gateway.config.McpConfigReader;
 import dev.cotenant.gateway.probe.ArgumentTemplate;
 import dev.cotenant.gateway.probe.ProbePlan;
 import dev.cotenant.gateway.probe.ProbeReport;
@@ -50,9 +50,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @ChecksProcessLeaks(waitMillis = 60_000)
 class WholeSurfaceProbeIT {
-  /** The repository root: the parent of the examples module the tests run in. */
-  private static final Path ROOT = Path.of("").toAbsolutePath().getParent();
-
   @TempDir Path records;
 
   private Cotenant cotenant;
@@ -60,16 +57,8 @@ class WholeSurfaceProbeIT {
 
   @BeforeEach
   void setUp() {
-    cotenant = Cotenant.builder()
-        .config(Map.of(PreflightSettings.TIMEOUT_MS, "60000", PreflightSettings.DISCOVER_TIMEOUT_MS, "30000",
-            SessionSettings.DISCOVER_TIMEOUT_MS, "30000"))
-        .recordsDirectory(records)
-        .build();
+    cotenant = ProbeFixture.cotenant(records);
     statelessness = cotenant.statelessness();
-  }
-
-  private static ServerDescription sample(String name) throws Exception {
-    return new McpConfigReader().read(List.of(ROOT.resolve("examples/mcp.json"))).get(name).orElseThrow().description();
   }
 
   private SurfaceReport probe(String name) throws Exception {
@@ -77,13 +66,7 @@ class WholeSurfaceProbeIT {
   }
 
   private Verdict assess(ServerDescription server) {
-    String id = statelessness.identityOf(server);
-    return cotenant.assess(statelessness.evidenceInput(server, Optional.empty()), PreflightOutcome.passed(),
-        cotenant.recordStores().hazardLedger().codesFor(server.name(), id));
-  }
-
-  private static ToolResult tool(SurfaceReport r, String name) {
-    return r.tools().stream().filter(t -> t.name().equals(name)).findFirst().orElseThrow(() -> new AssertionError(r));
+    return ProbeFixture.assess(cotenant, statelessness, server);
   }
 
   private void assertPassesAndRegisters(String name) throws Exception {

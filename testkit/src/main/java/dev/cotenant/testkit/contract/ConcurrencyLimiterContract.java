@@ -66,9 +66,7 @@ public abstract class ConcurrencyLimiterContract
       for (int i = 0; i < 3; i++) {
         held.add(acquired(l.acquire(s, 3, LONG_S, TimeUnit.SECONDS), "permit " + (i + 1) + " of 3"));
       }
-      Optional<ConcurrencyLimiter.Permit> fourth = l.acquire(s, 3, SHORT_MS, TimeUnit.MILLISECONDS);
-      fourth.ifPresent(ConcurrencyLimiter.Permit::close);
-      assertTrue(fourth.isEmpty(), "a 4th permit was granted with maxConcurrent 3");
+      assertRefused(l, s, 3, SHORT_MS, "a 4th permit was granted with maxConcurrent 3");
     } finally {
       held.forEach(ConcurrencyLimiter.Permit::close);
     }
@@ -108,7 +106,7 @@ public abstract class ConcurrencyLimiterContract
   void anAcquireThatTimesOutReturnsEmpty() throws Exception {
     ConcurrencyLimiter l = limiter();
     String s = server("timeout");
-    ConcurrencyLimiter.Permit held = acquired(l.acquire(s, 1, LONG_S, TimeUnit.SECONDS), "the only permit");
+    ConcurrencyLimiter.Permit held = theOnlyPermit(l, s);
     try {
       long start = System.nanoTime();
       Optional<ConcurrencyLimiter.Permit> late = l.acquire(s, 1, SHORT_MS, TimeUnit.MILLISECONDS);
@@ -116,9 +114,7 @@ public abstract class ConcurrencyLimiterContract
       late.ifPresent(ConcurrencyLimiter.Permit::close);
       assertTrue(late.isEmpty(), "a permit was granted while the only slot was held");
       assertTrue(waitedMs < SHORT_MS + 10_000, "a " + SHORT_MS + " ms acquire took " + waitedMs + " ms");
-      Optional<ConcurrencyLimiter.Permit> now = l.acquire(s, 1, 0, TimeUnit.MILLISECONDS);
-      now.ifPresent(ConcurrencyLimiter.Permit::close);
-      assertTrue(now.isEmpty(), "a zero-timeout permit was granted while the only slot was held");
+      assertRefused(l, s, 1, 0, "a zero-timeout permit was granted while the only slot was held");
     } finally {
       held.close();
     }
@@ -128,7 +124,7 @@ public abstract class ConcurrencyLimiterContract
   void aClosedPermitsSlotCanBeTakenAgainByAWaiter() throws Exception {
     ConcurrencyLimiter l = limiter();
     String s = server("reuse");
-    ConcurrencyLimiter.Permit first = acquired(l.acquire(s, 1, LONG_S, TimeUnit.SECONDS), "the only permit");
+    ConcurrencyLimiter.Permit first = theOnlyPermit(l, s);
     CountDownLatch waiting = new CountDownLatch(1);
     CompletableFuture<Optional<ConcurrencyLimiter.Permit>> waiter = CompletableFuture.supplyAsync(() -> {
       waiting.countDown();
@@ -154,14 +150,7 @@ public abstract class ConcurrencyLimiterContract
     ConcurrencyLimiter.Permit p = acquired(l.acquire(s, 1, LONG_S, TimeUnit.SECONDS), "the only permit");
     p.close();
     p.close();
-    ConcurrencyLimiter.Permit again = acquired(l.acquire(s, 1, LONG_S, TimeUnit.SECONDS), "a permit after close");
-    try {
-      Optional<ConcurrencyLimiter.Permit> extra = l.acquire(s, 1, SHORT_MS, TimeUnit.MILLISECONDS);
-      extra.ifPresent(ConcurrencyLimiter.Permit::close);
-      assertTrue(extra.isEmpty(), "closing one permit twice freed two slots of maxConcurrent 1");
-    } finally {
-      again.close();
-    }
+    assertExactlyOneSlotFree(l, s, "a permit after close", "closing one permit twice freed two slots of maxConcurrent 1");
   }
 
   @Test
@@ -182,7 +171,7 @@ public abstract class ConcurrencyLimiterContract
   void anInterruptedAcquireThrowsAndTakesNoSlot() throws Exception {
     ConcurrencyLimiter l = limiter();
     String s = server("interrupted");
-    ConcurrencyLimiter.Permit held = acquired(l.acquire(s, 1, LONG_S, TimeUnit.SECONDS), "the only permit");
+    ConcurrencyLimiter.Permit held = theOnlyPermit(l, s);
     CompletableFuture<Object> outcome = new CompletableFuture<>();
     Thread waiter = new Thread(() -> {
       try {
@@ -209,14 +198,34 @@ public abstract class ConcurrencyLimiterContract
       fail("an acquire interrupted while waiting did not throw InterruptedException but ended with " + result);
     }
     held.close();
-    ConcurrencyLimiter.Permit again = acquired(l.acquire(s, 1, LONG_S, TimeUnit.SECONDS), "a permit after the interrupt");
+    assertExactlyOneSlotFree(l, s, "a permit after the interrupt", "the interrupted acquire left a slot taken or freed one");
+  }
+
+  /** The permit of the only slot of {@code s} (maxConcurrent 1), which must be granted. */
+  private static ConcurrencyLimiter.Permit theOnlyPermit(ConcurrencyLimiter l, String s) throws InterruptedException {
+    return acquired(l.acquire(s, 1, LONG_S, TimeUnit.SECONDS), "the only permit");
+  }
+
+  /**
+   * The only slot of {@code s} (maxConcurrent 1) is granted (as {@code what}), and while it is
+   * held a second acquire is refused ({@code message} if not).
+   */
+  private static void assertExactlyOneSlotFree(ConcurrencyLimiter l, String s, String what, String message)
+      throws InterruptedException {
+    ConcurrencyLimiter.Permit only = acquired(l.acquire(s, 1, LONG_S, TimeUnit.SECONDS), what);
     try {
-      Optional<ConcurrencyLimiter.Permit> extra = l.acquire(s, 1, SHORT_MS, TimeUnit.MILLISECONDS);
-      extra.ifPresent(ConcurrencyLimiter.Permit::close);
-      assertTrue(extra.isEmpty(), "the interrupted acquire left a slot taken or freed one");
+      assertRefused(l, s, 1, SHORT_MS, message);
     } finally {
-      again.close();
+      only.close();
     }
+  }
+
+  /** An acquire of {@code s} waiting at most {@code timeoutMs} returns empty; a permit it grants is closed. */
+  private static void assertRefused(ConcurrencyLimiter l, String s, int maxConcurrent, long timeoutMs, String message)
+      throws InterruptedException {
+    Optional<ConcurrencyLimiter.Permit> p = l.acquire(s, maxConcurrent, timeoutMs, TimeUnit.MILLISECONDS);
+    p.ifPresent(ConcurrencyLimiter.Permit::close);
+    assertTrue(p.isEmpty(), message);
   }
 
   private static ConcurrencyLimiter.Permit acquired(Optional<ConcurrencyLimiter.Permit> p, String what) {

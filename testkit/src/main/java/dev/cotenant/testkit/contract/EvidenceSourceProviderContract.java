@@ -11,11 +11,9 @@ import dev.cotenant.spi.EvidenceInput;
 import dev.cotenant.spi.EvidenceSource;
 import dev.cotenant.spi.EvidenceSourceProvider;
 import dev.cotenant.testkit.process.ProcessSnapshot;
-import dev.cotenant.testkit.process.Processes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -66,13 +64,8 @@ public abstract class EvidenceSourceProviderContract
 
   @Test
   void findingsArePure() {
-    EvidenceSource s = source();
-    EvidenceSource twin = source();
-    for (EvidenceInput input : inputs()) {
-      List<Finding> first = findingsOf(s, input);
-      assertEquals(first, findingsOf(s, input), "a second call with the same input answered differently: " + input);
-      assertEquals(first, findingsOf(twin, input), "two sources created alike answered differently: " + input);
-    }
+    assertPure(source(), source(), inputs(), EvidenceSourceProviderContract::findingsOf,
+        "a second call with the same input answered differently", "two sources created alike answered differently");
   }
 
   @Test
@@ -120,10 +113,7 @@ public abstract class EvidenceSourceProviderContract
     for (EvidenceInput input : inputs()) {
       findingsOf(s, input);
     }
-    List<ProcessHandle> started = before.startedSince();
-    Processes.killTrees(started);
-    assertTrue(started.isEmpty(), "the source started processes: "
-        + started.stream().map(Processes::describe).collect(Collectors.joining("; ")));
+    assertNoProcessStartedSince(before, "the source");
   }
 
   private static List<Finding> findingsOf(EvidenceSource s, EvidenceInput input) {

@@ -8,14 +8,12 @@ import dev.cotenant.api.ServerDescription;
 import dev.cotenant.spi.ManagedServerClassifier;
 import dev.cotenant.spi.ManagedServerClassifierProvider;
 import dev.cotenant.testkit.process.ProcessSnapshot;
-import dev.cotenant.testkit.process.Processes;
 import dev.cotenant.testkit.server.FakeServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -64,13 +62,8 @@ public abstract class ManagedServerClassifierContract
 
   @Test
   void answersArePure() {
-    ManagedServerClassifier c = classifier();
-    ManagedServerClassifier twin = classifier();
-    for (ServerDescription server : servers()) {
-      Optional<String> first = answerOf(c, server);
-      assertEquals(first, answerOf(c, server), "a second call for the same server answered differently: " + server);
-      assertEquals(first, answerOf(twin, server), "two classifiers created alike answered differently: " + server);
-    }
+    assertPure(classifier(), classifier(), servers(), ManagedServerClassifierContract::answerOf,
+        "a second call for the same server answered differently", "two classifiers created alike answered differently");
   }
 
   @Test
@@ -96,10 +89,7 @@ public abstract class ManagedServerClassifierContract
     for (ServerDescription server : servers()) {
       answerOf(c, server);
     }
-    List<ProcessHandle> started = before.startedSince();
-    Processes.killTrees(started);
-    assertTrue(started.isEmpty(), "classifying started processes: "
-        + started.stream().map(Processes::describe).collect(Collectors.joining("; ")));
+    assertNoProcessStartedSince(before, "classifying");
     assertTrue(!Files.exists(starts) || Files.readString(starts).isEmpty(), "classifying ran the server it classified");
   }
 

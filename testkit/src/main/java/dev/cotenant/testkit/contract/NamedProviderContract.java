@@ -119,12 +119,30 @@ public abstract class NamedProviderContract<P extends NamedProvider, T> {
       System.setProperty("user.home", oldHome);
       System.setProperty("java.io.tmpdir", oldTmp);
     }
-    List<ProcessHandle> started = before.startedSince();
-    Processes.killTrees(started);
-    assertTrue(started.isEmpty(), "the constructor started processes: "
-        + started.stream().map(Processes::describe).collect(Collectors.joining("; ")));
+    assertNoProcessStartedSince(before, "the constructor");
     assertEquals(List.of(), listAll(home), "the constructor wrote under user.home");
     assertEquals(List.of(), listAll(tmp), "the constructor wrote under java.io.tmpdir");
+  }
+
+  /** Fails, naming the processes {@code who} started since {@code before}, unless there are none; kills them. */
+  static void assertNoProcessStartedSince(ProcessSnapshot before, String who) {
+    List<ProcessHandle> started = before.startedSince();
+    Processes.killTrees(started);
+    assertTrue(started.isEmpty(), who + " started processes: "
+        + started.stream().map(Processes::describe).collect(Collectors.joining("; ")));
+  }
+
+  /**
+   * Asks {@code one} twice and {@code twin} (created alike) once about each of {@code inputs}
+   * through {@code answer}: every answer must equal the first. Fails with {@code again} or
+   * {@code alike}, followed by the input.
+   */
+  static <T, I> void assertPure(T one, T twin, List<I> inputs, BiFunction<T, I, ?> answer, String again, String alike) {
+    for (I input : inputs) {
+      Object first = answer.apply(one, input);
+      assertEquals(first, answer.apply(one, input), again + ": " + input);
+      assertEquals(first, answer.apply(twin, input), alike + ": " + input);
+    }
   }
 
   private static List<String> listAll(Path dir) throws IOException {

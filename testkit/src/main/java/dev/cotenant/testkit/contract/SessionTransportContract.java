@@ -116,6 +116,13 @@ public abstract class SessionTransportContract {
     return open(server.description(), ServerMessageHandler.noUser("a contract test has no user"));
   }
 
+  /** Opens {@code server} as {@link #open(FakeServer)} does and hands it the {@code initialize} handshake. */
+  private ServerSession openInitialized(FakeServer server) throws Exception {
+    ServerSession s = open(server);
+    handshake(s, HandshakeEra.INITIALIZE);
+    return s;
+  }
+
   private Map<String, Object> handshake(ServerSession s, HandshakeEra era) throws Exception {
     Map<String, Object> answer = s.handshake(era, CLIENT, CAPABILITIES, timeout());
     assertNotNull(answer, "handshake returned null");
@@ -199,8 +206,7 @@ public abstract class SessionTransportContract {
 
   @Test
   void requestsInFlightFromSeveralThreadsGetTheirOwnAnswers() throws Exception {
-    ServerSession s = open(FakeServer.builder().era(FakeServer.Era.LEGACY).tool("echo").build());
-    handshake(s, HandshakeEra.INITIALIZE);
+    ServerSession s = openInitialized(FakeServer.builder().era(FakeServer.Era.LEGACY).tool("echo").build());
     int threads = 6;
     int each = 8;
     List<String> wrong = Concurrently.run(threads, timeout().toSeconds() * 2, worker -> {
@@ -222,8 +228,7 @@ public abstract class SessionTransportContract {
 
   @Test
   void aNotificationReachesTheServer() throws Exception {
-    ServerSession s = open(FakeServer.builder().era(FakeServer.Era.LEGACY).build());
-    handshake(s, HandshakeEra.INITIALIZE);
+    ServerSession s = openInitialized(FakeServer.builder().era(FakeServer.Era.LEGACY).build());
     s.notify("notifications/contract", Map.of("marker", "n-1"));
     List<?> received = (List<?>) result(await(s.request(FakeServer.RECEIVED_NOTIFICATIONS, Map.of()), "notifications")).get("notifications");
     assertTrue(received.stream().anyMatch(n -> "notifications/contract".equals(((Map<?, ?>) n).get("method"))
@@ -231,10 +236,24 @@ public abstract class SessionTransportContract {
         "the server did not receive the notification: " + received);
   }
 
+  /** A handler that answers server requests and drops notifications. */
+  private abstract static class AnswersRequests implements ServerMessageHandler {
+    @Override
+    public void onNotification(String method, Map<String, Object> params) {}
+  }
+
+  /** A legacy fake server that asks {@code roots/list} on each call, opened with {@code handler} and initialized. */
+  private ServerSession openAskingForRoots(ServerMessageHandler handler) throws Exception {
+    ServerSession s = open(FakeServer.builder().era(FakeServer.Era.LEGACY).sendsServerRequestOnCall("roots/list").build()
+        .description(), handler);
+    handshake(s, HandshakeEra.INITIALIZE);
+    return s;
+  }
+
   @Test
   void aServerRequestReachesTheHandlerAndItsReplyReachesTheServer() throws Exception {
     List<String> asked = new CopyOnWriteArrayList<>();
-    ServerMessageHandler handler = new ServerMessageHandler() {
+    ServerMessageHandler handler = new AnswersRequests() {
       @Override
       public Reply onRequest(String method, Map<String, Object> params) {
         asked.add(method + " " + params.get("marker"));
@@ -243,13 +262,8 @@ public abstract class SessionTransportContract {
         }
         return new Result(Map.of("roots", List.of(Map.of("uri", "file:///contract-marker"))));
       }
-
-      @Override
-      public void onNotification(String method, Map<String, Object> params) {}
     };
-    ServerSession s = open(FakeServer.builder().era(FakeServer.Era.LEGACY).sendsServerRequestOnCall("roots/list").build()
-        .description(), handler);
-    handshake(s, HandshakeEra.INITIALIZE);
+    ServerSession s = openAskingForRoots(handler);
     String answered = text(await(call(s, Map.of("marker", "accept")), "a call that makes the server ask"));
     assertTrue(answered.contains("file:///contract-marker"), "the handler's result did not reach the server: " + answered);
     String refused = text(await(call(s, Map.of("marker", "refuse")), "a call that makes the server ask"));
@@ -260,7 +274,7 @@ public abstract class SessionTransportContract {
 
   @Test
   void anAnswerTheHandlerGivesLaterReachesTheServer() throws Exception {
-    ServerMessageHandler handler = new ServerMessageHandler() {
+    ServerMessageHandler handler = new AnswersRequests() {
       @Override
       public Reply onRequest(String method, Map<String, Object> params) {
         return new Error(ErrorCode.INTERNAL_ERROR.code(), "onRequest was called; onRequestAsync should have been");
@@ -271,21 +285,15 @@ public abstract class SessionTransportContract {
         // Completed on another thread, after the session's reader has moved on.
         return CompletableFuture.supplyAsync(() -> new Result(Map.of("roots", List.of(Map.of("uri", "file:///later")))));
       }
-
-      @Override
-      public void onNotification(String method, Map<String, Object> params) {}
     };
-    ServerSession s = open(FakeServer.builder().era(FakeServer.Era.LEGACY).sendsServerRequestOnCall("roots/list").build()
-        .description(), handler);
-    handshake(s, HandshakeEra.INITIALIZE);
+    ServerSession s = openAskingForRoots(handler);
     String answered = text(await(call(s, Map.of("marker", "later")), "a call whose server request is answered later"));
     assertTrue(answered.contains("file:///later"), "the later reply did not reach the server: " + answered);
   }
 
   @Test
   void cancelTellsTheServerAndEndsTheAwaitedAnswer() throws Exception {
-    ServerSession s = open(FakeServer.builder().era(FakeServer.Era.LEGACY).tool("echo").build());
-    handshake(s, HandshakeEra.INITIALIZE);
+    ServerSession s = openInitialized(FakeServer.builder().era(FakeServer.Era.LEGACY).tool("echo").build());
     CompletableFuture<Map<String, Object>> slow = call(s, Map.of("marker", "slow", "delayMillis", 60_000));
     assertTrue(s.cancel(slow, "contract: no longer needed"), "cancel did not find the awaited answer");
     assertTrue(slow.isCancelled(), "the cancelled answer is still awaited");
@@ -325,31 +333,34 @@ public abstract class SessionTransportContract {
     assertTrue(got.contains("notifications/message n-7"), "the handler did not get the server's notification: " + got);
   }
 
+  /**
+   * Opens and initializes {@code server}, waits for the {@code processes} it starts, closes the
+   * session and asserts they are all gone ({@code after} names the close); returns the session.
+   */
+  private ServerSession closedWithNothingLeft(FakeServer server, int processes, String after) throws Exception {
+    ProcessSnapshot before = ProcessSnapshot.take();
+    ServerSession s = openInitialized(server);
+    List<ProcessHandle> started = awaitStarted(before, processes);
+    s.close();
+    assertGone(started, after);
+    return s;
+  }
+
   @Test
   void closeLeavesNoProcessBehind() throws Exception {
-    ProcessSnapshot before = ProcessSnapshot.take();
-    ServerSession s = open(FakeServer.builder().era(FakeServer.Era.LEGACY).spawnsChild().build());
-    handshake(s, HandshakeEra.INITIALIZE);
-    List<ProcessHandle> started = awaitStarted(before, 2);
-    s.close();
-    assertGone(started, "close");
+    ServerSession s = closedWithNothingLeft(FakeServer.builder().era(FakeServer.Era.LEGACY).spawnsChild().build(), 2, "close");
     s.close();
   }
 
   @Test
   void closeEndsAServerThatIgnoresTermination() throws Exception {
-    ProcessSnapshot before = ProcessSnapshot.take();
-    ServerSession s = open(FakeServer.builder().era(FakeServer.Era.LEGACY).ignoresTermination().build());
-    handshake(s, HandshakeEra.INITIALIZE);
-    List<ProcessHandle> started = awaitStarted(before, 1);
-    s.close();
-    assertGone(started, "close of a server that ignores stdin closing and SIGTERM");
+    closedWithNothingLeft(FakeServer.builder().era(FakeServer.Era.LEGACY).ignoresTermination().build(), 1,
+        "close of a server that ignores stdin closing and SIGTERM");
   }
 
   @Test
   void closeFailsTheAnswersStillAwaited() throws Exception {
-    ServerSession s = open(FakeServer.builder().era(FakeServer.Era.LEGACY).build());
-    handshake(s, HandshakeEra.INITIALIZE);
+    ServerSession s = openInitialized(FakeServer.builder().era(FakeServer.Era.LEGACY).build());
     CompletableFuture<Map<String, Object>> pending = call(s, Map.of("delayMillis", 120_000));
     s.close();
     assertFailsWith(pending, null, "an answer awaited when the session closed");
@@ -358,8 +369,7 @@ public abstract class SessionTransportContract {
   @Test
   void abortKillsTheServerAndFailsAwaitedAnswers() throws Exception {
     ProcessSnapshot before = ProcessSnapshot.take();
-    ServerSession s = open(FakeServer.builder().era(FakeServer.Era.LEGACY).build());
-    handshake(s, HandshakeEra.INITIALIZE);
+    ServerSession s = openInitialized(FakeServer.builder().era(FakeServer.Era.LEGACY).build());
     List<ProcessHandle> started = awaitStarted(before, 1);
     CompletableFuture<Map<String, Object>> pending = call(s, Map.of("delayMillis", 120_000));
     s.abort("contract abort");
@@ -371,8 +381,7 @@ public abstract class SessionTransportContract {
   @Test
   void aServerThatExitsFailsPendingRequestsWithExited() throws Exception {
     // initialize is request 1, the slow call request 2; the server exits on reading request 3.
-    ServerSession s = open(FakeServer.builder().era(FakeServer.Era.LEGACY).exitAfter(2).build());
-    handshake(s, HandshakeEra.INITIALIZE);
+    ServerSession s = openInitialized(FakeServer.builder().era(FakeServer.Era.LEGACY).exitAfter(2).build());
     CompletableFuture<Map<String, Object>> slow = call(s, Map.of("delayMillis", 120_000));
     CompletableFuture<Map<String, Object>> last = s.request("ping", Map.of());
     assertFailsWith(slow, SessionException.Kind.EXITED, "a request pending when the server exited");

@@ -5,7 +5,9 @@ import dev.cotenant.spi.ConcurrencyLimiterProvider;
 import dev.cotenant.spi.ProviderContext;
 import dev.cotenant.testkit.contract.ConcurrencyLimiterContract;
 import dev.cotenant.testkit.reference.ReferenceProviders;
+import java.util.Optional;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
@@ -56,34 +58,47 @@ class ConcurrencyLimiterContractBiteTest extends ContractBiteTest {
     }
   }
 
-  /** One semaphore, sized by the first acquire, for every server. */
-  @FailsExactly("serversAreLimitedIndependently")
-  static class OneLimitForAll extends ConcurrencyLimiterContract {
+  /** Base of the limiters that pass each acquire on to the reference limiter with other arguments. */
+  abstract static class BentAcquire extends ConcurrencyLimiterContract {
+    /** What the broken limiter's acquire does, given the reference limiter {@code honest}. */
+    interface Bend {
+      Optional<ConcurrencyLimiter.Permit> acquire(
+          ConcurrencyLimiter honest, String serverName, int maxConcurrent, long timeout, TimeUnit unit)
+          throws InterruptedException;
+    }
+
+    private final Bend bend;
+
+    BentAcquire(Bend bend) {
+      this.bend = bend;
+    }
+
     @Override
     protected Supplier<? extends ConcurrencyLimiterProvider> constructor() {
       return () -> new ReferenceProviders.Limiter() {
         @Override
         public ConcurrencyLimiter create(ProviderContext context) {
           ConcurrencyLimiter honest = super.create(context);
-          return (serverName, maxConcurrent, timeout, unit) -> honest.acquire("everything", maxConcurrent, timeout, unit);
+          return (serverName, maxConcurrent, timeout, unit) -> bend.acquire(honest, serverName, maxConcurrent, timeout, unit);
         }
       };
+    }
+  }
+
+  /** One semaphore, sized by the first acquire, for every server. */
+  @FailsExactly("serversAreLimitedIndependently")
+  static class OneLimitForAll extends BentAcquire {
+    OneLimitForAll() {
+      super((honest, serverName, maxConcurrent, timeout, unit) -> honest.acquire("everything", maxConcurrent, timeout, unit));
     }
   }
 
   /** Answers at once: a permit if one is free, else empty, whatever the timeout. */
   @FailsExactly({"aClosedPermitsSlotCanBeTakenAgainByAWaiter", "contentionNeverExceedsMaxConcurrent",
       "anInterruptedAcquireThrowsAndTakesNoSlot"})
-  static class NeverWaits extends ConcurrencyLimiterContract {
-    @Override
-    protected Supplier<? extends ConcurrencyLimiterProvider> constructor() {
-      return () -> new ReferenceProviders.Limiter() {
-        @Override
-        public ConcurrencyLimiter create(ProviderContext context) {
-          ConcurrencyLimiter honest = super.create(context);
-          return (serverName, maxConcurrent, timeout, unit) -> honest.acquire(serverName, maxConcurrent, 0, unit);
-        }
-      };
+  static class NeverWaits extends BentAcquire {
+    NeverWaits() {
+      super((honest, serverName, maxConcurrent, timeout, unit) -> honest.acquire(serverName, maxConcurrent, 0, unit));
     }
   }
 }

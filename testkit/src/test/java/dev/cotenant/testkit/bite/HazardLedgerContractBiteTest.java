@@ -49,31 +49,45 @@ class HazardLedgerContractBiteTest extends ContractBiteTest {
     }
   }
 
-  /** Records a hazard seen on a 1:1 backend. */
-  @FailsExactly({"recordedOnlyForASharedBackend", "countsAddUp"})
-  static class RecordsForOneSession extends Broken {
+  /** Base of the ledgers that pass each record on to the in-memory ledger with other arguments. */
+  abstract static class BentRecord extends Broken {
+    /** What the broken ledger's record does, given the in-memory ledger {@code d}. */
+    interface Bend {
+      boolean record(HazardLedger d, String serverName, String identity, HazardCode code, int attachedSessions);
+    }
+
+    private final Bend bend;
+
+    BentRecord(Bend bend) {
+      this.bend = bend;
+    }
+
     @Override
     HazardLedger wrap(HazardLedger ledger) {
       return new Forwarding.Ledger(ledger) {
         @Override
         public boolean record(String serverName, String identity, HazardCode code, int attachedSessions) {
-          return d.record(serverName, identity, code, attachedSessions == 1 ? 2 : attachedSessions);
+          return bend.record(d, serverName, identity, code, attachedSessions);
         }
       };
     }
   }
 
+  /** Records a hazard seen on a 1:1 backend. */
+  @FailsExactly({"recordedOnlyForASharedBackend", "countsAddUp"})
+  static class RecordsForOneSession extends BentRecord {
+    RecordsForOneSession() {
+      super((d, serverName, identity, code, attachedSessions) ->
+          d.record(serverName, identity, code, attachedSessions == 1 ? 2 : attachedSessions));
+    }
+  }
+
   /** Files a hazard without identity under a placeholder instead of refusing it. */
   @FailsExactly("anEmptyNameOrIdentityIsRefused")
-  static class AcceptsAnEmptyIdentity extends Broken {
-    @Override
-    HazardLedger wrap(HazardLedger ledger) {
-      return new Forwarding.Ledger(ledger) {
-        @Override
-        public boolean record(String serverName, String identity, HazardCode code, int attachedSessions) {
-          return d.record(serverName, identity.isEmpty() ? "unattributed" : identity, code, attachedSessions);
-        }
-      };
+  static class AcceptsAnEmptyIdentity extends BentRecord {
+    AcceptsAnEmptyIdentity() {
+      super((d, serverName, identity, code, attachedSessions) ->
+          d.record(serverName, identity.isEmpty() ? "unattributed" : identity, code, attachedSessions));
     }
   }
 

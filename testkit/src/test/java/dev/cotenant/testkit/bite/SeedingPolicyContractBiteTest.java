@@ -63,38 +63,42 @@ class SeedingPolicyContractBiteTest extends ContractBiteTest {
     }
   }
 
-  /** Leaves {@code wantsShare} empty. */
-  @FailsExactly("planReportsTheServersThatWantSharing")
-  static class HidesWantsShare extends Broken {
+  /** Base of the policies that spoil the reference policy's plan after it is made. */
+  abstract static class BrokenPlan extends Broken {
     @Override
     SeedingPolicy brokenPolicy() {
       return new ReferenceProviders.Seeding.Policy() {
         @Override
         public SeedPlan plan(Map<String, Verdict> verdicts, Set<String> applied) {
-          SeedPlan p = super.plan(verdicts, applied);
-          return new SeedPlan(p.stubOverrides(), Set.of(), p.alreadySeeded());
+          return spoil(super.plan(verdicts, applied), applied);
         }
       };
+    }
+
+    /** What the broken policy returns instead of the reference plan {@code p} made from {@code applied}. */
+    abstract SeedPlan spoil(SeedPlan p, Set<String> applied);
+  }
+
+  /** Leaves {@code wantsShare} empty. */
+  @FailsExactly("planReportsTheServersThatWantSharing")
+  static class HidesWantsShare extends BrokenPlan {
+    @Override
+    SeedPlan spoil(SeedPlan p, Set<String> applied) {
+      return new SeedPlan(p.stubOverrides(), Set.of(), p.alreadySeeded());
     }
   }
 
   /** Records its plan in the applied markers it was handed, while planning. */
   @FailsExactly("planIsPureAndLeavesItsInputsAlone")
-  static class PlanMutatesApplied extends Broken {
+  static class PlanMutatesApplied extends BrokenPlan {
     @Override
-    SeedingPolicy brokenPolicy() {
-      return new ReferenceProviders.Seeding.Policy() {
-        @Override
-        public SeedPlan plan(Map<String, Verdict> verdicts, Set<String> applied) {
-          SeedPlan p = super.plan(verdicts, applied);
-          try {
-            applied.addAll(p.stubOverrides().keySet());
-          } catch (UnsupportedOperationException e) {
-            // An immutable input: nothing to spoil.
-          }
-          return p;
-        }
-      };
+    SeedPlan spoil(SeedPlan p, Set<String> applied) {
+      try {
+        applied.addAll(p.stubOverrides().keySet());
+      } catch (UnsupportedOperationException e) {
+        // An immutable input: nothing to spoil.
+      }
+      return p;
     }
   }
 }

@@ -6,6 +6,8 @@ import dev.cotenant.spi.Mcp;
 import dev.cotenant.spi.ServerMessageHandler;
 import dev.cotenant.spi.ServerSession;
 import dev.cotenant.spi.SessionException;
+import dev.cotenant.spi.rpc.Envelope;
+import dev.cotenant.spi.rpc.RequestId;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -165,30 +167,12 @@ public class ReferenceSession implements ServerSession {
   }
 
   private void write(Map<String, Object> message) throws IOException {
-    String line = MAPPER.writeValueAsString(plain(message));
+    String line = MAPPER.writeValueAsString(Json.thaw(message));
     synchronized (stdin) {
       stdin.write(line);
       stdin.write('\n');
       stdin.flush();
     }
-  }
-
-  /** A copy Jackson can write: {@link Json#NULL} back to null. */
-  private static Object plain(Object value) {
-    if (value == Json.NULL) {
-      return null;
-    }
-    if (value instanceof Map<?, ?>) {
-      Map<String, Object> out = new LinkedHashMap<>();
-      ((Map<?, ?>) value).forEach((k, v) -> out.put(String.valueOf(k), plain(v)));
-      return out;
-    }
-    if (value instanceof List<?>) {
-      List<Object> out = new ArrayList<>();
-      ((List<?>) value).forEach(v -> out.add(plain(v)));
-      return out;
-    }
-    return value;
   }
 
   @Override
@@ -295,13 +279,8 @@ public class ReferenceSession implements ServerSession {
     long id = ids.incrementAndGet();
     CompletableFuture<Map<String, Object>> f = new CompletableFuture<>();
     pending.put(id, f);
-    Map<String, Object> message = new LinkedHashMap<>();
-    message.put("jsonrpc", "2.0");
-    message.put("id", id);
-    message.put("method", method);
-    message.put("params", params);
     try {
-      write(message);
+      write(Envelope.request(RequestId.of(id), method, params));
     } catch (IOException e) {
       pending.remove(id);
       throw new SessionException(SessionException.Kind.EXITED, "cannot write " + method + ": the server has gone");
@@ -314,12 +293,8 @@ public class ReferenceSession implements ServerSession {
 
   @Override
   public void notify(String method, Map<String, Object> params) throws SessionException {
-    Map<String, Object> message = new LinkedHashMap<>();
-    message.put("jsonrpc", "2.0");
-    message.put("method", method);
-    message.put("params", params);
     try {
-      write(message);
+      write(Envelope.notification(method, params));
     } catch (IOException e) {
       throw new SessionException(SessionException.Kind.EXITED, "cannot write " + method + ": the server has gone");
     }
