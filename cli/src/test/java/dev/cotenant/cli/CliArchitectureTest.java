@@ -1,7 +1,6 @@
 package dev.cotenant.cli;
 
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
-import static com.tngtech.archunit.core.domain.properties.HasName.Predicates.name;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.simpleNameEndingWith;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
@@ -50,18 +49,13 @@ class CliArchitectureTest {
         .check(CLI);
   }
 
-  /**
-   * One cycle is known and left to the socket side: {@code route.Launch} reads the shim's JVM
-   * options from {@code daemon.Shim} while {@code daemon.ServerDirectory} reads routed entries
-   * through {@code route.RoutedServers}. That one dependency is ignored here, and only it.
-   */
+  /** No package of the CLI module depends, through others, on itself. */
   @Test
   void theCliPackagesHaveNoCycle() {
     slices()
         .matching("dev.cotenant.(**)")
         .should()
         .beFreeOfCycles()
-        .ignoreDependency(name("dev.cotenant.cli.route.Launch"), name("dev.cotenant.cli.daemon.Shim"))
         .check(CLI);
   }
 }

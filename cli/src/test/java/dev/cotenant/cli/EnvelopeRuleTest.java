@@ -33,6 +33,20 @@ class EnvelopeRuleTest {
     EnvelopeRule.ONLY_THE_VOCABULARY_BUILDS_ENVELOPES.check(MAIN);
   }
 
+  /**
+   * The house has no import cycle: no package of any module on the daemon's class path depends,
+   * through others, on itself (each module's own architecture test checks its packages; this one
+   * sees them all at once, the CLI's included).
+   */
+  @Test
+  void noPackageOfAnyModuleDependsOnItselfThroughOthers() {
+    com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices()
+        .matching("dev.cotenant.(**)")
+        .should()
+        .beFreeOfCycles()
+        .check(MAIN);
+  }
+
   @Test
   void theRuleBitesAClassThatWritesItsOwnEnvelopeAndSparesOneThatUsesTheVocabulary() {
     EvaluationResult bad = EnvelopeRule.ONLY_THE_VOCABULARY_BUILDS_ENVELOPES.evaluate(

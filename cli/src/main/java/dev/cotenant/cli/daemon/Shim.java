@@ -7,6 +7,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.nio.channels.SocketChannel;
+import dev.cotenant.cli.route.Launch;
 import dev.cotenant.spi.rpc.ErrorCode;
 import dev.cotenant.spi.rpc.RequestId;
 import java.util.List;
@@ -32,12 +33,10 @@ public final class Shim {
   public static final int INTERRUPTED = ErrorCode.CALL_INTERRUPTED.code();
 
   /**
-   * The JVM options a shim runs with (a routed entry carries them): a fast start and a small
-   * footprint, since one shim runs per client per server. Measured in {@code docs/performance.md}.
-   * The heap may grow to 96 MiB for the largest message ({@value LineChannel#MAX_LINE} bytes).
+   * The JVM options a shim runs with: those a routed entry carries ({@link Launch#JVM_OPTIONS}),
+   * kept here too for what reads them from the jar by this name.
    */
-  public static final List<String> JVM_OPTIONS = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xms2m",
-      "-Xmx96m", "-Xss256k", "-XX:ReservedCodeCacheSize=8m", "-XX:CICompilerCount=1", "-XX:-UsePerfData");
+  public static final List<String> JVM_OPTIONS = Launch.JVM_OPTIONS;
 
   /** Exit status: the client closed its input. */
   public static final int EXIT_CLIENT_CLOSED = 0;

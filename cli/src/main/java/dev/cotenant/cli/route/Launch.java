@@ -20,8 +20,13 @@ import tools.jackson.databind.node.ObjectNode;
  * @param prefix the arguments before {@code connect}
  */
 public record Launch(String command, List<String> prefix) {
-  /** The JVM options of a routed entry: the shim's ({@link dev.cotenant.cli.daemon.Shim#JVM_OPTIONS}). */
-  public static final List<String> JVM_OPTIONS = dev.cotenant.cli.daemon.Shim.JVM_OPTIONS;
+  /**
+   * The JVM options of a routed entry, which the JVM shim runs with: a fast start and a small
+   * footprint, since one shim runs per client per server. Measured in {@code docs/performance.md}.
+   * The heap may grow to 96 MiB for the largest message the socket carries (32 MiB).
+   */
+  public static final List<String> JVM_OPTIONS = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xms2m",
+      "-Xmx96m", "-Xss256k", "-XX:ReservedCodeCacheSize=8m", "-XX:CICompilerCount=1", "-XX:-UsePerfData");
 
   public Launch {
     Objects.requireNonNull(command, "command");
