@@ -15,11 +15,12 @@ import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
 
 /**
- * Serves the dashboard: {@code GET /} answers {@code index.html}, {@code GET /app.js} and
+ * Serves the dashboard: {@code GET /} answers {@code index.html}, {@code GET /views.js} (what
+ * the page's parts look like), {@code GET /app.js} (its state and its calls to the API) and
  * {@code GET /style.css} their files, all read once from {@value #RESOURCES} on the class path.
  * Anything else is 404, a method other than {@code GET} or {@code HEAD} is 405.
  *
- * <p>No token is asked for: the three files hold no secret (the page reads the token from its
+ * <p>No token is asked for: the four files hold no secret (the page reads the token from its
  * URL fragment, which a browser never sends). The {@code Host} header must still name a loopback
  * host, and an {@code Origin}, when present, a loopback origin ({@link HttpGuard}), else 403, so a
  * rebound DNS name cannot serve the page under a foreign origin. Every answer carries
@@ -42,13 +43,14 @@ public final class DashboardHandler extends Handler.Abstract.NonBlocking {
   private final Map<String, Asset> assets;
 
   /**
-   * Reads the three files.
+   * Reads the four files.
    *
    * @throws IllegalStateException when one is missing from the class path (a broken build)
    */
   public DashboardHandler() {
     this.assets = Map.of(
         "/", asset("index.html", "text/html; charset=utf-8"),
+        "/views.js", asset("views.js", "text/javascript; charset=utf-8"),
         "/app.js", asset("app.js", "text/javascript; charset=utf-8"),
         "/style.css", asset("style.css", "text/css; charset=utf-8"));
   }
@@ -111,6 +113,6 @@ public final class DashboardHandler extends Handler.Abstract.NonBlocking {
 
   @Override
   public String toString() {
-    return "DashboardHandler[/, /app.js, /style.css]";
+    return "DashboardHandler[/, /views.js, /app.js, /style.css]";
   }
 }

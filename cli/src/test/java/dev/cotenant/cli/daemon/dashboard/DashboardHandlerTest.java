@@ -90,9 +90,10 @@ class DashboardHandlerTest {
   }
 
   @Test
-  void theThreeFilesAreServedWithTheirContentTypesAndTheSecurityHeadersWithoutAToken() throws Exception {
+  void theFourFilesAreServedWithTheirContentTypesAndTheSecurityHeadersWithoutAToken() throws Exception {
     Map<String, String> types = Map.of(
         "/", "text/html; charset=utf-8",
+        "/views.js", "text/javascript; charset=utf-8",
         "/app.js", "text/javascript; charset=utf-8",
         "/style.css", "text/css; charset=utf-8");
     for (Map.Entry<String, String> e : types.entrySet()) {
@@ -102,7 +103,8 @@ class DashboardHandlerTest {
       assertSecurityHeaders(r);
       assertTrue(r.body().length() > 100, e.getKey() + ": " + r.body());
     }
-    assertTrue(get("/").body().contains("<script src=\"app.js\" defer></script>"));
+    assertTrue(get("/").body().contains("<script src=\"views.js\" defer></script>\n  <script src=\"app.js\" defer></script>"),
+        "views.js loads before app.js, which takes its parts");
   }
 
   @Test

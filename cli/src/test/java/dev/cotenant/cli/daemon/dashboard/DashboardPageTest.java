@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The dashboard's files as text: nothing in them reaches beyond the daemon, every reason code of
- * the closed vocabulary has a plain-language meaning in {@code app.js}, and every document it
+ * the closed vocabulary has a plain-language meaning in {@code views.js}, and every document it
  * names exists in {@code docs/} with the heading its anchor points at.
  */
 class DashboardPageTest {
@@ -36,7 +36,7 @@ class DashboardPageTest {
 
   @Test
   void nothingLoadsFromAnywhereElseAndNothingIsInline() throws IOException {
-    for (String file : List.of("index.html", "app.js", "style.css")) {
+    for (String file : List.of("index.html", "views.js", "app.js", "style.css")) {
       String text = resource(file);
       assertFalse(Pattern.compile("(?i)https?:|//[a-z0-9.-]+\\.[a-z]{2,}/|@import|url\\(").matcher(text).find(),
           file + " names no address elsewhere, imports nothing");
@@ -44,7 +44,9 @@ class DashboardPageTest {
     String html = resource("index.html");
     assertFalse(Pattern.compile("(?i)<script>|<script [^>]*>[^<]+</script>|<style|\\sstyle=|\\son[a-z]+=").matcher(html).find(),
         "no inline script, style or handler: the policy (default-src 'self') would refuse them");
-    assertFalse(resource("app.js").contains("innerHTML"), "the page builds its DOM from text, never from markup");
+    for (String script : List.of("views.js", "app.js")) {
+      assertFalse(resource(script).contains("innerHTML"), script + ": the page builds its DOM from text, never from markup");
+    }
   }
 
   /**
@@ -63,10 +65,10 @@ class DashboardPageTest {
 
   @Test
   void everyReasonCodeHasAMeaningAndADocument() throws IOException {
-    String js = resource("app.js");
+    String js = resource("views.js");
     int start = js.indexOf("const REASONS = {");
     int end = js.indexOf("\n  };", start);
-    assertTrue(start >= 0 && end > start, "app.js has its REASONS map");
+    assertTrue(start >= 0 && end > start, "views.js has its REASONS map");
     String map = js.substring(start, end);
     Set<String> keys = new TreeSet<>();
     Matcher m = Pattern.compile("(?m)^\\s+([a-z_]+): \\[").matcher(map);
@@ -77,13 +79,13 @@ class DashboardPageTest {
     for (ReasonCode c : ReasonCode.values()) {
       codes.add(c.wireName());
     }
-    assertEquals(codes, keys, "the REASONS map of app.js covers exactly the reason codes");
+    assertEquals(codes, keys, "the REASONS map of views.js covers exactly the reason codes");
   }
 
   @Test
   void everyDocumentTheDashboardNamesExistsWithItsHeading() throws IOException {
     Set<String> refs = new LinkedHashSet<>();
-    for (String file : List.of("index.html", "app.js")) {
+    for (String file : List.of("index.html", "views.js", "app.js")) {
       Matcher m = Pattern.compile("docs/([a-z-]+\\.md)#([a-z0-9-]+)").matcher(resource(file));
       while (m.find()) {
         refs.add(m.group(1) + "#" + m.group(2));
