@@ -74,8 +74,19 @@ public record ProbePass(String identity, String tool, int rounds, double passedA
   }
 
   /**
+   * True when this is a whole-surface pass whose callers also ran as clients declaring every one
+   * of {@code clientCapabilities} ({@code roots}, {@code sampling}, {@code elicitation}) and
+   * answered what the server asked of them: the evidence covers a client of that shape. An empty
+   * collection is covered by every whole-surface pass.
+   */
+  public boolean coversClients(Collection<String> clientCapabilities) {
+    return surface.map(s -> s.clientCapabilities().containsAll(clientCapabilities)).orElse(false);
+  }
+
+  /**
    * The detail of {@code statelessness_probe_passed}: {@code echo x5} for one tool,
-   * {@code whole surface: 3 tools x3} (and {@code , 1 skipped by plan}) for the whole surface.
+   * {@code whole surface: 3 tools x3} (and {@code , 1 skipped by plan}, and
+   * {@code , clients declaring elicitation, roots, sampling}) for the whole surface.
    */
   public String detail() {
     if (surface.isEmpty()) {
@@ -84,7 +95,8 @@ public record ProbePass(String identity, String tool, int rounds, double passedA
     Surface s = surface.get();
     int n = s.exercised().size();
     return "whole surface: " + n + " tool" + (n == 1 ? "" : "s") + " x" + rounds
-        + (s.skipped().isEmpty() ? "" : ", " + s.skipped().size() + " skipped by plan");
+        + (s.skipped().isEmpty() ? "" : ", " + s.skipped().size() + " skipped by plan")
+        + (s.clientCapabilities().isEmpty() ? "" : ", clients declaring " + String.join(", ", s.clientCapabilities()));
   }
 
   /**
@@ -92,11 +104,22 @@ public record ProbePass(String identity, String tool, int rounds, double passedA
    *
    * @param exercised the tools the probe called, in the order listed
    * @param skipped the tools the operator's plan skipped, each with the plan's reason (sorted by name)
+   * @param clientCapabilities the client capabilities a server asks its client about
+   *     ({@code elicitation}, {@code roots}, {@code sampling}; sorted, no repeats) that the
+   *     probe's callers also declared in a second pass, each answering with values of its own,
+   *     and that pass passed too; empty when the evidence covers only clients declaring none of
+   *     them (a record written before this field existed reads so)
    */
-  public record Surface(List<String> exercised, SortedMap<String, String> skipped) {
+  public record Surface(List<String> exercised, SortedMap<String, String> skipped, List<String> clientCapabilities) {
     public Surface {
       exercised = List.copyOf(exercised);
       skipped = Collections.unmodifiableSortedMap(new TreeMap<>(skipped));
+      clientCapabilities = List.copyOf(new java.util.TreeSet<>(clientCapabilities));
+      for (String c : clientCapabilities) {
+        if (c.isBlank()) {
+          throw new IllegalArgumentException("a covered client capability must be named");
+        }
+      }
       for (Map.Entry<String, String> e : skipped.entrySet()) {
         if (e.getValue().isBlank()) {
           throw new IllegalArgumentException("the plan's skip of " + e.getKey() + " must give a reason");
@@ -107,9 +130,19 @@ public record ProbePass(String identity, String tool, int rounds, double passedA
       }
     }
 
-    /** A surface with the given tools exercised and {@code skipped} skipped. */
+    /** A surface covering clients that declare none of the capabilities a server asks about. */
+    public Surface(List<String> exercised, SortedMap<String, String> skipped) {
+      this(exercised, skipped, List.of());
+    }
+
+    /** A surface with the given tools exercised and {@code skipped} skipped, for clients declaring none. */
     public static Surface of(List<String> exercised, Map<String, String> skipped) {
       return new Surface(exercised, new TreeMap<>(skipped));
+    }
+
+    /** A surface with the given tools exercised and {@code skipped} skipped, for clients declaring {@code clientCapabilities}. */
+    public static Surface of(List<String> exercised, Map<String, String> skipped, List<String> clientCapabilities) {
+      return new Surface(exercised, new TreeMap<>(skipped), clientCapabilities);
     }
   }
 }

@@ -20,6 +20,14 @@ public final class Mcp {
   /** The {@code _meta} key of the client info in the discover era. */
   public static final String META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
 
+  /**
+   * The client capabilities a server uses by asking its client something ({@code roots/list},
+   * {@code sampling/createMessage}, {@code elicitation/create}): requests that name no session, so
+   * a backend serving several sessions cannot tell whose they are. Evidence for sharing a server
+   * with a client declaring one of them must have been gathered by callers declaring it too.
+   */
+  public static final java.util.List<String> ASKED_OF_CLIENTS = java.util.List.of("roots", "sampling", "elicitation");
+
   private Mcp() {}
 
   /** The {@code _meta} entries every request of the discover era carries (a new mutable map). */

@@ -242,7 +242,9 @@ final class SocketSession implements Runnable {
       refuse("the hello's \"resume\" is not the client's initialize request");
       return null;
     }
-    dev.cotenant.gateway.sharing.PlacementDecision d = sharing.placement(s.description());
+    Object resumeParams = ((Map<String, Object>) init).get("params");
+    dev.cotenant.gateway.sharing.PlacementDecision d = sharing.placement(s.description(),
+        dev.cotenant.gateway.sharing.ClientShape.of((Map<String, Object>) resumeParams));
     if (d.placement() != dev.cotenant.gateway.pool.Placement.SHARED) {
       refuse(s.name() + "'s sessions get a backend of their own (" + d.why() + "): its session's state ended with the"
           + " daemon that went away, so it cannot resume; restart " + s.name() + " in the client");

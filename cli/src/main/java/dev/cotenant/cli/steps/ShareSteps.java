@@ -242,7 +242,8 @@ public final class ShareSteps {
               "its probe passed but could not be recorded, and a registration needs it on record"));
         }
         say(step("probe", "passed", "passed: " + report.coverage() + ", " + report.rounds()
-            + " rounds, nothing crossed between two callers on one backend (" + took + ")"));
+            + " rounds, nothing crossed between two callers on one backend (" + took + "); "
+            + Output.cell(report.clients().describe())));
         return Optional.empty();
       case HAZARD:
         String found = report.hazards().entrySet().stream()

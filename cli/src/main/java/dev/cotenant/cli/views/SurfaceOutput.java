@@ -46,6 +46,9 @@ public final class SurfaceOutput {
     out.println("notifications on the shared backend: " + traffic(r.traffic().notifications(), r.traffic().unattributable()));
     out.println("server requests on the shared backend: " + traffic(r.traffic().serverRequests(), r.traffic().unroutable()));
     out.println("coverage: " + r.coverage());
+    if (r.passed()) {
+      out.println(Output.cell(r.clients().describe()));
+    }
     r.notRunReason().ifPresent(why -> out.println("stopped: " + Output.cell(why)));
     String who = Output.cell(r.server());
     boolean recorded = r.notRecorded().isEmpty();
@@ -148,6 +151,11 @@ public final class SurfaceOutput {
     r.notRunReason().ifPresent(why -> o.put("notRunReason", why));
     r.notRecorded().ifPresent(why -> o.put("notRecorded", why));
     o.put("coverage", r.coverage());
+    ObjectNode clients = o.putObject("clients");
+    ArrayNode declared = clients.putArray("declared");
+    r.clients().declared().forEach(declared::add);
+    clients.put("covered", r.clients().covered());
+    clients.put("why", r.clients().why());
     o.put("exercised", r.exercised().size());
     o.put("listed", r.tools().size());
     o.put("elapsedMillis", r.elapsedMillis());

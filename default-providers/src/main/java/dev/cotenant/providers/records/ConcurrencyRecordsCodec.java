@@ -180,7 +180,22 @@ public final class ConcurrencyRecordsCodec {
         skipped.put(e.getKey(), e.getValue().stringValue());
       }
     }
-    return ProbePass.Surface.of(tools, skipped);
+    List<String> clients = new ArrayList<>();
+    JsonNode c = sn.get("clientCapabilities");
+    if (c != null && !c.isNull()) {
+      if (!c.isArray()) {
+        throw new IllegalArgumentException(
+            "concurrency record of " + who + ": probe.surface.clientCapabilities must be an array of capability names");
+      }
+      for (JsonNode e : c) {
+        if (!e.isString() || e.stringValue().isBlank()) {
+          throw new IllegalArgumentException(
+              "concurrency record of " + who + ": probe.surface.clientCapabilities must hold only capability names");
+        }
+        clients.add(e.stringValue());
+      }
+    }
+    return ProbePass.Surface.of(tools, skipped, clients);
   }
 
   private static String text(String who, JsonNode p, String field) {
@@ -208,6 +223,10 @@ public final class ConcurrencyRecordsCodec {
         surface.exercised().forEach(tools::add);
         ObjectNode skipped = sn.putObject("skipped");
         surface.skipped().forEach(skipped::put);
+        if (!surface.clientCapabilities().isEmpty()) {
+          ArrayNode clients = sn.putArray("clientCapabilities");
+          surface.clientCapabilities().forEach(clients::add);
+        }
       });
     });
     return o;

@@ -234,6 +234,29 @@ class ConcurrencyRecordsTest {
     assertEquals(shared, ConcurrencyRecordsCodec.parseRecord("s", text));
   }
 
+  /**
+   * The client capabilities a pass covered are written sorted and read back; a pass written
+   * before the field existed reads as covering clients that declare none, and writes no field.
+   */
+  @Test
+  void theClientCapabilitiesAPassCoveredRoundTripAndAnOlderPassCoversNone() {
+    ProbePass pass = ProbePass.wholeSurface("id-1", 3, 2.5,
+        ProbePass.Surface.of(List.of("echo"), Map.of(), List.of("sampling", "roots", "elicitation")));
+    ConcurrencyRecord shared = ConcurrencyRecord.shared("s", ShareScope.TENANT, 2, pass);
+    String text = ConcurrencyRecordsCodec.format(shared);
+    assertTrue(text.contains("\"clientCapabilities\":[\"elicitation\",\"roots\",\"sampling\"]"), text);
+    ConcurrencyRecord read = ConcurrencyRecordsCodec.parseRecord("s", text);
+    assertEquals(shared, read);
+    assertTrue(read.probe().orElseThrow().coversClients(List.of("roots", "sampling")));
+
+    ConcurrencyRecord older = ConcurrencyRecordsCodec.parseRecord("s", "{\"model\": \"shared\", \"maxConcurrent\": 2,"
+        + " \"probe\": {\"identity\": \"id-1\", \"tool\": \"*\", \"rounds\": 3, \"surface\": {\"tools\": [\"echo\"]}}}");
+    assertEquals(List.of(), older.probe().orElseThrow().surface().orElseThrow().clientCapabilities());
+    assertTrue(older.probe().orElseThrow().coversClients(List.of()));
+    assertFalse(older.probe().orElseThrow().coversClients(List.of("roots")));
+    assertFalse(ConcurrencyRecordsCodec.format(older).contains("clientCapabilities"), ConcurrencyRecordsCodec.format(older));
+  }
+
   @Test
   void aSharedEntryBackedByOneToolIsRefusedOnReadWithTheRecordsOwnMessage() {
     String refusal =
@@ -247,6 +270,8 @@ class ConcurrencyRecordsTest {
       "{\"tool\": \"*\", \"identity\": \"i\", \"rounds\": 3, \"surface\": {}} | concurrency record of s: probe.surface.tools must be an array of tool names",
       "{\"tool\": \"*\", \"identity\": \"i\", \"rounds\": 3, \"surface\": {\"tools\": [1]}} | concurrency record of s: probe.surface.tools must hold only strings",
       "{\"tool\": \"*\", \"identity\": \"i\", \"rounds\": 3, \"surface\": {\"tools\": [], \"skipped\": {\"x\": 1}}} | concurrency record of s: the reason probe.surface.skipped.x must be a string",
+      "{\"tool\": \"*\", \"identity\": \"i\", \"rounds\": 3, \"surface\": {\"tools\": [], \"clientCapabilities\": \"roots\"}} | concurrency record of s: probe.surface.clientCapabilities must be an array of capability names",
+      "{\"tool\": \"*\", \"identity\": \"i\", \"rounds\": 3, \"surface\": {\"tools\": [], \"clientCapabilities\": [\"\"]}} | concurrency record of s: probe.surface.clientCapabilities must hold only capability names",
       "{\"tool\": \"echo\", \"identity\": \"i\", \"rounds\": 3, \"surface\": {\"tools\": []}} | a whole-surface probe pass must name the tool '*', not 'echo'"})
   void malformedSurfacesAreRefusedNamingTheField(String probe, String message) {
     assertEquals(message, readRefusal("{\"probe\": " + probe + "}"));

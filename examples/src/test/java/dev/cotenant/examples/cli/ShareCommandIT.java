@@ -58,6 +58,12 @@ class ShareCommandIT {
     assertEquals(List.of("assess", "measure", "probe", "register", "verdict", "workspace-keyed"), steps(share), share.out());
     assertEquals("assess: reads unknown (not_probed)", lines(share).get(0));
     assertTrue(lines(share).get(2).startsWith("probe: passed: 3 of 3 tools exercised (100 %)"), share.out());
+    assertTrue(lines(share).get(2).endsWith("clients declaring elicitation, roots, sampling: covered (they may share a "
+        + "backend)"), "the pass as capable clients passed too: " + share.out());
+    JsonNode surface = JSON.readTree(Files.readString(tmp.resolve("records/concurrency-records.json")))
+        .path("servers").path("workspace-keyed").path("probe").path("surface");
+    assertEquals("[\"elicitation\",\"roots\",\"sampling\"]", surface.path("clientCapabilities").toString(),
+        "the record says which clients its evidence covers: " + surface);
     assertTrue(lines(share).get(3).startsWith("register: registered workspace-keyed: model shared, scope tenant, "
         + "maxConcurrent 2;"), share.out());
     assertEquals("workspace-keyed now shares one backend across sessions", lines(share).get(5));

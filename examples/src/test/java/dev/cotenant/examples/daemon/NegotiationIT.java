@@ -98,4 +98,79 @@ class NegotiationIT {
       }
     }
   }
+
+  /**
+   * A client declaring roots is shared only on evidence gathered by clients declaring it: after
+   * {@code cotenant share} (whose probe also passed as such clients) clients declaring roots share
+   * one backend, and clients declaring nothing another; once the record reads as one written
+   * before the probe ran as such clients, the next client declaring roots gets a backend of its
+   * own with the reason in {@code status}, while a client declaring nothing still shares.
+   */
+  @Test
+  void aClientDeclaringRootsSharesOnlyOnAProbeThatRanAsSuchClients() throws Exception {
+    String server = "workspace-keyed";
+    try (DaemonFixture f = new DaemonFixture()) {
+      DaemonFixture.Run share = f.run("share", server, DaemonFixture.CONFIG.toString());
+      assertEquals(0, share.code(), share.out() + share.err());
+      assertTrue(share.out().contains("clients declaring elicitation, roots, sampling: covered"), share.out());
+      f.serve();
+      List<RawShim> shims = new ArrayList<>();
+      try {
+        for (String root : List.of("", "", "file:///tmp/cotenant-root-1", "file:///tmp/cotenant-root-2")) {
+          RawShim s = new RawShim(f, server);
+          shims.add(s);
+          s.initialize(NEWER, root);
+          String echoed = s.call(10, "set_target", "{\"workspace\":\"client-" + shims.size() + "\",\"target\":\"t\"}");
+          assertTrue(echoed.contains("client-" + shims.size()), echoed);
+        }
+        assertEquals(List.of("shared 2", "shared 2"), DaemonIT.backendsOf(f, server),
+            "clients declaring roots share one backend, clients declaring nothing another");
+
+        // The record as an older build wrote it: its pass covers clients declaring nothing.
+        Path records = f.home().resolve("records/concurrency-records.json");
+        String text = Files.readString(records);
+        assertTrue(text.contains("clientCapabilities"), text);
+        Files.writeString(records, text.replaceAll(",\\s*\"clientCapabilities\"\\s*:\\s*\\[[^\\]]*\\]", ""));
+        String reason = "";
+        long deadline = System.nanoTime() + DaemonFixture.BOUND.toNanos();
+        while (reason.isEmpty() && System.nanoTime() < deadline) {
+          // The daemon re-reads the records within about a second; until then a new client still shares.
+          RawShim s = new RawShim(f, server);
+          shims.add(s);
+          s.initialize(NEWER, "file:///tmp/cotenant-root-late");
+          s.call(10, "set_target", "{\"workspace\":\"late\",\"target\":\"t\"}");
+          reason = dedicatedReason(f, server);
+          if (reason.isEmpty()) {
+            Thread.sleep(500);
+          }
+        }
+        assertTrue(reason.startsWith("the client declares roots, and its whole-surface probe covers clients declaring none"
+            + " of roots, sampling, elicitation"), reason);
+        RawShim bare = new RawShim(f, server);
+        shims.add(bare);
+        bare.initialize(NEWER, "");
+        bare.call(10, "set_target", "{\"workspace\":\"bare\",\"target\":\"t\"}");
+        assertTrue(DaemonIT.backendsOf(f, server).contains("shared 3"), "a client declaring nothing still shares: "
+            + DaemonIT.backendsOf(f, server));
+      } finally {
+        for (RawShim s : shims) {
+          s.in.close();
+          s.process.waitFor();
+        }
+      }
+    }
+  }
+
+  /** The reason of the dedicated backend of {@code server} in {@code status}, or "" when there is none. */
+  private static String dedicatedReason(DaemonFixture f, String server) throws Exception {
+    DaemonFixture.Run status = f.run("status", "--json");
+    assertEquals(0, status.code(), status.err());
+    for (JsonNode b : DaemonFixture.JSON.readTree(status.out()).path("backends")) {
+      if (b.path("server").asString().equals(server) && b.path("placement").asString().equals("dedicated")
+          && b.path("sessions").asInt() > 0) {
+        return b.path("reason").asString();
+      }
+    }
+    return "";
+  }
 }

@@ -157,6 +157,13 @@ class RealServersProbeIT {
       };
       assertEquals(expected, r.outcome(), e.name() + ": " + r);
       assertTrue(r.hazardCodes().containsAll(e.hazards()), e.name() + ": " + r.hazardCodes() + " " + r);
+      if (e.truth() == Truth.STATELESS_PASSES) {
+        // None of them asks its client anything: the pass as clients declaring roots, sampling
+        // and elicitation passes too, and such clients may share.
+        assertTrue(r.clients().covered(), e.name() + ": " + r.clients());
+      } else {
+        assertEquals(SurfaceReport.ClientCoverage.NOT_TRIED, r.clients(), e.name() + ": no second pass after a hazard");
+      }
     }
   }
 

@@ -115,6 +115,9 @@ final class RowJson {
       Map<String, Object> sm = new LinkedHashMap<>();
       sm.put("exercised", s.exercised());
       sm.put("skipped", s.skipped());
+      if (!s.clientCapabilities().isEmpty()) {
+        sm.put("clientCapabilities", s.clientCapabilities());
+      }
       m.put("surface", sm);
     });
     return MAPPER.writeValueAsString(m);
@@ -164,7 +167,12 @@ final class RowJson {
         }
         skippedMap.put(String.valueOf(e.getKey()), (String) e.getValue());
       }
-      surface = Optional.of(ProbePass.Surface.of(exercised.get(), skippedMap));
+      Object c = ((Map<?, ?>) s).get("clientCapabilities");
+      Optional<List<String>> clients = c == null ? Optional.of(List.of()) : strings(c);
+      if (clients.isEmpty()) {
+        throw new IllegalArgumentException("the probe's client capabilities are not a list of names");
+      }
+      surface = Optional.of(ProbePass.Surface.of(exercised.get(), skippedMap, clients.get()));
     }
     return new ProbePass((String) m.get("identity"), (String) m.get("tool"), (int) rounds,
         ((Number) m.get("passedAt")).doubleValue(), surface);

@@ -62,6 +62,24 @@ class RowJsonTest {
   }
 
   /**
+   * The client capabilities a whole-surface pass covered are stored and read back; a probe stored
+   * before the field existed reads as covering clients that declare none, and one whose field is
+   * not a list of names is refused.
+   */
+  @Test
+  void theClientCapabilitiesOfAWholeSurfacePassAreStoredAndReadBack() {
+    dev.cotenant.api.ProbePass pass = dev.cotenant.api.ProbePass.wholeSurface("id", 3, 1.0,
+        dev.cotenant.api.ProbePass.Surface.of(List.of("echo"), Map.of(), List.of("roots", "sampling")));
+    String json = RowJson.probe(pass);
+    assertTrue(json.contains("\"clientCapabilities\":[\"roots\",\"sampling\"]"), json);
+    assertEquals(pass, RowJson.readProbe(json));
+    String older = json.replace(",\"clientCapabilities\":[\"roots\",\"sampling\"]", "");
+    assertEquals(List.of(), RowJson.readProbe(older).surface().orElseThrow().clientCapabilities(), older);
+    org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        () -> RowJson.readProbe(json.replace("[\"roots\",\"sampling\"]", "\"roots\"")));
+  }
+
+  /**
    * A stored name reads back exactly, a lone trailing backslash included. Mutants:
    * {@code Text.read}'s end-of-text check at {@code <=} or with a subtraction.
    */

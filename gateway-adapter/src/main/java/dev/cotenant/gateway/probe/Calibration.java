@@ -55,7 +55,7 @@ final class Calibration {
     if (run.called.stream().allMatch(p -> p.alternatives().isEmpty()) && !paths && !ids) {
       return;
     }
-    ProbeBackend backend = run.open(false, "probe-calibration");
+    ProbeBackend backend = run.open(false, "probe-calibration", run.a);
     ProbeLane lane = new ProbeLane(run.a, backend);
     List<PlannedCall> chosen = new ArrayList<>();
     // What the calls that worked answered, in order: ids and names a later tool may take.
@@ -130,7 +130,7 @@ final class Calibration {
     String nonce = ProbeCaller.hex(4);
     ProbeCaller probe = ProbeCaller.of("A", "alpha-readonly", "cotenant-probe-r-" + nonce, nonce,
         Stream.generate(() -> ProbeCaller.hex(4)).limit(2L * n).toList());
-    ProbeBackend backend = run.open(false, "probe-annotations");
+    ProbeBackend backend = run.open(false, "probe-annotations", probe);
     ProbeLane lane = new ProbeLane(probe, backend);
     // Per reader called in the first pass: its marker, and the scratch directory the probe made for the call.
     Map<String, String[]> sent = new LinkedHashMap<>();

@@ -11,8 +11,11 @@ import dev.cotenant.spi.HandshakeEra;
 import dev.cotenant.spi.ProviderConfig;
 import dev.cotenant.spi.SessionTransport;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * The whole-surface statelessness probe (docs/statelessness.md): sharing is decided per PROCESS, so the
@@ -44,6 +47,17 @@ import java.util.Set;
  *   <li>a server request on the shared backend other than {@code ping}: it cannot be routed to
  *       the caller it is for ({@code unroutable_server_request}).
  * </ul>
+ *
+ * <p>Two client shapes. The callers first declare no client capability, and every request the
+ * server sends them is declined. When that pass passes, the whole script runs again with the
+ * callers declaring {@code roots}, {@code sampling} and {@code elicitation}, each answering what
+ * the server asks it with values of its own ({@code ClientAnswers}): on the shared backend, the
+ * caller with the only call in flight answers, or the first caller before any call; anything else
+ * is unroutable. The report's {@link SurfaceReport#clients()} says whether that second pass
+ * passed; a pass on record covers such clients only then ({@link
+ * dev.cotenant.api.ProbePass.Surface#clientCapabilities()}), and a gateway gives a client
+ * declaring one of them a backend of its own otherwise. What the second pass sees is reported,
+ * never recorded as a hazard: it speaks of clients of that shape only.
  *
  * <p>Every backend runs in the {@link Sandbox} where one is available, and there every tool is
  * called; where none is, tools annotated {@code destructiveHint: true} are skipped unless the plan
@@ -174,8 +188,8 @@ public final class SurfaceProbe {
           + " (a race that fires once in five rounds is still a leak)");
     }
     Sandbox.Mode mode = sandbox.modeFor(sessions);
-    SurfaceRun run = newRun(server, identity, plan, rounds,
-        new Sandboxing(mode.sandboxed(), mode.sandboxed() && plan.network(), mode.why()));
+    Sandboxing sandboxing = new Sandboxing(mode.sandboxed(), mode.sandboxed() && plan.network(), mode.why());
+    SurfaceRun run = newRun(server, identity, plan, rounds, sandboxing, false);
     if (server.transport() != Transport.STDIO) {
       return run.notRun("not a stdio server: there is no backend process to share");
     }
@@ -185,6 +199,19 @@ public final class SurfaceProbe {
     if (mode.required() && !mode.sandboxed()) {
       return run.notRun("no sandbox (" + mode.why() + "), and " + Sandbox.KEY + "=required");
     }
+    SurfaceReport bare = confirmed(run);
+    if (!bare.passed()) {
+      return bare;
+    }
+    // The same script again, the callers now declaring every capability a server asks its client
+    // about, each answering with values of its own: what it sees speaks of such clients only.
+    long started = System.nanoTime();
+    SurfaceReport capable = confirmed(newRun(server, identity, plan, rounds, sandboxing, true));
+    return bare.withClients(coverage(capable), (System.nanoTime() - started) / 1_000_000);
+  }
+
+  /** Runs {@code run}, and a replay when its only finding may be chance. */
+  private SurfaceReport confirmed(SurfaceRun run) throws InterruptedException {
     SurfaceReport first = run.execute();
     if (!SurfaceConfirmation.needsReplay(first)) {
       return first;
@@ -193,13 +220,31 @@ public final class SurfaceProbe {
     // both dedicated runs): it counts only if a replay, with fresh markers and fresh backends,
     // shows the same tool or listing change again at the same place, and neither run's dedicated
     // backends disagree there.
-    SurfaceRun replay = newRun(server, identity, plan, rounds, run.sandboxing);
+    SurfaceRun replay = newRun(run.server, run.identity, run.plan, run.rounds, run.sandboxing, !run.capabilities.isEmpty());
     SurfaceReport second = replay.execute();
     return SurfaceConfirmation.confirm(first, second,
         new SurfaceConfirmation.Volatility(run.volatilePlaces, replay.volatilePlaces));
   }
 
-  private SurfaceRun newRun(ServerDescription server, String identity, ProbePlan plan, int rounds, Sandboxing sandboxing) {
-    return new SurfaceRun(settings, sessions, sandbox, markers, server, identity, plan, rounds, sandboxing);
+  /** What the pass as capable clients covers: every capability it declared when it passed, else none and why. */
+  static SurfaceReport.ClientCoverage coverage(SurfaceReport capable) {
+    List<String> declared = ClientAnswers.DECLARED;
+    switch (capable.outcome()) {
+      case PASSED:
+        return new SurfaceReport.ClientCoverage(declared, true, "");
+      case HAZARD:
+        Map.Entry<HazardCode, String> e = new TreeMap<>(capable.hazards()).firstEntry();
+        return new SurfaceReport.ClientCoverage(declared, false, e.getKey().wireName() + ": " + e.getValue());
+      case NOT_PROVEN:
+        return new SurfaceReport.ClientCoverage(declared, false, "not proven: " + capable.coverage());
+      default:
+        return new SurfaceReport.ClientCoverage(declared, false,
+            "not run: " + capable.notRunReason().orElse("the pass stopped before its end"));
+    }
+  }
+
+  private SurfaceRun newRun(ServerDescription server, String identity, ProbePlan plan, int rounds, Sandboxing sandboxing,
+      boolean capableClients) {
+    return new SurfaceRun(settings, sessions, sandbox, markers, server, identity, plan, rounds, sandboxing, capableClients);
   }
 }

@@ -33,6 +33,9 @@ import java.util.Set;
  * @param annotationNotes tools annotated {@code readOnlyHint: true} whose calls showed in later
  *     answers, one line each with the evidence; a note, not a hazard (such a tool was called with
  *     the writers, and what it keeps is judged like any state)
+ * @param clients which client shapes the evidence covers: after a pass as callers declaring no
+ *     client capability, a second pass as callers declaring those a server asks its clients about
+ *     ({@code roots}, {@code sampling}, {@code elicitation}), each answering with values of its own
  */
 public record SurfaceReport(
     String server,
@@ -49,7 +52,17 @@ public record SurfaceReport(
     List<String> planNotes,
     long elapsedMillis,
     Sandboxing sandbox,
-    List<String> annotationNotes) {
+    List<String> annotationNotes,
+    ClientCoverage clients) {
+
+  /** A report whose evidence covers clients declaring no capability a server asks about (no second pass). */
+  public SurfaceReport(String server, String identity, int rounds, boolean callerBlocks, List<ToolResult> tools,
+      List<ListingResult> listings, Traffic traffic, Map<HazardCode, String> hazards, Outcome outcome,
+      Optional<String> notRunReason, Optional<String> notRecorded, List<String> planNotes, long elapsedMillis,
+      Sandboxing sandbox, List<String> annotationNotes) {
+    this(server, identity, rounds, callerBlocks, tools, listings, traffic, hazards, outcome, notRunReason, notRecorded,
+        planNotes, elapsedMillis, sandbox, annotationNotes, ClientCoverage.NOT_TRIED);
+  }
 
   /** A report with no annotation notes. */
   public SurfaceReport(String server, String identity, int rounds, boolean callerBlocks, List<ToolResult> tools,
@@ -109,12 +122,59 @@ public record SurfaceReport(
     planNotes = List.copyOf(planNotes);
     Objects.requireNonNull(sandbox, "sandbox");
     annotationNotes = List.copyOf(annotationNotes);
+    Objects.requireNonNull(clients, "clients");
   }
 
   /** This report, saying that what its outcome records could not be written, and why. */
   public SurfaceReport withNotRecorded(String why) {
     return new SurfaceReport(server, identity, rounds, callerBlocks, tools, listings, traffic, hazards, outcome,
-        notRunReason, Optional.of(why), planNotes, elapsedMillis, sandbox, annotationNotes);
+        notRunReason, Optional.of(why), planNotes, elapsedMillis, sandbox, annotationNotes, clients);
+  }
+
+  /** This report with {@code clients} as its client coverage, and {@code extraMillis} more elapsed. */
+  public SurfaceReport withClients(ClientCoverage clients, long extraMillis) {
+    return new SurfaceReport(server, identity, rounds, callerBlocks, tools, listings, traffic, hazards, outcome,
+        notRunReason, notRecorded, planNotes, elapsedMillis + extraMillis, sandbox, annotationNotes, clients);
+  }
+
+  /**
+   * Which client shapes a whole-surface probe's evidence covers. Clients that declare none of
+   * the capabilities a server asks its clients about are covered by the probe's first pass; those
+   * that declare them ({@link #declared()}) only when a second pass, run as callers declaring them
+   * all and each answering the server's {@code roots/list}, {@code sampling/createMessage} and
+   * {@code elicitation/create} with values of its own, passed as well. What that second pass saw
+   * is reported, never recorded as a hazard: it speaks of clients of that shape only, and a client
+   * of that shape is then simply not shared.
+   *
+   * @param declared the capabilities the second pass's callers declared; empty when it did not run
+   * @param covered true when the second pass passed
+   * @param why why the shape is not covered (the second pass's outcome and first finding, or why it
+   *     did not run); {@code ""} when covered
+   */
+  public record ClientCoverage(List<String> declared, boolean covered, String why) {
+    /** No second pass was tried (a report built by hand, or a probe that did not pass). */
+    public static final ClientCoverage NOT_TRIED =
+        new ClientCoverage(List.of(), false, "no pass as clients declaring roots, sampling or elicitation was run");
+
+    public ClientCoverage {
+      declared = List.copyOf(declared);
+      Objects.requireNonNull(why, "why");
+      if (covered != why.isEmpty()) {
+        throw new IllegalArgumentException(covered ? "a covered client shape gives no reason" : "say why a client shape is not covered");
+      }
+    }
+
+    /** The capabilities the evidence covers beyond none: {@link #declared()} when covered, else none. */
+    public List<String> capabilities() {
+      return covered ? declared : List.of();
+    }
+
+    /** One line: {@code clients declaring elicitation, roots, sampling: covered}, or why not. */
+    public String describe() {
+      String shape = declared.isEmpty() ? "clients declaring roots, sampling or elicitation"
+          : "clients declaring " + String.join(", ", new java.util.TreeSet<>(declared));
+      return shape + ": " + (covered ? "covered (they may share a backend)" : "not covered, so they get backends of their own: " + why);
+    }
   }
 
   /** True when the probe passed. */

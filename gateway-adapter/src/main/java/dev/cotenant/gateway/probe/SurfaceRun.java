@@ -40,7 +40,6 @@ import org.jspecify.annotations.Nullable;
  * aborts it from another.
  */
 final class SurfaceRun {
-  private static final Map<String, Object> NO_CAPABILITIES = Map.of();
 
   final SurfaceProbeSettings settings;
   private final SessionTransport sessions;
@@ -55,6 +54,10 @@ final class SurfaceRun {
   final ProbeCaller a;
   final ProbeCaller b;
   final Redactor redactor;
+  /** The client capabilities the callers declare: none, or {@link ClientAnswers#CAPABILITIES}. */
+  final Map<String, Object> capabilities;
+  /** Who answers the server's requests as those callers; null when they declare none. */
+  private final @Nullable ClientAnswers answers;
   private final AtomicInteger progress = new AtomicInteger();
   private final List<ProbeBackend> open = new ArrayList<>();
   final AtomicReference<String> aborted = new AtomicReference<>();
@@ -83,8 +86,11 @@ final class SurfaceRun {
   private @Nullable SessionTransport backends;
 
   SurfaceRun(SurfaceProbeSettings settings, SessionTransport sessions, Sandbox sandbox, StatelessnessProbe markers,
-      ServerDescription server, String identity, ProbePlan plan, int rounds, Sandboxing sandboxing) {
+      ServerDescription server, String identity, ProbePlan plan, int rounds, Sandboxing sandboxing,
+      boolean capableClients) {
     this.settings = settings;
+    this.capabilities = capableClients ? ClientAnswers.CAPABILITIES : Map.of();
+    this.answers = capableClients ? new ClientAnswers() : null;
     this.sessions = sessions;
     this.sandbox = sandbox;
     this.markers = markers;
@@ -145,8 +151,13 @@ final class SurfaceRun {
     scratch.remove();
   }
 
-  /** Opens a backend, hands it its handshake, and keeps it for teardown. */
-  ProbeBackend open(boolean isShared, String label) throws SessionException, InterruptedException {
+  /**
+   * Opens a backend, hands it its handshake, and keeps it for teardown.
+   *
+   * @param owner the only caller of a dedicated backend (who answers what it asks); null for the shared one
+   */
+  ProbeBackend open(boolean isShared, String label, @Nullable ProbeCaller owner)
+      throws SessionException, InterruptedException {
     Path dir;
     try {
       synchronized (this) {
@@ -160,7 +171,7 @@ final class SurfaceRun {
     } catch (IOException e) {
       throw new SessionException(SessionException.Kind.START, "no scratch directory: " + e.getMessage());
     }
-    ProbeBackend backend = new ProbeBackend(isShared, dir);
+    ProbeBackend backend = new ProbeBackend(isShared, dir, answers, isShared ? null : owner, isShared ? a : null);
     ServerDescription run = server.cwd().isPresent() ? server : server.withCwd(Optional.of(dir.toString()));
     synchronized (this) {
       open.add(backend);
@@ -170,7 +181,7 @@ final class SurfaceRun {
       backend.session = Objects.requireNonNull(backends).open(run, label, backend);
     }
     backend.handshake = backend.session().handshake(settings.era(),
-        Map.of("name", "cotenant-surface-probe", "version", "1"), NO_CAPABILITIES, settings.handshakeTimeout());
+        Map.of("name", "cotenant-surface-probe", "version", "1"), capabilities, settings.handshakeTimeout());
     return backend;
   }
 
@@ -178,12 +189,12 @@ final class SurfaceRun {
   private List<ProbeLane> phase(boolean isShared, boolean first) throws SessionException, InterruptedException {
     List<ProbeLane> lanes;
     if (isShared) {
-      ProbeBackend s = open(true, "probe-shared");
+      ProbeBackend s = open(true, "probe-shared", null);
       sharedBackend = s;
       lanes = List.of(new ProbeLane(a, s), new ProbeLane(b, s));
     } else {
-      ProbeBackend da = open(false, "probe-dedicated-a");
-      ProbeBackend db = open(false, "probe-dedicated-b");
+      ProbeBackend da = open(false, "probe-dedicated-a", a);
+      ProbeBackend db = open(false, "probe-dedicated-b", b);
       lanes = List.of(new ProbeLane(a, da), new ProbeLane(b, db));
     }
     LockstepListings listings = new LockstepListings(this);
@@ -263,11 +274,18 @@ final class SurfaceRun {
     }
   }
 
-  /** Writes one request on the lane's backend; a session that cannot take it fails the answer. */
+  /**
+   * Writes one request on the lane's backend, the caller counted as in flight there until it is
+   * answered or given up; a session that cannot take it fails the answer.
+   */
   CompletableFuture<Map<String, Object>> call(ProbeLane lane, String method, Map<String, Object> params) {
+    lane.backend.calling(lane.caller);
     try {
-      return lane.backend.session().request(method, params);
+      CompletableFuture<Map<String, Object>> answer = lane.backend.session().request(method, params);
+      answer.whenComplete((v, e) -> lane.backend.answered(lane.caller));
+      return answer;
     } catch (SessionException e) {
+      lane.backend.answered(lane.caller);
       return CompletableFuture.failedFuture(e);
     }
   }
@@ -311,7 +329,7 @@ final class SurfaceRun {
     Map<String, Object> params = new LinkedHashMap<>(base);
     ServerSession session = lane.backend.session();
     Map<String, Object> meta = new LinkedHashMap<>(session.eraMeta(
-        Map.of("name", "cotenant-probe-" + lane.caller.label().toLowerCase(Locale.ROOT), "version", "1"), NO_CAPABILITIES));
+        Map.of("name", "cotenant-probe-" + lane.caller.label().toLowerCase(Locale.ROOT), "version", "1"), capabilities));
     callerMetaKey.ifPresent(k -> meta.put(k, Map.of(
         "session", lane.caller.workspace(Math.max(1, round)).replaceAll("-\\d+$", ""), "tenant", lane.caller.tenant())));
     if (!meta.isEmpty()) {

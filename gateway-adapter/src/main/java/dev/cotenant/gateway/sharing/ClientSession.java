@@ -93,6 +93,11 @@ public final class ClientSession implements AutoCloseable {
     return sessionId;
   }
 
+  /** What the client negotiates: the protocol version it asked for and the capabilities it declared. */
+  public ClientShape shape() {
+    return shape;
+  }
+
   /** Where the session is placed now, and why. */
   public PlacementDecision placement() {
     synchronized (lock) {
@@ -267,7 +272,7 @@ public final class ClientSession implements AutoCloseable {
         // The records changed (a hazard from the API, another terminal, another replica): the
         // verdict is asked again, and a session whose server no longer shares moves.
         recordsChecked = host.recordsRevision();
-        PlacementDecision now = host.placement(server);
+        PlacementDecision now = host.placement(server, shape);
         if (now.placement() != Placement.SHARED) {
           return moveTo(new PlacementDecision(Placement.DEDICATED, false, "the records changed: " + now.why()));
         }
@@ -282,7 +287,7 @@ public final class ClientSession implements AutoCloseable {
         }
         // The pool closed the entry under the session (the backends were drained): it is placed
         // again, as a new session of its server would be now.
-        replace = () -> host.placement(server);
+        replace = () -> host.placement(server, shape);
         return moveTo(replace.get());
       }
       if (b.generation == generation && b.mux.ended().isPresent()) {

@@ -24,12 +24,8 @@ import tools.jackson.databind.json.JsonMapper;
  * @param capabilities the capabilities it declared, as plain JSON values
  */
 public record ClientShape(String protocolVersion, Map<String, Object> capabilities) {
-  /**
-   * The client capabilities a server uses by asking the client something ({@code roots/list},
-   * {@code sampling/createMessage}, {@code elicitation/create}): requests that name no session,
-   * so that a backend serving several sessions cannot tell whose they are.
-   */
-  public static final List<String> ASKED_OF_CLIENTS = List.of("roots", "sampling", "elicitation");
+  /** The client capabilities a server uses by asking the client something ({@link Mcp#ASKED_OF_CLIENTS}). */
+  public static final List<String> ASKED_OF_CLIENTS = Mcp.ASKED_OF_CLIENTS;
 
   private static final JsonMapper MAPPER = JsonMapper.builder().build();
 

@@ -1,9 +1,12 @@
 package dev.cotenant.gateway.sharing;
 
+import dev.cotenant.api.ProbePass;
 import dev.cotenant.api.Strength;
 import dev.cotenant.api.Verdict;
 import dev.cotenant.gateway.pool.Placement;
+import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Where one session of a server goes, and why (see {@code docs/daemon.md}, "What is shared, and
@@ -13,6 +16,11 @@ import java.util.Objects;
  * backend of its own (the topology of no gateway, still pooled for lifecycle, teardown and
  * accounting). Forcing overrides every verdict but {@code refuted}: an observed hazard outranks
  * the operator's word too, until the operator clears it ({@code cotenant hazards clear NAME}).
+ *
+ * <p>A client that declares a capability a server asks its client about ({@code roots},
+ * {@code sampling}, {@code elicitation}) is shared on a verdict only when the whole-surface probe
+ * on record also passed as clients declaring it ({@link #forClient}); otherwise it gets a backend
+ * of its own, and the reason says so.
  *
  * @param placement shared or dedicated
  * @param forced true when an operator's override, not the verdict, shares it
@@ -45,5 +53,34 @@ public record PlacementDecision(Placement placement, boolean forced, String why)
     }
     return new PlacementDecision(Placement.SHARED, false,
         "its verdict (" + verdict.strength().wireName() + ") recommends sharing");
+  }
+
+  /**
+   * The decision {@code base} for {@code server} made for one client of {@code shape}. A client
+   * declaring none of the capabilities a server asks its client about, a dedicated decision and a
+   * forced one stay as they are (a forced server still takes no second session on a backend that
+   * asked its first one something). Otherwise the client is shared only when {@code pass}, the
+   * whole-surface probe on record under the server's current identity, covered clients declaring
+   * every such capability it declares ({@link ProbePass#coversClients}); else it is dedicated.
+   *
+   * @param pass the probe on record under the server's current launch identity, if any
+   */
+  public static PlacementDecision forClient(PlacementDecision base, String server, ClientShape shape,
+      Optional<ProbePass> pass) {
+    List<String> asked = shape.askedOfClients();
+    if (base.placement() != Placement.SHARED || base.forced() || asked.isEmpty()) {
+      return base;
+    }
+    String declares = String.join(", ", asked);
+    if (pass.filter(p -> p.coversClients(asked)).isPresent()) {
+      return new PlacementDecision(Placement.SHARED, false,
+          base.why() + ", and its whole-surface probe also passed as clients declaring " + declares);
+    }
+    String evidence = pass.filter(ProbePass::wholeSurface).isEmpty()
+        ? "no whole-surface probe on record covers clients declaring it"
+        : "its whole-surface probe covers clients declaring " + (pass.get().surface().orElseThrow().clientCapabilities().isEmpty()
+            ? "none of roots, sampling, elicitation" : "only " + String.join(", ", pass.get().surface().orElseThrow().clientCapabilities()));
+    return new PlacementDecision(Placement.DEDICATED, false, "the client declares " + declares + ", and " + evidence
+        + " (`cotenant probe-stateless " + server + "` runs a pass as such clients)");
   }
 }

@@ -32,8 +32,8 @@ interface SessionHost {
   /** Counts the times the records changed ({@link Sharing#recordsChanged}). */
   long recordsRevision();
 
-  /** Where a new session of {@code server} would go now, and why. */
-  PlacementDecision placement(ServerDescription server);
+  /** Where a new session of {@code server} from a client of {@code shape} would go now, and why. */
+  PlacementDecision placement(ServerDescription server, ClientShape shape);
 
   /** How long a session waits for a backend being started or restarted. */
   Duration backendTimeout();

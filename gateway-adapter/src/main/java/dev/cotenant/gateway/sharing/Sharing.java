@@ -166,9 +166,28 @@ public final class Sharing implements AutoCloseable {
     recordsRevision.incrementAndGet();
   }
 
-  /** Where a new session of {@code server} would go now, and why. */
+  /**
+   * Where a new session of {@code server} would go now, and why, for a client declaring no
+   * capability a server asks its client about.
+   */
   public PlacementDecision placement(ServerDescription server) {
     return PlacementDecision.decide(server.name(), verdicts.apply(server), settings);
+  }
+
+  /**
+   * Where a new session of {@code server} from a client of {@code shape} would go now, and why: as
+   * {@link #placement(ServerDescription)}, and a client declaring {@code roots}, {@code sampling}
+   * or {@code elicitation} is shared only on a whole-surface probe, under the server's current
+   * identity, that passed as clients declaring them too ({@link PlacementDecision#forClient}).
+   */
+  public PlacementDecision placement(ServerDescription server, ClientShape shape) {
+    PlacementDecision base = placement(server);
+    if (base.placement() != Placement.SHARED || base.forced() || shape.askedOfClients().isEmpty()) {
+      return base;
+    }
+    String identity = identities.identify(server).ledgerKey();
+    return PlacementDecision.forClient(base, server.name(), shape,
+        records.apply(server.name()).filter(r -> r.probedUnder(identity)).flatMap(ConcurrencyRecord::probe));
   }
 
   /**
@@ -190,7 +209,7 @@ public final class Sharing implements AutoCloseable {
     // that carried them is not the session's to keep.
     ClientSession c = new ClientSession(host, server, sessionId, Json.freezeMap(initializeParams),
         ClientShape.of(initializeParams), toClient);
-    c.place(placement(server));
+    c.place(placement(server, c.shape()));
     return c;
   }
 
@@ -276,8 +295,8 @@ public final class Sharing implements AutoCloseable {
     }
 
     @Override
-    public PlacementDecision placement(ServerDescription server) {
-      return Sharing.this.placement(server);
+    public PlacementDecision placement(ServerDescription server, ClientShape shape) {
+      return Sharing.this.placement(server, shape);
     }
 
     @Override

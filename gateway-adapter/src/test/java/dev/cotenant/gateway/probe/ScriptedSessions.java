@@ -101,6 +101,8 @@ final class ScriptedSessions implements SessionTransport {
     final List<Map.Entry<String, Map<String, Object>>> requests = new CopyOnWriteArrayList<>();
     private final List<CompletableFuture<Map<String, Object>>> hung = new CopyOnWriteArrayList<>();
     volatile boolean handshaken;
+    /** The client capabilities the handshake declared. */
+    volatile Map<String, Object> capabilities = Map.of();
     volatile boolean closed;
     volatile @Nullable String aborted;
 
@@ -122,6 +124,7 @@ final class ScriptedSessions implements SessionTransport {
     public Map<String, Object> handshake(HandshakeEra era, Map<String, Object> clientInfo, Map<String, Object> capabilities,
         Duration timeout) {
       handshaken = true;
+      this.capabilities = Map.copyOf(capabilities);
       return handshake;
     }
 

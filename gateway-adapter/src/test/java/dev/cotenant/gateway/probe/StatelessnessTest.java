@@ -154,8 +154,10 @@ class StatelessnessTest {
     Verdict v = assess(echo);
     assertEquals(Strength.DECLARED, v.strength(), v.toString());
     assertTrue(v.reasons().contains(new Reason(ReasonCode.REGISTERED_SHARED, "tenant")), v.toString());
-    assertTrue(v.reasons().contains(new Reason(ReasonCode.STATELESSNESS_PROBE_PASSED, "whole surface: 1 tool x3")),
-        v.toString());
+    assertTrue(v.reasons().contains(new Reason(ReasonCode.STATELESSNESS_PROBE_PASSED,
+        "whole surface: 1 tool x3, clients declaring elicitation, roots, sampling")), v.toString());
+    assertEquals(List.of("elicitation", "roots", "sampling"),
+        shared.probe().orElseThrow().surface().orElseThrow().clientCapabilities(), "the pass as capable clients is on record");
     assertTrue(v.recommendShare());
 
     // A later single-tool pass under the same identity proves less: the registration keeps its whole-surface pass.

@@ -84,17 +84,27 @@ class SurfaceProbeScriptedTest {
   }
 
   /**
-   * Five backends (two dedicated, one shared, two dedicated), each closed once the probe ends, and
-   * each in a scratch directory of its own that is gone afterwards. Kills {@code phase} without
-   * its close: the backends of one phase would still run when the next phase starts.
+   * Five backends (two dedicated, one shared, two dedicated) per pass, and two passes (as clients
+   * declaring nothing, then as clients declaring roots, sampling and elicitation), each closed
+   * once the probe ends, and each in a scratch directory of its own that is gone afterwards. Kills
+   * {@code phase} without its close: the backends of one phase would still run when the next
+   * phase starts.
    */
   @Test
   void aStatelessScriptedServerPassesOnFiveBackendsEachClosedInItsOwnScratchDirectory() throws Exception {
     ScriptedSessions sessions = new ScriptedSessions(handshake(TOOLS), echo(List.of(ECHO)));
     SurfaceReport r = run(sessions);
     assertEquals(Outcome.PASSED, r.outcome(), r.toString());
-    assertEquals(List.of("probe-dedicated-a", "probe-dedicated-b", "probe-shared", "probe-dedicated-a", "probe-dedicated-b"),
+    List<String> pass = List.of("probe-dedicated-a", "probe-dedicated-b", "probe-shared", "probe-dedicated-a",
+        "probe-dedicated-b");
+    assertEquals(java.util.stream.Stream.concat(pass.stream(), pass.stream()).toList(),
         sessions.opened.stream().map(s -> s.label).toList());
+    assertEquals(List.of(), sessions.opened.subList(0, 5).stream().flatMap(s -> s.capabilities.keySet().stream()).toList(),
+        "the first pass declares no client capability");
+    for (Scripted s : sessions.opened.subList(5, 10)) {
+      assertEquals(Set.of("roots", "sampling", "elicitation"), s.capabilities.keySet(), s.label);
+    }
+    assertTrue(r.clients().covered(), r.clients().toString());
     for (Scripted s : sessions.opened) {
       assertTrue(s.closed, s.label + " closed");
       Path cwd = Path.of(s.server.cwd().orElseThrow());
@@ -104,12 +114,13 @@ class SurfaceProbeScriptedTest {
       assertFalse(Files.exists(cwd.getParent()), "the probe's scratch root " + cwd.getParent() + " is removed");
       assertEquals(s.label.equals("probe-shared") ? 6 : 3, sent(s, "tools/call"), "one call per caller and round");
     }
-    assertEquals(5, sessions.opened.stream().map(s -> s.server.cwd().orElseThrow()).distinct().count());
-    assertEquals(1, sessions.opened.stream().map(s -> Path.of(s.server.cwd().orElseThrow()).getParent()).distinct().count(),
-        "one scratch root per probe");
+    assertEquals(10, sessions.opened.stream().map(s -> s.server.cwd().orElseThrow()).distinct().count());
+    assertEquals(2, sessions.opened.stream().map(s -> Path.of(s.server.cwd().orElseThrow()).getParent()).distinct().count(),
+        "one scratch root per pass");
     assertEquals("sandbox: none (this probe was built without a sandbox); destructive tools are not called",
         r.sandbox().describe());
-    assertEquals(List.of(0L, 1L, 0L, 0L, 1L), sessions.stillOpen, "each phase's backends are closed before the next opens");
+    assertEquals(List.of(0L, 1L, 0L, 0L, 1L, 0L, 1L, 0L, 0L, 1L), sessions.stillOpen,
+        "each phase's backends are closed before the next opens");
     assertEquals(List.of("tools/list"), r.listings().stream().map(ListingResult::method).toList(),
         "only the listings the server advertises");
   }
@@ -127,8 +138,8 @@ class SurfaceProbeScriptedTest {
     assertEquals(Outcome.PASSED, run(first).outcome());
     assertEquals(Outcome.PASSED, run(second).outcome());
     Set<String> written = texts(first);
-    assertEquals(6, written.size(), "two callers' markers in three rounds, the same on the dedicated and the shared "
-        + "backends: " + written);
+    assertEquals(12, written.size(), "two callers' markers in three rounds, the same on the dedicated and the shared "
+        + "backends, and fresh ones in the pass as capable clients: " + written);
     Set<String> again = texts(second);
     again.retainAll(written);
     assertEquals(Set.of(), again);

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.cotenant.api.ProbePass;
 import dev.cotenant.api.Strength;
 import dev.cotenant.api.Verdict;
 import dev.cotenant.gateway.pool.Placement;
@@ -12,6 +13,7 @@ import dev.cotenant.spi.ProviderConfig;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -71,5 +73,54 @@ class PlacementDecisionTest {
     IllegalArgumentException zero = assertThrows(IllegalArgumentException.class,
         () -> SharingSettings.fromConfig(ProviderConfig.of(Map.of(SharingSettings.ADMIT_TIMEOUT_MS, "0"))));
     assertEquals("cotenant.sharing.admit-timeout-ms must be a positive number of milliseconds, got '0'", zero.getMessage());
+  }
+
+  private static ProbePass pass(List<String> clientCapabilities) {
+    return ProbePass.wholeSurface("id", 3, 1.0, ProbePass.Surface.of(List.of("echo"), Map.of(), clientCapabilities));
+  }
+
+  /**
+   * A client declaring sampling and roots is shared only on a whole-surface pass covering both;
+   * a pass covering one of them, or a single-tool pass, leaves it dedicated, saying why.
+   */
+  @Test
+  void aCapableClientIsSharedOnlyOnAWholeSurfacePassCoveringEveryCapabilityItDeclares() {
+    PlacementDecision shared = PlacementDecision.decide("s", DECLARED, ON);
+    ClientShape capable = ClientShape.of(Map.of("protocolVersion", "2025-11-25",
+        "capabilities", Map.of("sampling", Map.of(), "roots", Map.of(), "experimental", Map.of())));
+    PlacementDecision covered = PlacementDecision.forClient(shared, "s", capable,
+        Optional.of(pass(List.of("elicitation", "roots", "sampling"))));
+    assertEquals(Placement.SHARED, covered.placement());
+    assertEquals("its verdict (declared) recommends sharing, and its whole-surface probe also passed as clients declaring"
+        + " roots, sampling", covered.why());
+    PlacementDecision partly = PlacementDecision.forClient(shared, "s", capable, Optional.of(pass(List.of("roots"))));
+    assertEquals(Placement.DEDICATED, partly.placement());
+    assertEquals("the client declares roots, sampling, and its whole-surface probe covers clients declaring only roots"
+        + " (`cotenant probe-stateless s` runs a pass as such clients)", partly.why());
+    PlacementDecision oneTool = PlacementDecision.forClient(shared, "s", capable,
+        Optional.of(new ProbePass("id", "echo", 3, 1.0)));
+    assertEquals(Placement.DEDICATED, oneTool.placement());
+    assertTrue(oneTool.why().contains("no whole-surface probe on record covers clients declaring it"), oneTool.why());
+    assertEquals(Placement.DEDICATED, PlacementDecision.forClient(shared, "s", capable, Optional.empty()).placement());
+  }
+
+  /**
+   * What the client shape does not change: a client declaring none of roots, sampling and
+   * elicitation (other capabilities do not count), a dedicated decision, and a forced one.
+   */
+  @Test
+  void aBareClientADedicatedAndAForcedDecisionStayAsTheyAre() {
+    PlacementDecision shared = PlacementDecision.decide("s", DECLARED, ON);
+    ClientShape bare = ClientShape.of(Map.of("protocolVersion", "2025-11-25",
+        "capabilities", Map.of("experimental", Map.of("x", Map.of()))));
+    assertEquals(shared, PlacementDecision.forClient(shared, "s", bare, Optional.empty()));
+    ClientShape roots = ClientShape.of(Map.of("capabilities", Map.of("roots", Map.of())));
+    PlacementDecision dedicated = PlacementDecision.decide("s", MEASURED, ON);
+    assertEquals(dedicated, PlacementDecision.forClient(dedicated, "s", roots, Optional.empty()));
+    PlacementDecision forced = PlacementDecision.decide("s", MEASURED,
+        new SharingSettings(false, Set.of("s"), Duration.ofSeconds(1)));
+    assertTrue(forced.forced());
+    assertEquals(forced, PlacementDecision.forClient(forced, "s", roots, Optional.empty()),
+        "the operator's word stands; the runtime rule keeps a backend that asked to its one session");
   }
 }

@@ -83,8 +83,12 @@ class SharingTest {
     }
   }
 
+  /**
+   * A client declaring no capability a server asks its client about: a server's verdict alone
+   * shares it (one declaring roots needs a probe that passed as such clients, tested below).
+   */
   private static Map<String, Object> init() {
-    return Map.of("protocolVersion", "2025-11-25", "capabilities", Map.of("roots", Map.of()),
+    return Map.of("protocolVersion", "2025-11-25", "capabilities", Map.of(),
         "clientInfo", Map.of("name", "sharing-test", "version", "1"));
   }
 
@@ -140,6 +144,61 @@ class SharingTest {
     Map<String, Object> answer = client.answer(0);
     c.fromClient(Map.of("jsonrpc", "2.0", "method", "notifications/initialized"));
     return answer;
+  }
+
+  /**
+   * A client declaring roots is shared on a verdict only when the whole-surface probe on record,
+   * under the server's current identity, also passed as clients declaring roots: before it, the
+   * client gets a backend of its own with the reason, while a client declaring nothing shares.
+   */
+  @Test
+  void aClientDeclaringRootsSharesOnlyOnAProbeThatPassedAsSuchClients() throws Exception {
+    ServerDescription server = FakeServer.builder().name("caps").era(FakeServer.Era.LEGACY).tool("echo")
+        .experimental("cotenant.caller-identity", Map.of("version", 1)).build().description();
+    Cotenant cotenant = cotenant(SharingSettings.ENABLED, "true");
+    cotenant.evaluator(1).uncappedPass(List.of(server));
+    sharing = cotenant.sharing();
+    Map<String, Object> roots = init("2025-11-25", Map.of("roots", Map.of("listChanged", true)));
+
+    ClientSession bare = sharing.connect(server, "bare", init(), new Client());
+    assertEquals(Placement.SHARED, bare.placement().placement(), bare.placement().why());
+    ClientSession before = sharing.connect(server, "roots-before", roots, new Client());
+    assertEquals(Placement.DEDICATED, before.placement().placement());
+    assertEquals("the client declares roots, and no whole-surface probe on record covers clients declaring it"
+        + " (`cotenant probe-stateless caps` runs a pass as such clients)", before.placement().why());
+
+    String identity = cotenant.identityOf(server).ledgerKey();
+    record(cotenant, "caps", dev.cotenant.api.ProbePass.Surface.of(List.of("echo"), Map.of()), identity);
+    ClientSession bareProbe = sharing.connect(server, "roots-bare-probe", roots, new Client());
+    assertEquals(Placement.DEDICATED, bareProbe.placement().placement());
+    assertTrue(bareProbe.placement().why().contains("its whole-surface probe covers clients declaring none of roots, "
+        + "sampling, elicitation"), bareProbe.placement().why());
+
+    List<String> all = List.of("elicitation", "roots", "sampling");
+    record(cotenant, "caps", dev.cotenant.api.ProbePass.Surface.of(List.of("echo"), Map.of(), all), "another-identity");
+    assertEquals(Placement.DEDICATED, sharing.connect(server, "roots-stale", roots, new Client()).placement().placement(),
+        "a pass under another launch identity covers nothing");
+
+    record(cotenant, "caps", dev.cotenant.api.ProbePass.Surface.of(List.of("echo"), Map.of(), all), identity);
+    ClientSession after = sharing.connect(server, "roots-after", roots, new Client());
+    assertEquals(Placement.SHARED, after.placement().placement(), after.placement().why());
+    assertTrue(after.placement().why().endsWith("and its whole-surface probe also passed as clients declaring roots"),
+        after.placement().why());
+    ClientSession second = sharing.connect(server, "roots-after-2", roots, new Client());
+    assertEquals(after.backendPid(), second.backendPid(), "clients declaring roots share one backend");
+    assertNotEquals(bare.backendPid(), after.backendPid(), "another capability shape, another backend");
+    for (ClientSession c : List.of(bare, before, bareProbe, after, second)) {
+      c.close();
+    }
+  }
+
+  /** Writes a sidecar record of {@code name} whose whole-surface pass covered {@code surface} under {@code identity}. */
+  private static void record(Cotenant cotenant, String name, dev.cotenant.api.ProbePass.Surface surface, String identity)
+      throws java.io.IOException {
+    dev.cotenant.api.ProbePass pass = dev.cotenant.api.ProbePass.wholeSurface(identity, 3, 1.0, surface);
+    cotenant.recordStores().concurrencyRecords().update(name, current -> java.util.Optional.of(
+        new dev.cotenant.api.ConcurrencyRecord(name, dev.cotenant.api.ConcurrencyModel.SIDECAR,
+            dev.cotenant.api.ShareScope.TENANT, java.util.OptionalInt.empty(), java.util.Optional.of(pass))));
   }
 
   @Test
