@@ -158,7 +158,8 @@ public final class ProbeStatelessCommand extends CliCommand {
   static SurfaceReport probeSurface(CliRuntime rt, ConfiguredServer server, ProbePlan plan, int rounds)
       throws InterruptedException {
     rt.context().err().println("cotenant: probing the whole surface of " + Output.cell(server.name()) + ", " + rounds
-        + " rounds: two callers on dedicated backends, then on one shared backend, then on dedicated backends again");
+        + " rounds: two callers on dedicated backends, then on one shared backend, then on dedicated backends again;"
+        + " when that passes, the same as clients declaring roots, sampling and elicitation");
     rt.context().err().flush();
     return rt.cotenant().statelessness().probeSurface(server.description(), plan, rounds);
   }

@@ -206,13 +206,18 @@ class ProbeCommandsTest extends SpawningCliTest {
     CliHarness.Result r = cli.run("probe-stateless", "echo", "mcp.json");
     assertEquals(0, r.code(), r.out() + r.err());
     assertEquals(List.of("cotenant: probing the whole surface of echo, 3 rounds: two callers on dedicated backends, then on "
-        + "one shared backend, then on dedicated backends again"), r.errLines());
+        + "one shared backend, then on dedicated backends again; when that passes, the same as clients declaring roots, "
+        + "sampling and elicitation"), r.errLines());
+    assertTrue(r.out().contains("clients declaring elicitation, roots, sampling: covered (they may share a backend)\n"),
+        r.out());
     assertTrue(r.out().contains("tool remember: passed\n"), r.out());
     assertTrue(r.out().contains("  arguments from schema {\"target\":\"{marker}\",\"workspace\":\"{workspace}\"}\n"), r.out());
     assertTrue(r.out().contains("coverage: 1 of 1 tool exercised (100 %)\n"), r.out());
     assertTrue(r.out().contains("passed: echo kept every caller to itself across its whole surface; remembered as a "
         + "whole-surface statelessness_probe_passed under its current identity\n"), r.out());
-    assertTrue(reasons(row("echo")).contains("statelessness_probe_passed(whole surface: 1 tool x3)"), row("echo").toString());
+    assertTrue(reasons(row("echo")).contains(
+        "statelessness_probe_passed(whole surface: 1 tool x3, clients declaring elicitation, roots, sampling)"),
+        row("echo").toString());
   }
 
   @Test
@@ -252,7 +257,7 @@ class ProbeCommandsTest extends SpawningCliTest {
     CliHarness.Result ok = cli.run("register", "echo", "mcp.json", "--model", "shared", "--scope", "tenant", "--max-concurrent", "4");
     assertEquals(0, ok.code(), ok.err());
     assertEquals("registered echo: model shared, scope tenant, maxConcurrent 4; statelessness probe passed under the "
-        + "current identity (whole surface: 1 tool x3)", ok.out().strip());
+        + "current identity (whole surface: 1 tool x3, clients declaring elicitation, roots, sampling)", ok.out().strip());
     JsonNode row = row("echo");
     assertEquals("declared", row.path("strength").stringValue(), row.toString());
     assertTrue(reasons(row).contains("registered_shared(tenant)"), row.toString());

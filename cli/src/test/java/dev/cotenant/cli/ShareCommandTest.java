@@ -54,7 +54,7 @@ class ShareCommandTest extends SpawningCliTest {
     assertTrue(lines.get(1).startsWith("measure: now reads measured (preflight_passed"), lines.get(1));
     assertTrue(lines.get(2).startsWith("probe: passed: 1 of 1 tool exercised (100 %), 3 rounds, nothing crossed"), lines.get(2));
     assertEquals("register: registered echo: model shared, scope tenant, maxConcurrent 2; statelessness probe passed under "
-        + "the current identity (whole surface: 1 tool x3); maxConcurrent 2 is the default (--max-concurrent N changes it)",
+        + "the current identity (whole surface: 1 tool x3, clients declaring elicitation, roots, sampling); maxConcurrent 2 is the default (--max-concurrent N changes it)",
         lines.get(3));
     assertTrue(lines.get(4).startsWith("verdict: now reads declared (registered_shared(tenant)"), lines.get(4));
     assertEquals("echo now shares one backend across sessions", lines.get(5));
@@ -71,7 +71,7 @@ class ShareCommandTest extends SpawningCliTest {
     assertEquals(0, again.code(), again.out() + again.err());
     assertEquals(List.of("assess", "echo"), steps(again), again.out());
     assertTrue(again.out().startsWith("assess: reads declared (registered_shared(tenant), preflight_passed, "), again.out());
-    assertTrue(again.out().endsWith("statelessness_probe_passed(whole surface: 1 tool x3))\n"
+    assertTrue(again.out().endsWith("statelessness_probe_passed(whole surface: 1 tool x3, clients declaring elicitation, roots, sampling))\n"
         + "echo already shares one backend across sessions\n"), again.out());
     assertEquals("", again.err());
     assertEquals(preflights, cli.transport.calls.get("echo").get());

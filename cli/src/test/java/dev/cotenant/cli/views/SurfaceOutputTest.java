@@ -123,10 +123,19 @@ class SurfaceOutputTest {
         notifications on the shared backend: none
         server requests on the shared backend: roots/list x3 (1 unattributable), sampling/createMessage x1
         coverage: 1 of 1 tool exercised (100 %)
+        clients declaring roots, sampling or elicitation: not covered, so they get backends of their own: no pass as \
+        clients declaring roots, sampling or elicitation was run
         passed: echo kept every caller to itself across its whole surface; remembered as a whole-surface \
         statelessness_probe_passed under its current identity
         took 0.0 s
         """, text(passed));
+    SurfaceReport covered = passed.withClients(
+        new SurfaceReport.ClientCoverage(List.of("roots", "sampling", "elicitation"), true, ""), 1_000);
+    assertTrue(text(covered).contains("""
+        coverage: 1 of 1 tool exercised (100 %)
+        clients declaring elicitation, roots, sampling: covered (they may share a backend)
+        passed: echo"""), text(covered));
+    assertTrue(text(covered).endsWith("took 1.0 s\n"), "the second pass's time is counted: " + text(covered));
     assertTrue(text(passed.withNotRecorded("disk full")).contains("""
         passed: echo kept every caller to itself across its whole surface; recording the pass failed (see standard \
         error), so it is not remembered
