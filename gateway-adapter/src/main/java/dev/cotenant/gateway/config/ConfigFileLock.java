@@ -2,16 +2,11 @@ package dev.cotenant.gateway.config;
 
 import dev.cotenant.spi.files.AtomicFiles;
 import java.io.IOException;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermission;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -23,35 +18,15 @@ import org.jspecify.annotations.Nullable;
  * its permission bits, and a new one is its owner's only. Owned by the runtime: the user's MCP configuration is not a record.
  */
 final class ConfigFileLock implements AutoCloseable {
-  private static final ConcurrentHashMap<Path, ReentrantLock> HELD_HERE = new ConcurrentHashMap<>();
+  private final AtomicFiles.Lock held;
 
-  private final ReentrantLock local;
-  private final FileChannel channel;
-  private final FileLock os;
-
-  private ConfigFileLock(ReentrantLock local, FileChannel channel, FileLock os) {
-    this.local = local;
-    this.channel = channel;
-    this.os = os;
+  private ConfigFileLock(AtomicFiles.Lock held) {
+    this.held = held;
   }
 
   /** Blocks until {@code file} is held in this process and across processes. */
   static ConfigFileLock hold(Path file) throws IOException {
-    Path lockFile = lockFileOf(file);
-    ReentrantLock local = HELD_HERE.computeIfAbsent(lockFile, k -> new ReentrantLock());
-    local.lock();
-    try {
-      FileChannel ch = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-      try {
-        return new ConfigFileLock(local, ch, ch.lock());
-      } catch (IOException | RuntimeException e) {
-        ch.close();
-        throw e;
-      }
-    } catch (IOException | RuntimeException e) {
-      local.unlock();
-      throw e;
-    }
+    return new ConfigFileLock(AtomicFiles.lockOn(lockFileOf(file)));
   }
 
   /**
@@ -124,13 +99,6 @@ final class ConfigFileLock implements AutoCloseable {
   /** Releases the OS lock, then the in-process lock. Never throws. */
   @Override
   public void close() {
-    try {
-      os.release();
-      channel.close();
-    } catch (IOException e) {
-      // the descriptor and its lock go with the process at the latest
-    } finally {
-      local.unlock();
-    }
+    held.close();
   }
 }

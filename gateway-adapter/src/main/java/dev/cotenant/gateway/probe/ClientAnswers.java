@@ -31,12 +31,9 @@ import java.util.Map;
  * Stateless.
  */
 final class ClientAnswers {
-  /** The capabilities declared by the callers that answer so. */
+  /** The capabilities declared by the callers that answer so: each of {@link Mcp#ASKED_OF_CLIENTS}. */
   static final Map<String, Object> CAPABILITIES = Map.of(
       "roots", Map.of("listChanged", false), "sampling", Map.of(), "elicitation", Map.of());
-
-  /** The names of {@link #CAPABILITIES}, in the order of {@link Mcp#ASKED_OF_CLIENTS}. */
-  static final List<String> DECLARED = Mcp.ASKED_OF_CLIENTS;
 
   /** The answer of {@code caller} to the server's {@code method} on a backend whose scratch directory is {@code scratch}. */
   Reply answer(ProbeCaller caller, Path scratch, String method, Map<String, Object> params) {

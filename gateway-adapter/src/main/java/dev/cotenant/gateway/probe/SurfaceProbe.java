@@ -228,7 +228,7 @@ public final class SurfaceProbe {
 
   /** What the pass as capable clients covers: every capability it declared when it passed, else none and why. */
   static SurfaceReport.ClientCoverage coverage(SurfaceReport capable) {
-    List<String> declared = ClientAnswers.DECLARED;
+    List<String> declared = dev.cotenant.spi.Mcp.ASKED_OF_CLIENTS;
     switch (capable.outcome()) {
       case PASSED:
         return new SurfaceReport.ClientCoverage(declared, true, "");

@@ -24,9 +24,6 @@ import tools.jackson.databind.json.JsonMapper;
  * @param capabilities the capabilities it declared, as plain JSON values
  */
 public record ClientShape(String protocolVersion, Map<String, Object> capabilities) {
-  /** The client capabilities a server uses by asking the client something ({@link Mcp#ASKED_OF_CLIENTS}). */
-  public static final List<String> ASKED_OF_CLIENTS = Mcp.ASKED_OF_CLIENTS;
-
   private static final JsonMapper MAPPER = JsonMapper.builder().build();
 
   /** Checks and freezes the parts. */
@@ -58,10 +55,10 @@ public record ClientShape(String protocolVersion, Map<String, Object> capabiliti
     return MAPPER.writeValueAsString(o);
   }
 
-  /** Which of {@link #ASKED_OF_CLIENTS} the client declared, in that order. */
+  /** Which of {@link Mcp#ASKED_OF_CLIENTS} the client declared, in that order. */
   public List<String> askedOfClients() {
     List<String> declared = new ArrayList<>();
-    for (String c : ASKED_OF_CLIENTS) {
+    for (String c : Mcp.ASKED_OF_CLIENTS) {
       if (capabilities.containsKey(c)) {
         declared.add(c);
       }

@@ -76,10 +76,11 @@ public record PlacementDecision(Placement placement, boolean forced, String why)
       return new PlacementDecision(Placement.SHARED, false,
           base.why() + ", and its whole-surface probe also passed as clients declaring " + declares);
     }
-    String evidence = pass.filter(ProbePass::wholeSurface).isEmpty()
+    Optional<List<String>> covered = pass.flatMap(ProbePass::surface).map(ProbePass.Surface::clientCapabilities);
+    String evidence = covered.isEmpty()
         ? "no whole-surface probe on record covers clients declaring it"
-        : "its whole-surface probe covers clients declaring " + (pass.get().surface().orElseThrow().clientCapabilities().isEmpty()
-            ? "none of roots, sampling, elicitation" : "only " + String.join(", ", pass.get().surface().orElseThrow().clientCapabilities()));
+        : "its whole-surface probe covers clients declaring "
+            + (covered.get().isEmpty() ? "none of roots, sampling, elicitation" : "only " + String.join(", ", covered.get()));
     return new PlacementDecision(Placement.DEDICATED, false, "the client declares " + declares + ", and " + evidence
         + " (`cotenant probe-stateless " + server + "` runs a pass as such clients)");
   }

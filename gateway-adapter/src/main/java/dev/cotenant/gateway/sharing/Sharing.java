@@ -183,6 +183,7 @@ public final class Sharing implements AutoCloseable {
   public PlacementDecision placement(ServerDescription server, ClientShape shape) {
     PlacementDecision base = placement(server);
     if (base.placement() != Placement.SHARED || base.forced() || shape.askedOfClients().isEmpty()) {
+      // forClient would return it as it is: the identity and the record are not read for it
       return base;
     }
     String identity = identities.identify(server).ledgerKey();

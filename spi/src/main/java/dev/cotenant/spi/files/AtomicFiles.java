@@ -205,7 +205,15 @@ public final class AtomicFiles {
    * processes on {@code <target>.lock}. Blocks until both are held.
    */
   public static Lock lock(Path target) throws IOException {
-    Path lockFile = target.toAbsolutePath().normalize().resolveSibling(target.getFileName() + ".lock");
+    return lockOn(target.toAbsolutePath().normalize().resolveSibling(target.getFileName() + ".lock"));
+  }
+
+  /**
+   * Takes the exclusive lock of {@code lockFile} itself: first within this JVM, then across
+   * processes on that file (created, with its directory, when missing). Blocks until both are
+   * held. For a lock kept away from the file it guards.
+   */
+  public static Lock lockOn(Path lockFile) throws IOException {
     ReentrantLock local = IN_PROCESS.computeIfAbsent(lockFile, k -> new ReentrantLock());
     local.lock();
     FileChannel ch = null;
