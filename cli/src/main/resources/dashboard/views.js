@@ -17,6 +17,7 @@ window.CotenantViews = (function () {
     preflight_passed: ['The pre-flight started the server twice and both handshakes matched.', 'docs/preflight.md#what-is-compared-and-why'],
     preflight_not_run: ['The pre-flight could not ask this server (the detail says why, for example a missing credential); this grounds nothing.', 'docs/preflight.md#ran-answered-no-versus-could-not-ask'],
     handshake_not_reproducible: ['Two handshakes of the server differed in this part (the detail names it); a note that gates nothing.', 'docs/preflight.md#what-is-compared-and-why'],
+    deferred_answer_changed: ['A session was answered its start from the records, and the server, once started, answered otherwise; its sessions now start it at once. A note about deferring that gates nothing.', 'docs/pool.md#deferred-backends'],
     rotating_secret_env: ['An environment variable that looks like a secret is left out of the pool key (the detail names it).', ARCH],
     degrades_when_shared: ['The server offers logging, whose level would be one setting for every session sharing it.', ARCH],
     ledger_unreadable: ['The hazard ledger could not be read completely (the detail names the file and the problem); nothing is recommended for sharing until it can.', 'docs/records.md#fail-closed-reading'],

@@ -6,7 +6,8 @@ import java.util.List;
 /**
  * The fixed core: turns {@link Evidence} into a {@link Verdict} exactly as docs/architecture.md ranks it.
  *
- * <p>The ranking, strongest first: an observation ({@code refuted}), a disqualifying fact
+ * <p>The ranking, strongest first: an observation about co-tenancy ({@code refuted}; an
+ * observation that does not refute sharing, {@link HazardCode#refutesSharing()}, is a note), a disqualifying fact
  * ({@code disqualified}), a declaration ({@code declared}), a pre-flight that ran and replayed
  * identically ({@code measured}), an observed handshake ({@code no_objection}), nothing
  * ({@code unknown}). The strength is the strongest ground present. Notes and supporting reasons
@@ -22,6 +23,7 @@ public final class Assessor {
   private static final Reason PREFLIGHT_NOT_MEASURED = Reason.of(ReasonCode.PREFLIGHT_NOT_RUN);
   private static final Reason NO_OBJECTION_FOUND = Reason.of(ReasonCode.NO_OBJECTION_FOUND);
   private static final Reason NOT_PROBED = Reason.of(ReasonCode.NOT_PROBED);
+  private static final Reason DEFERRED_ANSWER_CHANGED = Reason.of(ReasonCode.DEFERRED_ANSWER_CHANGED);
   private static final HazardCode[] HAZARDS = HazardCode.values();
   private static final Reason[] OBSERVED = new Reason[HAZARDS.length];
 
@@ -48,7 +50,8 @@ public final class Assessor {
     List<String> facets =
         preflight instanceof PreflightOutcome.Ran ? ((PreflightOutcome.Ran) preflight).divergentFacets() : List.of();
     List<Reason> recordsNotes = evidence.recordsNotes();
-    Reason[] inferred = new Reason[findings.size() + facets.size() + 1 + recordsNotes.size()];
+    List<HazardCode> observations = evidence.observations();
+    Reason[] inferred = new Reason[findings.size() + facets.size() + 1 + recordsNotes.size() + observations.size()];
     int n = 0;
     boolean disqualifying = false;
     boolean declaration = false;
@@ -93,9 +96,16 @@ public final class Assessor {
       inferred[n++] = recordsNotes.get(i);
     }
 
-    List<HazardCode> observations = evidence.observations();
+    boolean refuted = false;
+    for (int i = 0, size = observations.size(); i < size; i++) {
+      if (observations.get(i).refutesSharing()) {
+        refuted = true;
+      } else {
+        inferred[n++] = DEFERRED_ANSWER_CHANGED;
+      }
+    }
     Strength strength;
-    if (!observations.isEmpty()) {
+    if (refuted) {
       strength = Strength.REFUTED;
     } else if (disqualifying) {
       strength = Strength.DISQUALIFIED;
@@ -110,9 +120,9 @@ public final class Assessor {
     }
 
     List<Reason> reasons = new ArrayList<>(n + HAZARDS.length + 2);
-    if (!observations.isEmpty()) {
+    if (refuted) {
       for (HazardCode h : HAZARDS) {
-        if (observations.contains(h)) {
+        if (h.refutesSharing() && observations.contains(h)) {
           reasons.add(OBSERVED[h.ordinal()]);
         }
       }

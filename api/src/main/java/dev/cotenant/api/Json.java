@@ -98,4 +98,45 @@ public final class Json {
     }
     return max;
   }
+
+  /**
+   * Whether two plain JSON values are the same JSON value, whatever Java types carry them: objects
+   * with the same members (in any order) of the same values, arrays of the same values in the same
+   * order, equal strings and booleans, numbers of equal value ({@code 1}, {@code 1L} and
+   * {@code 1.0} alike), and {@link #NULL} or Java {@code null} for JSON null.
+   */
+  public static boolean same(@org.jspecify.annotations.Nullable Object a, @org.jspecify.annotations.Nullable Object b) {
+    Object x = a == null ? NULL : a;
+    Object y = b == null ? NULL : b;
+    if (x instanceof Map<?, ?> mx) {
+      if (!(y instanceof Map<?, ?> my) || mx.size() != my.size()) {
+        return false;
+      }
+      for (Map.Entry<?, ?> e : mx.entrySet()) {
+        if (!my.containsKey(e.getKey()) || !same(e.getValue(), my.get(e.getKey()))) {
+          return false;
+        }
+      }
+      return true;
+    }
+    if (x instanceof List<?> lx) {
+      if (!(y instanceof List<?> ly) || lx.size() != ly.size()) {
+        return false;
+      }
+      for (int i = 0; i < lx.size(); i++) {
+        if (!same(lx.get(i), ly.get(i))) {
+          return false;
+        }
+      }
+      return true;
+    }
+    if (x instanceof Number nx && y instanceof Number ny) {
+      try {
+        return new java.math.BigDecimal(nx.toString()).compareTo(new java.math.BigDecimal(ny.toString())) == 0;
+      } catch (NumberFormatException e) {
+        return nx.toString().equals(ny.toString());
+      }
+    }
+    return x.equals(y);
+  }
 }

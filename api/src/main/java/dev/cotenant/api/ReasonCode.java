@@ -29,6 +29,12 @@ public enum ReasonCode {
   PREFLIGHT_NOT_RUN(ReasonRole.SUPPORTING, Origin.CORE),
   /** The pre-flight saw a divergent replayed surface; detail: the facet. */
   HANDSHAKE_NOT_REPRODUCIBLE(ReasonRole.NOTE, Origin.CORE),
+  /**
+   * The ledger holds {@link HazardCode#DEFERRED_ANSWER_CHANGED} under the current identity: a start
+   * answered from the records differed from the live server's, so sessions of this identity are no
+   * longer answered from them. A note: it says nothing about co-tenancy.
+   */
+  DEFERRED_ANSWER_CHANGED(ReasonRole.NOTE, Origin.CORE),
   /** A declared env name excluded from the pool key as a secret; detail: the name. */
   ROTATING_SECRET_ENV(ReasonRole.NOTE, Origin.SOURCE),
   /** The server advertises {@code logging}; detail: {@code logging_level}. */

@@ -87,12 +87,13 @@ class AssessorPropertyTest {
           "rotating_secret_env",
           "degrades_when_shared",
           "ledger_unreadable",
-          "concurrency_records_unreadable");
+          "concurrency_records_unreadable",
+          "deferred_answer_changed");
 
   private static Strength expectedStrength(Evidence e) {
     List<Strength> grounds = new ArrayList<>();
     grounds.add(Strength.UNKNOWN);
-    if (!e.observations().isEmpty()) {
+    if (e.observations().stream().anyMatch(HazardCode::refutesSharing)) {
       grounds.add(Strength.REFUTED);
     }
     for (Finding f : e.findings()) {
@@ -147,6 +148,25 @@ class AssessorPropertyTest {
                       .map(Reason::detail)
                       .collect(Collectors.toSet());
               assertEquals(observed.stream().map(HazardCode::wireName).collect(Collectors.toSet()), details);
+            });
+  }
+
+  @Test
+  void anObservationThatDoesNotRefuteSharingIsANote() {
+    anObservationThatDoesNotRefuteSharingIsANote(Theories.qt(), Assessor::assess);
+  }
+
+  static void anObservationThatDoesNotRefuteSharingIsANote(QuickTheory qt, Function<Evidence, Verdict> assess) {
+    qt.forAll(evidence(), EvidenceGenerators.observedNotRefuting())
+        .checkAssert(
+            (e, observed) -> {
+              List<HazardCode> more = new ArrayList<>(e.observations());
+              more.addAll(observed);
+              Verdict before = assess.apply(e);
+              Verdict after = assess.apply(copy(e, more, e.findings(), e.preflight(), e.handshakeObserved()));
+              assertSameDecision(before, after);
+              assertTrue(after.reasons().contains(Reason.of(ReasonCode.DEFERRED_ANSWER_CHANGED)), after.reasons()::toString);
+              assertEquals(withoutNotes(before.reasons()), withoutNotes(after.reasons()));
             });
   }
 

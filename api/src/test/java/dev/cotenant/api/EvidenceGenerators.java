@@ -78,13 +78,27 @@ final class EvidenceGenerators {
     return lists().of(finding()).ofSizeBetween(0, 7);
   }
 
-  /** One to three ledger observations. */
+  /** The ledger codes that refute sharing. */
+  static final List<HazardCode> REFUTING =
+      java.util.Arrays.stream(HazardCode.values()).filter(HazardCode::refutesSharing).toList();
+
+  /** The ledger codes that do not ({@link HazardCode#DEFERRED_ANSWER_CHANGED}). */
+  static final List<HazardCode> NOT_REFUTING =
+      java.util.Arrays.stream(HazardCode.values()).filter(h -> !h.refutesSharing()).toList();
+
+  /** One to three ledger observations that refute sharing. */
   static Gen<List<HazardCode>> observed() {
-    return lists().of(Generate.enumValues(HazardCode.class)).ofSizeBetween(1, 3);
+    return lists().of(Generate.pick(REFUTING)).ofSizeBetween(1, 3);
+  }
+
+  /** One or two ledger observations that do not refute sharing. */
+  static Gen<List<HazardCode>> observedNotRefuting() {
+    return lists().of(Generate.pick(NOT_REFUTING)).ofSizeBetween(1, 2);
   }
 
   static Gen<List<HazardCode>> observations() {
-    return Generate.frequency(Pair.of(5, Generate.constant(List.<HazardCode>of())), Pair.of(1, observed()));
+    return Generate.frequency(Pair.of(5, Generate.constant(List.<HazardCode>of())), Pair.of(1, observed()),
+        Pair.of(1, lists().of(Generate.enumValues(HazardCode.class)).ofSizeBetween(1, 3)));
   }
 
   static Gen<String> facet() {

@@ -51,4 +51,25 @@ class JsonTest {
     loop.add(loop);
     assertTrue(Json.nestsDeeperThan(loop, 32));
   }
+
+  @Test
+  void sameComparesJsonValuesNotJavaTypes() {
+    Map<String, Object> a = new java.util.LinkedHashMap<>();
+    a.put("n", 1);
+    a.put("l", List.of(1.5, "x", true));
+    a.put("z", null);
+    Map<String, Object> b = new java.util.LinkedHashMap<>();
+    b.put("z", Json.NULL);
+    b.put("l", List.of(new java.math.BigDecimal("1.50"), "x", true));
+    b.put("n", 1L);
+    assertTrue(Json.same(a, b));
+    assertTrue(Json.same(1, 1.0));
+    assertFalse(Json.same(1, 2));
+    assertFalse(Json.same(List.of(1, 2), List.of(2, 1)));
+    assertFalse(Json.same(Map.of("a", 1), Map.of("a", 1, "b", 2)));
+    assertFalse(Json.same(Map.of("a", 1), Map.of("b", 1)));
+    assertFalse(Json.same("1", 1));
+    assertFalse(Json.same(Json.NULL, false));
+    assertFalse(Json.same(List.of(), Map.of()));
+  }
 }

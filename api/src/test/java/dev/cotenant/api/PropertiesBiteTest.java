@@ -272,6 +272,21 @@ class PropertiesBiteTest {
   }
 
   @Test
+  void anObservationThatDoesNotRefuteSharingIsANote_failsOnAnAssessorThatRefutesOnEveryObservation() {
+    assertFalsified(() -> AssessorPropertyTest.anObservationThatDoesNotRefuteSharingIsANote(qt(),
+        PropertiesBiteTest::refutesOnEveryObservation));
+  }
+
+  /** Refutes on every ledger code, as the core did before a code could be about deferral only. */
+  private static Verdict refutesOnEveryObservation(Evidence e) {
+    Verdict v = Assessor.assess(e);
+    if (e.observations().isEmpty() || v.strength() == Strength.REFUTED) {
+      return v;
+    }
+    return new Verdict(Strength.REFUTED, v.reasons(), false, false);
+  }
+
+  @Test
   void onlyTheLedgerRefutes_failsOnAnAssessorThatRefutesOnADisqualifyingFact() {
     assertFalsified(
         () -> AssessorPropertyTest.onlyTheLedgerRefutes(qt(), PropertiesBiteTest::refutesOnADisqualifyingFact));

@@ -49,6 +49,7 @@ class ReasonTableTest {
     DESIGN_TABLE.put("preflight_passed", ReasonRole.MEASUREMENT);
     DESIGN_TABLE.put("preflight_not_run", ReasonRole.SUPPORTING);
     DESIGN_TABLE.put("handshake_not_reproducible", ReasonRole.NOTE);
+    DESIGN_TABLE.put("deferred_answer_changed", ReasonRole.NOTE);
     DESIGN_TABLE.put("rotating_secret_env", ReasonRole.NOTE);
     DESIGN_TABLE.put("degrades_when_shared", ReasonRole.NOTE);
     DESIGN_TABLE.put("ledger_unreadable", ReasonRole.NOTE);
@@ -84,11 +85,26 @@ class ReasonTableTest {
             "preflight_passed",
             "preflight_not_run",
             "handshake_not_reproducible",
+            "deferred_answer_changed",
             "ledger_unreadable",
             "concurrency_records_unreadable",
             "no_objection_found",
             "not_probed"),
         core);
+  }
+
+  @Test
+  void deferredAnswerChanged_isANoteThatRefutesNothing() {
+    Evidence e = new Evidence(List.of(HazardCode.DEFERRED_ANSWER_CHANGED), List.of(), PreflightOutcome.passed(), true);
+    Verdict v = Assessor.assess(e);
+    assertEquals(Strength.MEASURED, v.strength());
+    assertEquals(List.of(Reason.of(ReasonCode.PREFLIGHT_PASSED), Reason.of(ReasonCode.DEFERRED_ANSWER_CHANGED)),
+        v.reasons());
+    Verdict both = Assessor.assess(new Evidence(List.of(HazardCode.DEFERRED_ANSWER_CHANGED,
+        HazardCode.CROSS_SESSION_LEAK), List.of(), PreflightOutcome.passed(), true));
+    assertEquals(Strength.REFUTED, both.strength());
+    assertEquals(List.of(new Reason(ReasonCode.OBSERVED_HAZARD, "cross_session_leak"),
+        Reason.of(ReasonCode.PREFLIGHT_PASSED), Reason.of(ReasonCode.DEFERRED_ANSWER_CHANGED)), both.reasons());
   }
 
   @Test

@@ -34,7 +34,9 @@ final class ReferenceAssessor {
     EnumSet<HazardCode> hazards = EnumSet.noneOf(HazardCode.class);
     hazards.addAll(evidence.observations());
     for (HazardCode h : hazards) {
-      observation.add(new Reason(ReasonCode.OBSERVED_HAZARD, h.wireName()));
+      if (h.refutesSharing()) {
+        observation.add(new Reason(ReasonCode.OBSERVED_HAZARD, h.wireName()));
+      }
     }
 
     for (Finding f : evidence.findings()) {
@@ -76,6 +78,9 @@ final class ReferenceAssessor {
     }
 
     notes.addAll(evidence.recordsNotes());
+    if (hazards.stream().anyMatch(h -> !h.refutesSharing())) {
+      notes.add(Reason.of(ReasonCode.DEFERRED_ANSWER_CHANGED));
+    }
 
     Strength strength;
     if (!observation.isEmpty()) {
