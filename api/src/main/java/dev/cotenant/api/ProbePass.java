@@ -109,15 +109,25 @@ public record ProbePass(String identity, String tool, int rounds, double passedA
    *     probe's callers also declared in a second pass, each answering with values of its own,
    *     and that pass passed too; empty when the evidence covers only clients declaring none of
    *     them (a record written before this field existed reads so)
+   * @param protocolVersions the protocol versions the probe's callers asked for in passes that
+   *     passed (sorted, no repeats); empty when the record does not say (one written before this
+   *     field existed), which covers no client of another version than its backend's
    */
-  public record Surface(List<String> exercised, SortedMap<String, String> skipped, List<String> clientCapabilities) {
+  public record Surface(List<String> exercised, SortedMap<String, String> skipped, List<String> clientCapabilities,
+      List<String> protocolVersions) {
     public Surface {
       exercised = List.copyOf(exercised);
       skipped = Collections.unmodifiableSortedMap(new TreeMap<>(skipped));
       clientCapabilities = List.copyOf(new java.util.TreeSet<>(clientCapabilities));
+      protocolVersions = List.copyOf(new java.util.TreeSet<>(protocolVersions));
       for (String c : clientCapabilities) {
         if (c.isBlank()) {
           throw new IllegalArgumentException("a covered client capability must be named");
+        }
+      }
+      for (String v : protocolVersions) {
+        if (v.isBlank()) {
+          throw new IllegalArgumentException("a covered protocol version must be named");
         }
       }
       for (Map.Entry<String, String> e : skipped.entrySet()) {
@@ -132,7 +142,12 @@ public record ProbePass(String identity, String tool, int rounds, double passedA
 
     /** A surface covering clients that declare none of the capabilities a server asks about. */
     public Surface(List<String> exercised, SortedMap<String, String> skipped) {
-      this(exercised, skipped, List.of());
+      this(exercised, skipped, List.of(), List.of());
+    }
+
+    /** A surface that does not say which protocol versions its callers asked for. */
+    public Surface(List<String> exercised, SortedMap<String, String> skipped, List<String> clientCapabilities) {
+      this(exercised, skipped, clientCapabilities, List.of());
     }
 
     /** A surface with the given tools exercised and {@code skipped} skipped, for clients declaring none. */
@@ -143,6 +158,12 @@ public record ProbePass(String identity, String tool, int rounds, double passedA
     /** A surface with the given tools exercised and {@code skipped} skipped, for clients declaring {@code clientCapabilities}. */
     public static Surface of(List<String> exercised, Map<String, String> skipped, List<String> clientCapabilities) {
       return new Surface(exercised, new TreeMap<>(skipped), clientCapabilities);
+    }
+
+    /** As {@link #of(List, Map, List)}, its callers having asked for {@code protocolVersions}. */
+    public static Surface of(List<String> exercised, Map<String, String> skipped, List<String> clientCapabilities,
+        List<String> protocolVersions) {
+      return new Surface(exercised, new TreeMap<>(skipped), clientCapabilities, protocolVersions);
     }
   }
 }

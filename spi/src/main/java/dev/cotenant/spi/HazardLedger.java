@@ -23,9 +23,11 @@ import java.util.TreeMap;
  */
 public interface HazardLedger {
   /**
-   * Records an observation in memory. Recorded only for a shared backend: when
+   * Records an observation in memory. An observation about co-tenancy
+   * ({@link HazardCode#refutesSharing()}) is recorded only for a shared backend: when
    * {@code attachedSessions <= 1} nothing is recorded, since a 1:1 backend legitimately owns its
-   * single client.
+   * single client. One that does not ({@link HazardCode#DEFERRED_ANSWER_CHANGED}, a start answered
+   * from the records that the live server contradicted) is recorded whatever the count.
    *
    * @param serverName the configured name
    * @param identity the launch identity's {@code ledgerKey()}

@@ -11,6 +11,15 @@ public final class Mcp {
   /** The version offered in {@code initialize}; the server may negotiate an older one. */
   public static final String LEGACY_VERSION = "2025-11-25";
 
+  /**
+   * The revision before {@link #LEGACY_VERSION}, which many clients still ask for: the pre-flight's
+   * second caller asks for it, so that its evidence covers clients of both.
+   */
+  public static final String PRIOR_VERSION = "2025-06-18";
+
+  /** The extension a client declares to show MCP Apps (user interfaces a server ships as resources). */
+  public static final String APPS_EXTENSION = "io.modelcontextprotocol/ui";
+
   /** The {@code _meta} key of the protocol version in the discover era. */
   public static final String META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
 

@@ -16,6 +16,9 @@ import java.util.Optional;
  * @param evaluatedAt seconds since the epoch
  * @param reportedVersion what the server called itself, if it said
  * @param handshake the first caller's handshake facts, when it ran
+ * @param start what the server answered at start, when the pre-flight recorded it
+ *     ({@link PreflightResult#start()})
+ * @param startNotRecorded why no start was recorded although it ran; {@code ""} otherwise
  */
 public record PreflightRecord(
     String serverName,
@@ -25,13 +28,24 @@ public record PreflightRecord(
     List<String> reasons,
     double evaluatedAt,
     Optional<String> reportedVersion,
-    Optional<HandshakeFacts> handshake) {
+    Optional<HandshakeFacts> handshake,
+    Optional<StartRecording> start,
+    String startNotRecorded) {
   public PreflightRecord {
     Objects.requireNonNull(serverName, "serverName");
     Objects.requireNonNull(identity, "identity");
     reasons = List.copyOf(reasons);
     Objects.requireNonNull(reportedVersion, "reportedVersion");
     Objects.requireNonNull(handshake, "handshake");
+    Objects.requireNonNull(start, "start");
+    Objects.requireNonNull(startNotRecorded, "startNotRecorded");
+  }
+
+  /** A row without a start recording (as rows written before it existed read). */
+  public PreflightRecord(String serverName, String identity, boolean ran, boolean callerSensitive, List<String> reasons,
+      double evaluatedAt, Optional<String> reportedVersion, Optional<HandshakeFacts> handshake) {
+    this(serverName, identity, ran, callerSensitive, reasons, evaluatedAt, reportedVersion, handshake,
+        Optional.empty(), "");
   }
 
   /**

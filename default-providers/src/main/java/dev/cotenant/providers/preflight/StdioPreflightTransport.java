@@ -136,13 +136,30 @@ public final class StdioPreflightTransport implements PreflightTransport {
     if (second.failure != null) {
       return notRun(server, second.failure);
     }
-    Map<String, Object> a = Objects.requireNonNull(first.snapshot);
-    Map<String, Object> b = Objects.requireNonNull(second.snapshot);
+    CallerSnapshot.Answers x = Objects.requireNonNull(first.answers);
+    CallerSnapshot.Answers y = Objects.requireNonNull(second.answers);
+    Map<String, Object> a = x.snapshot();
+    Map<String, Object> b = y.snapshot();
+    Object va = a.get(HandshakeComparator.PROTOCOL_VERSION);
+    Object vb = b.get(HandshakeComparator.PROTOCOL_VERSION);
+    if (StartRecorder.versionsAgree(first.caller.protocolVersion(), va, second.caller.protocolVersion(), vb)) {
+      // The callers asked for different versions: a server answering each the version it asked
+      // for is as reproducible as one answering both the same.
+      b = new java.util.LinkedHashMap<>(b);
+      if (va == null) {
+        b.remove(HandshakeComparator.PROTOCOL_VERSION);
+      } else {
+        b.put(HandshakeComparator.PROTOCOL_VERSION, va);
+      }
+    }
     List<String> divergent = HandshakeComparator.compare(a, b);
     if (!divergent.isEmpty()) {
       LOG.debug("pre-flight of {}: divergent facets {}", LogSafe.escape(server.name()), divergent);
     }
-    return PreflightResult.ran(divergent, facts(a));
+    StartRecorder.Outcome start = StartRecorder.record(
+        new StartRecorder.Side(first.caller, x, first.watch.unsolicited()),
+        new StartRecorder.Side(second.caller, y, second.watch.unsolicited()));
+    return PreflightResult.ran(divergent, facts(a), start.start(), start.notRecorded());
   }
 
   /** The handshake facts evidence sources read, from the first caller's snapshot. */
@@ -200,6 +217,45 @@ public final class StdioPreflightTransport implements PreflightTransport {
   }
 
   /**
+   * The handler of one caller's session: answers as {@link ServerMessageHandler#noUser} does, and
+   * keeps the first request (but {@code ping}) or notification the server sends of its own before
+   * {@link #stop}: a server that talks before its first call cannot have its start answered from
+   * the records.
+   */
+  private static final class Watch implements ServerMessageHandler {
+    private volatile boolean watching = true;
+    private volatile String first;
+
+    @Override
+    public Reply onRequest(String method, Map<String, Object> params) {
+      if (!"ping".equals(method)) {
+        saw("a request " + method);
+      }
+      return NO_USER.onRequest(method, params);
+    }
+
+    @Override
+    public void onNotification(String method, Map<String, Object> params) {
+      saw("a notification " + method);
+    }
+
+    private synchronized void saw(String what) {
+      if (watching && first == null) {
+        first = what;
+      }
+    }
+
+    synchronized void stop() {
+      watching = false;
+    }
+
+    /** The first message seen while watching, in words; null when none. */
+    String unsolicited() {
+      return first;
+    }
+  }
+
+  /**
    * One caller's conversation on its own thread, under the process ceiling. It may be stopped
    * from another thread (the watchdog, or cancellation): an open session is aborted, and an
    * {@code open} still in progress is interrupted.
@@ -215,7 +271,9 @@ public final class StdioPreflightTransport implements PreflightTransport {
     private boolean opening;
     /** Guarded by {@link #lock}: why the conversation was stopped from outside, first reason kept. */
     private String stopped;
-    volatile Map<String, Object> snapshot;
+    /** What the server sends this caller of its own, watched until the listings end. */
+    final Watch watch = new Watch();
+    volatile CallerSnapshot.Answers answers;
     volatile String failure;
 
     CallerRun(ServerDescription server, Caller caller) {
@@ -275,7 +333,7 @@ public final class StdioPreflightTransport implements PreflightTransport {
         String stoppedWhileOpening;
         try {
           opened = StdioSessionTransport.openWithin(settings.sessionSettings(),
-              () -> sessions.open(server, "preflight-" + caller.label(), NO_USER));
+              () -> sessions.open(server, "preflight-" + caller.label(), watch));
         } finally {
           synchronized (lock) {
             opening = false;
@@ -291,7 +349,8 @@ public final class StdioPreflightTransport implements PreflightTransport {
         dog.cancel(false);
         dog = watchdog.schedule(() -> stop("no answer in " + JsonRpc.duration(limit), false),
             limit + WATCHDOG_GRACE_MS, TimeUnit.MILLISECONDS);
-        snapshot = CallerSnapshot.take(opened, caller, settings);
+        answers = CallerSnapshot.take(opened, caller, settings);
+        watch.stop();
       } catch (SessionException e) {
         failure = stoppedOr(e.getMessage());
       } catch (InterruptedException e) {

@@ -5,6 +5,7 @@ import dev.cotenant.api.HandshakeFacts;
 import dev.cotenant.api.Json;
 import dev.cotenant.api.ToolFacts;
 import dev.cotenant.spi.PreflightRecord;
+import dev.cotenant.spi.StartRecording;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -109,6 +110,7 @@ final class CacheCodec {
         }
         JsonNode at = n.get("evaluatedAt");
         double evaluatedAt = at != null && at.isNumber() && Double.isFinite(at.doubleValue()) ? at.doubleValue() : 0.0;
+        Start start = decodeStart(n);
         JsonNode v = n.get("reportedVersion");
         Optional<String> version = v != null && v.isString() ? Optional.of(v.stringValue()) : Optional.empty();
         rows.put(
@@ -121,7 +123,9 @@ final class CacheCodec {
                 reasons,
                 evaluatedAt,
                 version,
-                decodeHandshake(n.get("handshake"))));
+                decodeHandshake(n.get("handshake")),
+                start.start(),
+                start.notRecorded()));
       }
     }
     Set<String> applied = new TreeSet<>();
@@ -149,6 +153,13 @@ final class CacheCodec {
       n.put("evaluatedAt", r.evaluatedAt());
       r.reportedVersion().ifPresent(v -> n.put("reportedVersion", v));
       r.handshake().filter(CacheCodec::shallowEnough).ifPresent(h -> n.set("handshake", encodeHandshake(h)));
+      if (r.start().filter(CacheCodec::shallowEnough).isPresent()) {
+        n.set("start", RecordsJson.node(r.start().get().toJson()));
+      } else if (r.start().isPresent()) {
+        n.put("startNotRecorded", "its answers nest deeper than the records keep");
+      } else if (!r.startNotRecorded().isEmpty()) {
+        n.put("startNotRecorded", r.startNotRecorded());
+      }
     }
     ArrayNode ap = root.putArray("applied");
     new TreeSet<>(applied).forEach(ap::add);
@@ -191,6 +202,31 @@ final class CacheCodec {
       t.annotations().ifPresent(a -> tn.set("annotations", RecordsJson.node(a)));
     }
     return n;
+  }
+
+  /** A row's start recording, or why there is none. */
+  record Start(Optional<StartRecording> start, String notRecorded) {}
+
+  static boolean shallowEnough(StartRecording s) {
+    return !Json.nestsDeeperThan(s.toJson(), StartRecording.MAX_DEPTH + 2);
+  }
+
+  /**
+   * The row's {@code start} (a start recording, docs/records.md), or why there is none: the row's
+   * own {@code startNotRecorded}, or, for a {@code start} not in the shape written, that it could
+   * not be read. A row written before either existed has neither: no start, no reason.
+   */
+  static Start decodeStart(JsonNode row) {
+    JsonNode s = row.get("start");
+    if (s != null && !s.isNull()) {
+      try {
+        return new Start(Optional.of(StartRecording.fromJson(RecordsJson.plain(s))), "");
+      } catch (IllegalArgumentException e) {
+        return new Start(Optional.empty(), "the recorded start could not be read: " + e.getMessage());
+      }
+    }
+    JsonNode why = row.get("startNotRecorded");
+    return new Start(Optional.empty(), why != null && why.isString() ? why.stringValue() : "");
   }
 
   /** The stored handshake, or empty when it is absent or not in the shape {@link #encodeHandshake} writes. */

@@ -195,7 +195,22 @@ public final class ConcurrencyRecordsCodec {
         clients.add(e.stringValue());
       }
     }
-    return ProbePass.Surface.of(tools, skipped, clients);
+    List<String> versions = new ArrayList<>();
+    JsonNode pv = sn.get("protocolVersions");
+    if (pv != null && !pv.isNull()) {
+      if (!pv.isArray()) {
+        throw new IllegalArgumentException(
+            "concurrency record of " + who + ": probe.surface.protocolVersions must be an array of protocol versions");
+      }
+      for (JsonNode e : pv) {
+        if (!e.isString() || e.stringValue().isBlank()) {
+          throw new IllegalArgumentException(
+              "concurrency record of " + who + ": probe.surface.protocolVersions must hold only protocol versions");
+        }
+        versions.add(e.stringValue());
+      }
+    }
+    return ProbePass.Surface.of(tools, skipped, clients, versions);
   }
 
   private static String text(String who, JsonNode p, String field) {
@@ -226,6 +241,10 @@ public final class ConcurrencyRecordsCodec {
         if (!surface.clientCapabilities().isEmpty()) {
           ArrayNode clients = sn.putArray("clientCapabilities");
           surface.clientCapabilities().forEach(clients::add);
+        }
+        if (!surface.protocolVersions().isEmpty()) {
+          ArrayNode versions = sn.putArray("protocolVersions");
+          surface.protocolVersions().forEach(versions::add);
         }
       });
     });

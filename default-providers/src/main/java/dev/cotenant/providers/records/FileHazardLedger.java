@@ -116,7 +116,7 @@ public final class FileHazardLedger implements HazardLedger {
       throw new IllegalArgumentException(
           "a hazard needs a launch identity; the empty identity is reserved for records an older writer could not attribute");
     }
-    if (attachedSessions <= 1) {
+    if (attachedSessions <= 1 && code.refutesSharing()) {
       return false;
     }
     double now = clockMillis.getAsLong() / 1000.0;

@@ -35,6 +35,7 @@ class CallerSnapshotTest {
     final Deque<Map<String, Object>> responses = new ArrayDeque<>();
     final List<String> asked = new ArrayList<>();
     final List<Map<String, Object>> params = new ArrayList<>();
+    String askedVersion;
 
     Scripted(HandshakeEra era, Map<String, Object> answer) {
       this.era = era;
@@ -49,6 +50,13 @@ class CallerSnapshotTest {
     @Override
     public Map<String, Object> handshake(HandshakeEra e, Map<String, Object> clientInfo,
         Map<String, Object> capabilities, Duration timeout) {
+      return answer;
+    }
+
+    @Override
+    public Map<String, Object> handshake(HandshakeEra e, Map<String, Object> clientInfo,
+        Map<String, Object> capabilities, String protocolVersion, Duration timeout) {
+      askedVersion = protocolVersion;
       return answer;
     }
 
@@ -101,7 +109,7 @@ class CallerSnapshotTest {
       PreflightSettings.TIMEOUT_MS, "5000", PreflightSettings.MAX_LIST_PAGES, "3", PreflightSettings.MAX_LIST_ITEMS, "4")));
 
   private static Map<String, Object> take(Scripted s) throws Exception {
-    return CallerSnapshot.take(s, Caller.FIRST, SETTINGS);
+    return CallerSnapshot.take(s, Caller.FIRST, SETTINGS).snapshot();
   }
 
   /**
@@ -131,9 +139,10 @@ class CallerSnapshotTest {
     Scripted s = new Scripted(HandshakeEra.INITIALIZE, map("protocolVersion", Mcp.LEGACY_VERSION,
         "capabilities", map("resources", map())))
         .then(result("tools", List.of()))
-        .then(result("resources", List.of(map("uri", "file:///a"))));
+        .then(result("resources", List.of(map("uri", "file:///a"))))
+        .then(result("resourceTemplates", List.of()));
     assertEquals(List.of(map("uri", "file:///a")), take(s).get("resources"));
-    assertEquals(List.of("tools/list", "resources/list"), s.asked);
+    assertEquals(List.of("tools/list", "resources/list", "resources/templates/list"), s.asked);
     Scripted none = new Scripted(HandshakeEra.INITIALIZE, map("protocolVersion", Mcp.LEGACY_VERSION, "capabilities", "x"))
         .then(result("tools", List.of()));
     assertEquals(map("protocolVersion", Mcp.LEGACY_VERSION, "capabilities", "x", "tools", List.of()), take(none));
@@ -219,5 +228,44 @@ class CallerSnapshotTest {
     SessionException e = assertThrows(SessionException.class, () -> take(new Scripted(null, map())));
     assertEquals(SessionException.Kind.ANSWER, e.kind());
     assertEquals("the session reported no completed handshake", e.getMessage());
+  }
+
+  /**
+   * The start is kept whole beside the snapshot: the handshake's answer as written, and each
+   * page's answer (cursors and errors included), resources' templates too (recorded, not compared);
+   * each caller asks the protocol version it stands for.
+   */
+  @Test
+  void everyPageIsKeptWholeForTheStartRecording() throws Exception {
+    Map<String, Object> answer = map("protocolVersion", Mcp.PRIOR_VERSION, "capabilities", map("resources", map()),
+        "instructions", "use it");
+    Scripted s = new Scripted(HandshakeEra.INITIALIZE, answer)
+        .then(result("tools", List.of(map("name", "a")), "nextCursor", "p2"))
+        .then(result("tools", List.of(map("name", "b"))))
+        .then(result("resources", List.of()))
+        .then(map("jsonrpc", "2.0", "id", 4, "error", map("code", -32601, "message", "no templates")));
+    CallerSnapshot.Answers a = CallerSnapshot.take(s, Caller.SECOND, SETTINGS);
+    assertEquals(Mcp.PRIOR_VERSION, s.askedVersion);
+    assertEquals(answer, a.handshake());
+    assertEquals(HandshakeEra.INITIALIZE, a.era());
+    assertEquals(List.of(map("result", map("tools", List.of(map("name", "a")), "nextCursor", "p2")),
+        map("result", map("tools", List.of(map("name", "b"))))), a.pages().get("tools/list"));
+    assertEquals(List.of(map("result", map("resources", List.of()))), a.pages().get("resources/list"));
+    assertEquals(List.of(map("error", map("code", -32601, "message", "no templates"))),
+        a.pages().get("resources/templates/list"));
+    assertEquals(List.of("resources/list", "resources/templates/list", "tools/list"), List.copyOf(a.pages().keySet()));
+  }
+
+  /** A server that never answers for its templates is still measured; its start is kept without them. */
+  @Test
+  void templatesThatNeverAnswerLeaveTheMeasurementWhole() throws Exception {
+    PreflightSettings quick = PreflightSettings.from(ProviderConfig.of(Map.of(PreflightSettings.TIMEOUT_MS, "300")));
+    Scripted s = new Scripted(HandshakeEra.INITIALIZE, map("protocolVersion", Mcp.LEGACY_VERSION,
+        "capabilities", map("resources", map())))
+        .then(result("tools", List.of()))
+        .then(result("resources", List.of()));
+    CallerSnapshot.Answers a = CallerSnapshot.take(s, Caller.FIRST, quick);
+    assertEquals(List.of(), a.snapshot().get("resources"));
+    assertEquals(List.of("resources/list", "tools/list"), List.copyOf(a.pages().keySet()));
   }
 }

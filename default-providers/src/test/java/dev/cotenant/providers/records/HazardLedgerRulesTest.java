@@ -413,6 +413,7 @@ class HazardLedgerRulesTest {
     FileHazardLedger l = open();
     l.record("old-server", ID_1, CROSS_SESSION_LEAK, 2);
     l.record("old-server", ID_2, UNATTRIBUTABLE_NOTIFICATION, 2);
+    l.record("old-server", ID_2, HazardCode.DEFERRED_ANSWER_CHANGED, 1);
     assertEquals(EnumSet.allOf(HazardCode.class), l.codesForName("old-server"));
     assertEquals(Set.of(CROSS_SESSION_LEAK), l.codesFor("old-server", ID_1));
   }

@@ -10,6 +10,7 @@ import dev.cotenant.api.HandshakeFacts;
 import dev.cotenant.api.ToolFacts;
 import dev.cotenant.spi.PreflightCache;
 import dev.cotenant.spi.PreflightRecord;
+import dev.cotenant.spi.StartRecording;
 import dev.cotenant.spi.files.AtomicFiles;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -211,6 +212,53 @@ class PreflightCacheRulesTest {
     b.flush();
     a.flush();
     assertEquals(remeasured, FilePreflightCache.open(dir).snapshot().rows().get("srv"));
+  }
+
+  static StartRecording start() {
+    java.util.TreeMap<String, List<Map<String, Object>>> listings = new java.util.TreeMap<>();
+    listings.put("tools/list", List.of(
+        Map.of("result", Map.of("tools", List.of(Map.of("name", "a", "inputSchema", Map.of("type", "object"))),
+            "nextCursor", "p2")),
+        Map.of("result", Map.of("tools", List.of(Map.of("name", "b", "description", "two", "n", 1.5))))));
+    listings.put("prompts/list", List.of(Map.of("error", Map.of("code", -32601, "message", "no prompts"))));
+    return new StartRecording(new java.util.TreeMap<>(Map.of("2025-11-25", "2025-11-25", "2025-06-18", "2025-06-18")),
+        List.of("roots", "sampling"), Map.of("capabilities", Map.of("tools", Map.of("listChanged", true)),
+            "serverInfo", Map.of("name", "srv", "version", "1"), "instructions", "use it"), listings);
+  }
+
+  @Test
+  void aStartRecordingIsOptionalInTheRowAndRoundTrips() throws IOException {
+    FilePreflightCache c = FilePreflightCache.open(dir);
+    c.put(new PreflightRecord("rec", Fixtures.cacheKey("rec", SCHEMA), true, false, List.of(), 3.0, Optional.empty(),
+        Optional.of(handshake()), Optional.of(start()), ""));
+    c.put(new PreflightRecord("why", Fixtures.cacheKey("why", SCHEMA), true, false, List.of(), 3.0, Optional.empty(),
+        Optional.of(handshake()), Optional.empty(), "it sent a notification notifications/message before its listings ended"));
+    c.put(row("old", Fixtures.cacheKey("old", SCHEMA), Optional.empty()));
+    c.flush();
+    PreflightCache.Snapshot s = FilePreflightCache.open(dir).snapshot();
+    assertTrue(dev.cotenant.api.Json.same(start().toJson(), s.rows().get("rec").start().orElseThrow().toJson()));
+    assertEquals("", s.rows().get("rec").startNotRecorded());
+    assertEquals(Optional.empty(), s.rows().get("why").start());
+    assertEquals("it sent a notification notifications/message before its listings ended",
+        s.rows().get("why").startNotRecorded());
+    assertEquals(Optional.empty(), s.rows().get("old").start());
+    assertEquals("", s.rows().get("old").startNotRecorded());
+    var entries = RecordsJson.MAPPER.readTree(Files.readAllBytes(c.file())).get("entries");
+    assertFalse(entries.get("old").has("start"));
+    assertFalse(entries.get("old").has("startNotRecorded"));
+    assertEquals("use it", entries.get("rec").get("start").get("initialize").get("instructions").stringValue());
+  }
+
+  @Test
+  void aMalformedStartIsNotReadAndTheRowKeptSayingWhy() throws IOException {
+    Files.writeString(dir.resolve("shareability-verdicts.json"), "{\"entries\": {\"srv\": {\"identity\": \""
+        + Fixtures.cacheKey("srv", SCHEMA).replace("\0", "\\u0000") + "\", \"ran\": true, \"callerSensitive\": false,"
+        + " \"reasons\": [], \"evaluatedAt\": 1.0, \"start\": {\"versions\": {}, \"clientCapabilities\": [],"
+        + " \"initialize\": {}, \"listings\": {}}}}, \"applied\": []}");
+    PreflightRecord r = FilePreflightCache.open(dir).snapshot().rows().get("srv");
+    assertTrue(r.ran());
+    assertEquals(Optional.empty(), r.start());
+    assertEquals("the recorded start could not be read: its versions are not an object of versions", r.startNotRecorded());
   }
 
   @Test

@@ -82,7 +82,7 @@ final class PostgresHazardLedger implements HazardLedger {
     if (identity == null || identity.isEmpty()) {
       throw new IllegalArgumentException("a hazard of " + serverName + " needs a launch identity");
     }
-    if (code == null || attachedSessions <= 1) {
+    if (code == null || (attachedSessions <= 1 && code.refutesSharing())) {
       return false;
     }
     double now = System.currentTimeMillis() / 1000.0;

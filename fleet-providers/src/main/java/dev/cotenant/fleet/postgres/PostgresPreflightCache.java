@@ -2,6 +2,7 @@ package dev.cotenant.fleet.postgres;
 
 import dev.cotenant.spi.PreflightCache;
 import dev.cotenant.spi.PreflightRecord;
+import dev.cotenant.spi.StartRecording;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -165,10 +166,12 @@ final class PostgresPreflightCache implements PreflightCache {
     }
     if (!rows.isEmpty()) {
       String sql = "INSERT INTO " + s + ".preflight (server_name, identity, ran, caller_sensitive, reasons, evaluated_at,"
-          + " reported_version, handshake) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (server_name) DO UPDATE SET"
+          + " reported_version, handshake, start, start_not_recorded) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+          + " ON CONFLICT (server_name) DO UPDATE SET"
           + " identity = EXCLUDED.identity, ran = EXCLUDED.ran, caller_sensitive = EXCLUDED.caller_sensitive,"
           + " reasons = EXCLUDED.reasons, evaluated_at = EXCLUDED.evaluated_at,"
-          + " reported_version = EXCLUDED.reported_version, handshake = EXCLUDED.handshake";
+          + " reported_version = EXCLUDED.reported_version, handshake = EXCLUDED.handshake, start = EXCLUDED.start,"
+          + " start_not_recorded = EXCLUDED.start_not_recorded";
       try (PreparedStatement p = c.prepareStatement(sql)) {
         for (PreflightRecord r : new TreeMap<>(rows).values()) {
           p.setString(1, Text.store(r.serverName()));
@@ -187,6 +190,19 @@ final class PostgresPreflightCache implements PreflightCache {
             p.setString(8, handshake.get());
           } else {
             p.setNull(8, Types.VARCHAR);
+          }
+          Optional<String> start = r.start().flatMap(RowJson::start);
+          String notRecorded = r.start().isPresent() && start.isEmpty()
+              ? "its answers nest deeper than the records keep" : r.startNotRecorded();
+          if (start.isPresent()) {
+            p.setString(9, Text.store(start.get()));
+          } else {
+            p.setNull(9, Types.VARCHAR);
+          }
+          if (notRecorded.isEmpty()) {
+            p.setNull(10, Types.VARCHAR);
+          } else {
+            p.setString(10, Text.store(notRecorded));
           }
           p.addBatch();
         }
@@ -209,16 +225,26 @@ final class PostgresPreflightCache implements PreflightCache {
     String s = db.schema();
     Map<String, PreflightRecord> rows = new HashMap<>();
     try (PreparedStatement p = c.prepareStatement("SELECT server_name, identity, ran, caller_sensitive, reasons,"
-        + " evaluated_at, reported_version, handshake FROM " + s + ".preflight")) {
+        + " evaluated_at, reported_version, handshake, start, start_not_recorded FROM " + s + ".preflight")) {
       p.setFetchSize(1000);
       try (ResultSet r = p.executeQuery()) {
         while (r.next()) {
           String name = Text.read(r.getString(1));
           String handshake = r.getString(8);
           List<String> reasons = Arrays.stream((Object[]) r.getArray(5).getArray()).map(o -> Text.read(String.valueOf(o))).toList();
+          Optional<StartRecording> start = Optional.empty();
+          String notRecorded = Optional.ofNullable(r.getString(10)).map(Text::read).orElse("");
+          String startText = r.getString(9);
+          if (startText != null) {
+            try {
+              start = Optional.of(RowJson.readStart(Text.read(startText)));
+            } catch (IllegalArgumentException e) {
+              notRecorded = "the recorded start could not be read: " + e.getMessage();
+            }
+          }
           rows.put(name, new PreflightRecord(name, Text.read(r.getString(2)), r.getBoolean(3), r.getBoolean(4), reasons,
               r.getDouble(6), Optional.ofNullable(r.getString(7)).map(Text::read),
-              handshake == null ? Optional.empty() : RowJson.readHandshake(handshake)));
+              handshake == null ? Optional.empty() : RowJson.readHandshake(handshake), start, notRecorded));
         }
       }
     }

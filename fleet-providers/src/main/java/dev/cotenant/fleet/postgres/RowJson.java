@@ -4,6 +4,7 @@ import dev.cotenant.api.HandshakeFacts;
 import dev.cotenant.api.Json;
 import dev.cotenant.api.ProbePass;
 import dev.cotenant.api.ToolFacts;
+import dev.cotenant.spi.StartRecording;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,6 +31,13 @@ final class RowJson {
 
   private static final JsonMapper MAPPER = JsonMapper.builder(JsonFactory.builder()
           .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_DEPTH + 8).build())
+          .build())
+      .enable(DeserializationFeature.USE_LONG_FOR_INTS)
+      .build();
+
+  /** Reads and writes start recordings, which nest deeper than a handshake (within {@link StartRecording#MAX_DEPTH}). */
+  private static final JsonMapper START_MAPPER = JsonMapper.builder(JsonFactory.builder()
+          .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(StartRecording.MAX_DEPTH + 8).build())
           .build())
       .enable(DeserializationFeature.USE_LONG_FOR_INTS)
       .build();
@@ -104,6 +112,30 @@ final class RowJson {
     }
   }
 
+  /** The start recording as JSON text, or empty when it nests deeper than the records keep. */
+  static Optional<String> start(StartRecording r) {
+    Map<String, Object> json = r.toJson();
+    if (Json.nestsDeeperThan(json, StartRecording.MAX_DEPTH + 2)) {
+      return Optional.empty();
+    }
+    return Optional.of(START_MAPPER.writeValueAsString(Json.thaw(json)));
+  }
+
+  /**
+   * The start recording stored as {@link #start(StartRecording)} writes it.
+   *
+   * @throws IllegalArgumentException saying what is wrong when it is not in that shape
+   */
+  static StartRecording readStart(String text) {
+    Object v;
+    try {
+      v = START_MAPPER.readValue(text, Object.class);
+    } catch (JacksonException e) {
+      throw new IllegalArgumentException("it is not JSON: " + e.getOriginalMessage());
+    }
+    return StartRecording.fromJson(Json.freeze(v));
+  }
+
   /** The probe as JSON text. */
   static String probe(ProbePass p) {
     Map<String, Object> m = new LinkedHashMap<>();
@@ -117,6 +149,9 @@ final class RowJson {
       sm.put("skipped", s.skipped());
       if (!s.clientCapabilities().isEmpty()) {
         sm.put("clientCapabilities", s.clientCapabilities());
+      }
+      if (!s.protocolVersions().isEmpty()) {
+        sm.put("protocolVersions", s.protocolVersions());
       }
       m.put("surface", sm);
     });
@@ -172,7 +207,12 @@ final class RowJson {
       if (clients.isEmpty()) {
         throw new IllegalArgumentException("the probe's client capabilities are not a list of names");
       }
-      surface = Optional.of(ProbePass.Surface.of(exercised.get(), skippedMap, clients.get()));
+      Object pv = ((Map<?, ?>) s).get("protocolVersions");
+      Optional<List<String>> versions = pv == null ? Optional.of(List.of()) : strings(pv);
+      if (versions.isEmpty()) {
+        throw new IllegalArgumentException("the probe's protocol versions are not a list of versions");
+      }
+      surface = Optional.of(ProbePass.Surface.of(exercised.get(), skippedMap, clients.get(), versions.get()));
     }
     return new ProbePass((String) m.get("identity"), (String) m.get("tool"), (int) rounds,
         ((Number) m.get("passedAt")).doubleValue(), surface);

@@ -29,16 +29,21 @@ import java.util.Optional;
  *   <li>{@code concurrency(server_name, model, scope, max_concurrent, probe)}, one row per server,
  *       the probe as JSON text, with the record's own invariants as CHECK constraints.
  * </ul>
+ *
+ * <p>Version 2 adds to {@code preflight} the start the pre-flight recorded ({@code start}, JSON
+ * text as {@code StartRecording.toJson} writes it) and why it recorded none
+ * ({@code start_not_recorded}), both nullable.
  */
 final class Schema {
   /** The newest layout this version reads and writes. */
-  static final int VERSION = 1;
+  static final int VERSION = 2;
 
   private Schema() {}
 
   /** The DDL of each version, index 0 being version 1. */
   static List<List<String>> migrations(String s) {
-    return List.of(List.of(
+    return List.of(
+        List.of(
         "CREATE TABLE " + s + ".hazards ("
             + " server_name text NOT NULL CHECK (server_name <> ''),"
             + " identity text NOT NULL,"
@@ -62,7 +67,8 @@ final class Schema {
             + " scope text NOT NULL,"
             + " max_concurrent integer CHECK (max_concurrent IS NULL OR max_concurrent > 0),"
             + " probe text,"
-            + " CHECK (model <> 'shared' OR (max_concurrent IS NOT NULL AND probe IS NOT NULL)))"));
+            + " CHECK (model <> 'shared' OR (max_concurrent IS NOT NULL AND probe IS NOT NULL)))"),
+        List.of("ALTER TABLE " + s + ".preflight ADD COLUMN start text, ADD COLUMN start_not_recorded text"));
   }
 
   /**

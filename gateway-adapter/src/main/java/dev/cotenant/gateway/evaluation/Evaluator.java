@@ -377,7 +377,9 @@ public final class Evaluator {
             m.result().divergentFacets(),
             epochSeconds.getAsDouble(),
             m.result().handshake().flatMap(h -> h.reportedVersion()),
-            m.result().handshake()));
+            m.result().handshake(),
+            m.result().start(),
+            m.result().startNotRecorded()));
     return true;
   }
 

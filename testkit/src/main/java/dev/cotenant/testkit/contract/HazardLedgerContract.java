@@ -68,6 +68,17 @@ public abstract class HazardLedgerContract extends RecordStoreContract<HazardLed
   }
 
   @Test
+  void anObservationAboutADeferredStartIsRecordedWhateverTheCount() throws Exception {
+    HazardLedger l = store();
+    assertTrue(l.record(B, Samples.ledgerKey(B), HazardCode.DEFERRED_ANSWER_CHANGED, 1),
+        "a deferred start contradicted on a backend of one session was not recorded");
+    assertEquals(Set.of(HazardCode.DEFERRED_ANSWER_CHANGED), l.codesFor(B, Samples.ledgerKey(B)));
+    l.flush();
+    assertEquals(Set.of(HazardCode.DEFERRED_ANSWER_CHANGED), open(directory).codesFor(B, Samples.ledgerKey(B)),
+        "not kept across a reopen");
+  }
+
+  @Test
   void anEmptyNameOrIdentityIsRefused() throws Exception {
     HazardLedger l = store();
     assertThrows(IllegalArgumentException.class, () -> l.record("", Samples.ledgerKey(A), CROSS_SESSION_LEAK, 2),

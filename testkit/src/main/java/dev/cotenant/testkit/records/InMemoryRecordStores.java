@@ -90,7 +90,7 @@ public final class InMemoryRecordStores implements RecordStores {
       if (identity.isEmpty()) {
         throw new IllegalArgumentException("a hazard of " + serverName + " needs a launch identity");
       }
-      if (attachedSessions <= 1) {
+      if (attachedSessions <= 1 && code.refutesSharing()) {
         return false;
       }
       double now = clock.millis() / 1000.0;

@@ -64,6 +64,10 @@ public final class FakeMcpServer {
   private String global = "";
   /** The {@code clientInfo.name} of {@code initialize}; null before one. */
   private volatile String legacyClient;
+  /** Whether the client's {@code initialize} declared {@code roots}. */
+  private volatile boolean clientDeclaresRoots;
+  /** The tools read from the script's tools file when it started. */
+  private final List<String> fileTools = new ArrayList<>();
   private volatile Process child;
 
   private FakeMcpServer(Script script) {
@@ -106,6 +110,18 @@ public final class FakeMcpServer {
   }
 
   private void serve() throws IOException {
+    if (!script.toolsFile().isEmpty()) {
+      try {
+        for (String line : Files.readAllLines(Path.of(script.toolsFile()), StandardCharsets.UTF_8)) {
+          if (!line.isBlank()) {
+            fileTools.add(line.strip());
+          }
+        }
+      } catch (IOException e) {
+        System.err.println("cannot read the tools file " + script.toolsFile() + ": " + e.getClass().getSimpleName());
+        System.exit(1);
+      }
+    }
     if (!script.startsFile().isEmpty()) {
       Files.writeString(Path.of(script.startsFile()), ProcessHandle.current().pid() + "\n", StandardCharsets.UTF_8,
           StandardOpenOption.CREATE, StandardOpenOption.APPEND);
@@ -161,6 +177,10 @@ public final class FakeMcpServer {
       return;
     }
     if (message instanceof RpcMessage.Notification notification) {
+      if (script.asksRootsWhenInitialized() && clientDeclaresRoots
+          && "notifications/initialized".equals(notification.method())) {
+        write(Envelope.request(RequestId.of("fake-roots-" + serverRequests.incrementAndGet()), "roots/list", Map.of()));
+      }
       Map<String, Object> n = new LinkedHashMap<>();
       n.put("method", notification.method());
       n.put("params", object(notification.params()));
@@ -232,6 +252,7 @@ public final class FakeMcpServer {
       case "tools/list":
         List<Object> tools = new ArrayList<>();
         script.tools().forEach(t -> tools.add(t.toJson()));
+        fileTools.forEach(t -> tools.add(new Script.Tool(t, Optional.empty()).toJson()));
         if (script.callerSensitiveTools()) {
           tools.add(new Script.Tool("for-" + (caller.isEmpty() ? "anonymous" : caller), Optional.empty()).toJson());
         }
@@ -288,6 +309,7 @@ public final class FakeMcpServer {
     }
     Object name = object(params.get("clientInfo")).get("name");
     legacyClient = name instanceof String ? (String) name : "";
+    clientDeclaresRoots = object(params.get("capabilities")).containsKey("roots");
     Object requested = params.get("protocolVersion");
     String version = requested instanceof String && LEGACY_VERSIONS.contains(requested) ? (String) requested : Mcp.LEGACY_VERSION;
     Map<String, Object> r = new LinkedHashMap<>();
@@ -320,7 +342,7 @@ public final class FakeMcpServer {
 
   private Map<String, Object> capabilities() {
     Map<String, Object> caps = new LinkedHashMap<>();
-    caps.put("tools", Map.of("listChanged", false));
+    caps.put("tools", Map.of("listChanged", !script.toolsFile().isEmpty()));
     if (!script.prompts().isEmpty()) {
       caps.put("prompts", Map.of());
     }

@@ -150,6 +150,8 @@ public final class FakeServer {
     private boolean logsAtLevels;
     private int notificationsBeforeInitialize;
     private boolean writesNonJsonOnCall;
+    private String toolsFile = "";
+    private boolean asksRootsWhenInitialized;
 
     private Builder() {}
 
@@ -365,6 +367,27 @@ public final class FakeServer {
       return this;
     }
 
+    /**
+     * Lists, after its scripted tools, a tool for each non-blank line of {@code file}, read once
+     * when it starts, and declares {@code tools.listChanged}: a server whose listing depends on a
+     * file beside it. A file it cannot read ends it before it answers anything, exit 1, with
+     * {@code cannot read the tools file PATH: REASON} on stderr.
+     */
+    public Builder toolsFromFile(Path file) {
+      this.toolsFile = file.toAbsolutePath().toString();
+      return this;
+    }
+
+    /**
+     * Asks its client {@code roots/list} as soon as {@code notifications/initialized} arrives, when
+     * the client's {@code initialize} declared {@code roots}, as filesystem servers do (it does not
+     * wait for the answer).
+     */
+    public Builder asksRootsWhenInitialized() {
+      this.asksRootsWhenInitialized = true;
+      return this;
+    }
+
     /** The server. */
     public FakeServer build() {
       return new FakeServer(new Script(
@@ -372,7 +395,7 @@ public final class FakeServer {
           List.copyOf(prompts), List.copyOf(resources), logging, new LinkedHashMap<>(experimental),
           notificationOnCall, serverRequestOnCall, exitAfter, silent, spawnsChild, ignoresTermination, startsFile,
           reportsProgress, subscriptions, notifiesFromArguments, logsAtLevels, notificationsBeforeInitialize,
-          writesNonJsonOnCall));
+          writesNonJsonOnCall, toolsFile, asksRootsWhenInitialized));
     }
   }
 }

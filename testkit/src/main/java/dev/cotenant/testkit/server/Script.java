@@ -32,7 +32,9 @@ record Script(
     boolean notifiesFromArguments,
     boolean logsAtLevels,
     int notificationsBeforeInitialize,
-    boolean writesNonJsonOnCall) {
+    boolean writesNonJsonOnCall,
+    String toolsFile,
+    boolean asksRootsWhenInitialized) {
 
   static final JsonMapper MAPPER = JsonMapper.builder().build();
 
@@ -76,6 +78,8 @@ record Script(
     m.put("logsAtLevels", logsAtLevels);
     m.put("notificationsBeforeInitialize", notificationsBeforeInitialize);
     m.put("writesNonJsonOnCall", writesNonJsonOnCall);
+    m.put("toolsFile", toolsFile);
+    m.put("asksRootsWhenInitialized", asksRootsWhenInitialized);
     return MAPPER.writeValueAsString(m);
   }
 
@@ -111,6 +115,8 @@ record Script(
         (Boolean) m.get("notifiesFromArguments"),
         (Boolean) m.get("logsAtLevels"),
         ((Number) m.get("notificationsBeforeInitialize")).intValue(),
-        (Boolean) m.get("writesNonJsonOnCall"));
+        (Boolean) m.get("writesNonJsonOnCall"),
+        (String) m.get("toolsFile"),
+        (Boolean) m.get("asksRootsWhenInitialized"));
   }
 }

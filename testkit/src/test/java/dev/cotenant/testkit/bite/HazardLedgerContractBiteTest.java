@@ -82,6 +82,15 @@ class HazardLedgerContractBiteTest extends ContractBiteTest {
     }
   }
 
+  /** Drops every observation made on a 1:1 backend, a contradicted deferred start included. */
+  @FailsExactly("anObservationAboutADeferredStartIsRecordedWhateverTheCount")
+  static class DropsEveryObservationOfOneSession extends BentRecord {
+    DropsEveryObservationOfOneSession() {
+      super((d, serverName, identity, code, attachedSessions) ->
+          attachedSessions > 1 && d.record(serverName, identity, code, attachedSessions));
+    }
+  }
+
   /** Files a hazard without identity under a placeholder instead of refusing it. */
   @FailsExactly("anEmptyNameOrIdentityIsRefused")
   static class AcceptsAnEmptyIdentity extends BentRecord {

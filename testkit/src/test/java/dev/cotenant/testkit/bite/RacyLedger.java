@@ -21,7 +21,7 @@ final class RacyLedger implements HazardLedger {
     if (serverName.isEmpty() || identity.isEmpty()) {
       throw new IllegalArgumentException("empty name or identity");
     }
-    if (attachedSessions <= 1) {
+    if (attachedSessions <= 1 && code.refutesSharing()) {
       return false;
     }
     Map<String, Map<String, Observations>> copy = new TreeMap<>();
