@@ -30,7 +30,9 @@ import tools.jackson.databind.node.ObjectNode;
  * {@code cotenant route CONFIG [--apply] [--undo] [--all] [--refresh] [--launcher PATH]
  * [--shim auto|native|jvm]}: rewrites a client's MCP configuration so that each stdio server whose
  * sessions the daemon would place on a shared backend (its verdict recommends sharing, or it is
- * forced) is launched through {@code cotenant connect NAME SIDECAR}, the original entry kept
+ * forced), or whose sessions' start the daemon answers from the records until their first call
+ * (so a session that never calls it starts no process), is launched through
+ * {@code cotenant connect NAME SIDECAR}, the original entry kept
  * verbatim in a {@linkplain Sidecar sidecar} where the daemon reads it; the others stay direct,
  * each with its reason ({@code --all} routes them too). {@code --refresh} also restores routed
  * entries whose sessions would no longer share; {@code --undo} puts every original back. Without {@code --apply} the new content of CONFIG is printed and nothing is written. With
@@ -42,8 +44,8 @@ import tools.jackson.databind.node.ObjectNode;
 @Command(
     name = "route",
     description =
-        "Rewrite a client's MCP configuration so each stdio server whose sessions would share a backend "
-            + "launches through 'cotenant connect' (--all: every stdio server), its original entry kept in a "
+        "Rewrite a client's MCP configuration so each stdio server whose sessions would share a backend, or "
+            + "wait for their first call to start one, launches through 'cotenant connect' (--all: every stdio server), its original entry kept in a "
             + "sidecar file; --refresh routes again after verdicts changed; --undo restores the originals. Prints "
             + "the new content of CONFIG unless --apply.")
 public final class RouteCommand extends CliCommand {
@@ -69,12 +71,12 @@ public final class RouteCommand extends CliCommand {
           + "else the JVM shim; the default), native (fail without it) or jvm.")
   String shim = "auto";
 
-  @Option(names = "--all", description = "Route every stdio server, also those whose sessions would each get a backend of "
+  @Option(names = "--all", description = "Route every stdio server, also those whose sessions would each start a backend of "
       + "their own anyway (by default those stay direct: a shim would only add to them).")
   boolean all;
 
   @Option(names = "--refresh", description = "Route again after verdicts changed: route the servers whose sessions now "
-      + "share a backend, and restore the routed ones whose sessions no longer would.")
+      + "share or defer a backend, and restore the routed ones whose sessions no longer would.")
   boolean refresh;
 
   /** Created by picocli. */
@@ -164,10 +166,12 @@ public final class RouteCommand extends CliCommand {
   }
 
   /**
-   * Why each server of {@code file} stays direct, by name; empty for a server whose sessions the
-   * daemon would place on a shared backend now (its verdict recommends sharing, or it is forced
-   * with {@code --set cotenant.sharing.forced}), which is what routing saves on. A routed entry is
-   * judged by its original (the sidecar's).
+   * Why each server of {@code file} stays direct, by name; empty for a server routing saves on:
+   * one whose sessions the daemon would place on a shared backend now (its verdict recommends
+   * sharing, or it is forced with {@code --set cotenant.sharing.forced}), or whose sessions' start
+   * the daemon answers from the records, starting a process only for a session that calls it
+   * ({@link dev.cotenant.gateway.sharing.StartDecision#onRecord}). A routed entry is judged by its
+   * original (the sidecar's).
    */
   private java.util.function.Function<String, Optional<String>> direct(Path file) throws Exception {
     CliRuntime rt = runtime();
@@ -176,15 +180,29 @@ public final class RouteCommand extends CliCommand {
         dev.cotenant.gateway.sharing.SharingSettings.fromConfig(rt.cotenant().config());
     // The daemon shares (cotenant.sharing.enabled=true is its default), whatever this command's settings say.
     dev.cotenant.gateway.sharing.SharingSettings daemon =
-        new dev.cotenant.gateway.sharing.SharingSettings(true, set.forced(), set.admitTimeout());
+        new dev.cotenant.gateway.sharing.SharingSettings(true, set.forced(), set.admitTimeout(), set.defer());
+    dev.cotenant.gateway.Cotenant c = rt.cotenant();
+    dev.cotenant.spi.HazardLedger ledger = c.recordStores().hazardLedger();
+    dev.cotenant.spi.PreflightCache.Snapshot preflights = c.recordStores().preflightCache().snapshot();
+    java.util.Map<String, dev.cotenant.api.ServerDescription> servers = new java.util.HashMap<>();
+    configs.list().forEach(s -> servers.put(s.name(), s.description()));
     java.util.Map<String, Optional<String>> why = new java.util.HashMap<>();
     for (dev.cotenant.gateway.rows.Row r : rt.rows(configs.list())) {
       dev.cotenant.gateway.sharing.PlacementDecision d =
           dev.cotenant.gateway.sharing.PlacementDecision.decide(r.name(), r.verdict(), daemon);
-      why.put(r.name(), d.placement() == dev.cotenant.gateway.pool.Placement.SHARED ? Optional.empty()
-          : Optional.of("left direct: " + d.why() + ", so each session would get a backend of its own and a shim would"
-              + " only add to it (to share it: cotenant share " + r.name() + ", then route --refresh; --all routes it"
-              + " anyway)"));
+      if (d.placement() == dev.cotenant.gateway.pool.Placement.SHARED) {
+        why.put(r.name(), Optional.empty());
+        continue;
+      }
+      dev.cotenant.api.ServerDescription server = servers.get(r.name());
+      dev.cotenant.api.ExecutionIdentity id = c.identityOf(server);
+      dev.cotenant.gateway.sharing.StartDecision start = dev.cotenant.gateway.sharing.StartDecision.onRecord(
+          daemon.defer(), preflights.measurement(r.name(), id.cacheKey()), ledger.codesFor(r.name(), id.ledgerKey()),
+          ledger.snapshot().incomplete());
+      why.put(r.name(), start.deferred() ? Optional.empty()
+          : Optional.of("left direct: " + d.why() + ", and its sessions cannot wait for their first call to start it ("
+              + start.why() + "), so each session would start a backend of its own and a shim would only add to it (to"
+              + " share it: cotenant share " + r.name() + ", then route --refresh; --all routes it anyway)"));
     }
     return name -> why.getOrDefault(name, Optional.of("left direct: no verdict could be read for it"));
   }

@@ -42,6 +42,25 @@ public final class StatusCommand extends CliCommand {
       out.println("backends start " + s.get("backends_start"));
     }
     out.println("sessions: " + s.get("socket_sessions") + " over the socket, " + s.get("http_sessions") + " over HTTP");
+    List<?> servers = s.get("servers") instanceof List ? (List<?>) s.get("servers") : List.of();
+    List<?> waiting = servers.stream().filter(o -> ((Number) ((Map<?, ?>) o).get("waiting")).intValue() > 0).toList();
+    if (!waiting.isEmpty()) {
+      out.println("waiting on a deferred backend (answered from the records; no process runs for them until their"
+          + " first call):");
+      for (Object o : waiting) {
+        Map<?, ?> m = (Map<?, ?>) o;
+        out.printf("  %-24s %d of %d sessions: %s%n", m.get("server"), ((Number) m.get("waiting")).intValue(),
+            ((Number) m.get("sessions")).intValue(), m.get("deferred"));
+      }
+    }
+    List<?> eager = servers.stream().filter(o -> !"".equals(((Map<?, ?>) o).get("not_deferred"))).toList();
+    if (!eager.isEmpty()) {
+      out.println("started at their initialize:");
+      for (Object o : eager) {
+        Map<?, ?> m = (Map<?, ?>) o;
+        out.printf("  %-24s %s%n", m.get("server"), m.get("not_deferred"));
+      }
+    }
     List<?> backends = s.get("backends") instanceof List ? (List<?>) s.get("backends") : List.of();
     if (backends.isEmpty()) {
       out.println("no backend runs");

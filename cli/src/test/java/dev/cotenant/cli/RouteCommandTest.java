@@ -437,4 +437,41 @@ class RouteCommandTest {
     assertEquals("[\"git\"]", again.path("routed").toString(), again.toString());
     assertEquals("[]", again.path("restored").toString(), again.toString());
   }
+
+  /**
+   * A server whose measurement recorded its start is routed although its sessions would each get a
+   * backend of their own: a session that never calls it starts no process. One whose measurement
+   * recorded none stays direct, and its reason says both why it does not share and why its sessions
+   * cannot wait. Before, only servers that would share were routed.
+   */
+  @Test
+  void aServerWhoseStartIsRecordedIsRoutedForItsSessionsWaitToStartIt() throws Exception {
+    dev.cotenant.gateway.Cotenant writer = dev.cotenant.gateway.Cotenant.builder().recordsDirectory(cli.records)
+        .environment(cli.env).build();
+    for (dev.cotenant.gateway.config.ConfiguredServer s : new dev.cotenant.gateway.config.McpConfigReader()
+        .readFile(config)) {
+      boolean recorded = s.name().equals("git");
+      writer.recordStores().preflightCache().put(new dev.cotenant.spi.PreflightRecord(s.name(),
+          writer.identityOf(s.description()).cacheKey(), true, false, List.of(), 1.0, java.util.Optional.empty(),
+          java.util.Optional.of(CliHarness.FACTS),
+          recorded ? java.util.Optional.of(new dev.cotenant.spi.StartRecording(
+              new java.util.TreeMap<>(java.util.Map.of("2025-11-25", "2025-11-25")), List.of(),
+              java.util.Map.of("capabilities", java.util.Map.of()), new java.util.TreeMap<>()))
+              : java.util.Optional.empty(),
+          recorded ? "" : "it sent a request roots/list before its listings ended"));
+    }
+    writer.recordStores().preflightCache().flush();
+    JsonNode plan = JSON.readTree(cli.run("route", "claude_desktop_config.json", "--launcher", LAUNCHER, "--apply",
+        "--json").out());
+    assertEquals("[\"git\"]", plan.path("routed").toString(), plan.toString());
+    String files = "";
+    for (JsonNode n : plan.path("notRouted")) {
+      if (n.path("name").asString().equals("files")) {
+        files = n.path("reason").asString();
+      }
+    }
+    assertTrue(files.startsWith("left direct: its verdict (measured) does not recommend sharing, and its sessions cannot"
+        + " wait for their first call to start it (its pre-flight recorded no start: it sent a request roots/list before"
+        + " its listings ended)"), files);
+  }
 }

@@ -406,6 +406,7 @@ public final class Cotenant {
     return new Sharing(backendNamespace.around(sessionTransport()),
         server -> rows(List.of(new ConfiguredServer(server, recordsDirectory()))).get(0).verdict(),
         stores.hazardLedger(), identities::identify, name -> stores.concurrencyRecords().get(name),
+        server -> stores.preflightCache().snapshot().measurement(server.name(), identityOf(server).cacheKey()),
         concurrencyLimits(), SharingSettings.fromConfig(config), PoolSettings.fromConfig(config),
         MuxSettings.fromConfig(config), CoreSettings.era(config), CoreSettings.timeout(config));
   }

@@ -274,9 +274,14 @@ final class SocketSession implements Runnable {
     try {
       ClientSession c = sharing.connect(server.description(), sessionId, params, this::send);
       connection = c;
-      LOG.info("session {} of {}: {} ({}), backend pid {}", sessionId, server.name(),
-          c.placement().placement().name().toLowerCase(java.util.Locale.ROOT), c.placement().why(),
-          c.backendPid().isPresent() ? c.backendPid().getAsLong() : "unknown");
+      if (c.deferred()) {
+        LOG.info("session {} of {}: deferred ({}); {} at its first call ({})", sessionId, server.name(),
+            c.start().why(), c.placement().placement().name().toLowerCase(java.util.Locale.ROOT), c.placement().why());
+      } else {
+        LOG.info("session {} of {}: {} ({}), backend pid {}; not deferred: {}", sessionId, server.name(),
+            c.placement().placement().name().toLowerCase(java.util.Locale.ROOT), c.placement().why(),
+            c.backendPid().isPresent() ? c.backendPid().getAsLong() : "unknown", c.start().why());
+      }
       // Before the initialize answer: the shim learns whether its session could resume on a new daemon.
       outbound.offer(Wire.placed(c.placement().placement().name().toLowerCase(java.util.Locale.ROOT)));
       return c;

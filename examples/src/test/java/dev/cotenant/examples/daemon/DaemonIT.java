@@ -660,7 +660,8 @@ class DaemonIT {
       // The daemon's log says where each session went and why, with the time.
       List<String> log = Files.readAllLines(f.home.resolve("daemon.log"));
       assertTrue(log.stream().anyMatch(l -> l.matches("\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d{3} INFO session \\S+ of echo:"
-          + " dedicated \\(its verdict \\(\\w+\\) does not recommend sharing\\), backend pid \\d+")), String.join("\n", log));
+          + " dedicated \\(its verdict \\(\\w+\\) does not recommend sharing\\), backend pid \\d+; not deferred: no"
+          + " pre-flight on record under its current launch identity.*")), String.join("\n", log));
     }
   }
 

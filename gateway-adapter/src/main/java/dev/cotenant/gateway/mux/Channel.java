@@ -31,6 +31,8 @@ final class Channel implements ClientChannel {
   final String requestedVersion;
   final Map<String, Object> clientInfo;
   final Map<String, Object> capabilities;
+  /** The protocol version this legacy client is answered in {@code initialize}; null for the backend's own. */
+  final @Nullable String answeredVersion;
   private final Multiplexer mux;
   /** Written under the level lock. */
   volatile @Nullable LogLevel level;
@@ -40,7 +42,8 @@ final class Channel implements ClientChannel {
   volatile boolean closed;
 
   Channel(Multiplexer mux, String sessionId, ClientSink sink, boolean legacyClient, String requestedVersion,
-      Map<String, Object> clientInfo, Map<String, Object> capabilities) {
+      Map<String, Object> clientInfo, Map<String, Object> capabilities, @Nullable String answeredVersion) {
+    this.answeredVersion = answeredVersion;
     this.mux = mux;
     this.sessionId = sessionId;
     this.sink = sink;

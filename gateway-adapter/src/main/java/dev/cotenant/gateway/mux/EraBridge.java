@@ -7,10 +7,15 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The bridge between the two handshake eras (rules 3 and 4 of {@link Multiplexer}): what an
- * {@code initialize}-era client is answered by a backend of either era, and the {@code _meta}
- * entries a {@code server/discover}-era backend expects in every request, built from a legacy
- * client's own {@code initialize} params. Stateless.
+ * The bridge between protocol versions and the two handshake eras (rules 3 and 4 of
+ * {@link Multiplexer}): what an {@code initialize}-era client is answered by a backend of either
+ * era, or of another version of its own era, and the {@code _meta} entries a
+ * {@code server/discover}-era backend expects in every request, built from a legacy client's own
+ * {@code initialize} params. Between versions of the {@code initialize} era, what differs on the
+ * wire for a client whose evidence says the server answers both alike is the version its
+ * {@code initialize} is answered ({@link Channel#answeredVersion}); a request the server sends
+ * that a client did not declare the capability for is answered as that client would
+ * ({@link #undeclared}). Stateless.
  */
 final class EraBridge {
   /** The client info of the multiplexer's own requests in the discover era, when no client's applies. */
@@ -78,7 +83,12 @@ final class EraBridge {
   /** The initialize result a client is answered with (rules 3 and 4). */
   static Map<String, Object> initializeResult(Bound b, Channel c, Map<String, Object> params) {
     if (!b.discover()) {
-      return b.handshake();
+      if (c.answeredVersion == null || c.answeredVersion.equals(b.version())) {
+        return b.handshake();
+      }
+      Map<String, Object> r = new LinkedHashMap<>(b.handshake());
+      r.put("protocolVersion", c.answeredVersion);
+      return r;
     }
     Object v = params.get("protocolVersion");
     String version = v instanceof String s && !s.isEmpty() ? s
@@ -91,6 +101,31 @@ final class EraBridge {
       r.put("instructions", b.handshake().get("instructions"));
     }
     return r;
+  }
+
+  /** The client capability a server request needs of its client; empty for a request any client answers. */
+  static java.util.Optional<String> neededCapability(String method) {
+    switch (method) {
+      case "roots/list":
+        return java.util.Optional.of("roots");
+      case "sampling/createMessage":
+        return java.util.Optional.of("sampling");
+      case "elicitation/create":
+        return java.util.Optional.of("elicitation");
+      default:
+        return java.util.Optional.empty();
+    }
+  }
+
+  /**
+   * The answer a client that did not declare the capability {@code method} needs gives it (a
+   * client without a handler for it: method not found); empty when {@code c} declared it, or the
+   * method needs none.
+   */
+  static java.util.Optional<dev.cotenant.spi.ServerMessageHandler.Reply> undeclared(Channel c, String method) {
+    return neededCapability(method).filter(cap -> !c.capabilities.containsKey(cap)).map(cap ->
+        new dev.cotenant.spi.ServerMessageHandler.Error(dev.cotenant.spi.rpc.ErrorCode.METHOD_NOT_FOUND.code(),
+            "Method not found: " + method + " (the client declared no " + cap + " capability)"));
   }
 
   /** {@code value} when it is a JSON object, an empty map otherwise. */

@@ -4,7 +4,7 @@ import java.util.Locale;
 import java.util.Optional;
 
 /** The severities of {@code notifications/message} in RFC 5424 order, finest first. */
-enum LogLevel {
+public enum LogLevel {
   DEBUG,
   INFO,
   NOTICE,
@@ -17,12 +17,12 @@ enum LogLevel {
   private final String wire = name().toLowerCase(Locale.ROOT);
 
   /** The level as MCP writes it. */
-  String wire() {
+  public String wire() {
     return wire;
   }
 
   /** The level named {@code value}; empty for anything else. */
-  static Optional<LogLevel> parse(Object value) {
+  public static Optional<LogLevel> parse(Object value) {
     for (LogLevel l : values()) {
       if (l.wire.equals(value)) {
         return Optional.of(l);
@@ -32,7 +32,7 @@ enum LogLevel {
   }
 
   /** Every wire name, finest first, for messages. */
-  static String names() {
+  public static String names() {
     StringBuilder b = new StringBuilder();
     for (LogLevel l : values()) {
       b.append(b.length() == 0 ? "" : ", ").append(l.wire);

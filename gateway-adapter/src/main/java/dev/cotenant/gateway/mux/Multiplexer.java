@@ -66,7 +66,10 @@ import org.slf4j.LoggerFactory;
  *       initialize result, as often as it asks; {@code notifications/initialized} from a client is
  *       swallowed (the backend had one). A client whose {@code initialize} asks for a protocol
  *       version other than the one the backend negotiated, or a client of the 2026-07-28 era, is
- *       told to take a dedicated backend by {@link #attach}.
+ *       told to take a dedicated backend by {@link #attach}, unless it is attached with the version
+ *       it is to be answered ({@link #attach(String, Map, Optional, ClientSink)}: evidence says the
+ *       server answers clients of both versions alike), which its {@code initialize} answer then
+ *       carries ({@link EraBridge}).
  *   <li><b>2026-07-28 era ({@link HandshakeEra#DISCOVER}).</b> Each request's {@code _meta} is
  *       forwarded unchanged (the client names itself in every request). For a client that
  *       attached with {@code initialize} params, the era's entries are built from its own
@@ -262,8 +265,22 @@ public final class Multiplexer implements ServerMessageHandler, AutoCloseable {
    * @throws IllegalArgumentException when {@code sessionId} is attached already
    */
   public Attach attach(String sessionId, Map<String, Object> clientInitializeParams, ClientSink toClient) {
+    return attach(sessionId, clientInitializeParams, Optional.empty(), toClient);
+  }
+
+  /**
+   * Attaches a client session as {@link #attach(String, Map, ClientSink)} does; with
+   * {@code answeredVersion}, a legacy client that asked for another protocol version than the
+   * backend negotiated is attached all the same, and answered {@code initialize} with
+   * {@code answeredVersion} (the version the server negotiates for the one it asked, on evidence
+   * that it answers clients of both alike), the rest of the backend's {@code initialize} result as
+   * it is. The one place versions are bridged ({@link EraBridge}).
+   */
+  public Attach attach(String sessionId, Map<String, Object> clientInitializeParams, Optional<String> answeredVersion,
+      ClientSink toClient) {
     Objects.requireNonNull(sessionId, "sessionId");
     Objects.requireNonNull(clientInitializeParams, "clientInitializeParams");
+    Objects.requireNonNull(answeredVersion, "answeredVersion");
     Objects.requireNonNull(toClient, "toClient");
     Bound b = bound;
     if (b == null) {
@@ -272,7 +289,8 @@ public final class Multiplexer implements ServerMessageHandler, AutoCloseable {
     String requested = clientInitializeParams.get("protocolVersion") instanceof String v && !v.isEmpty() ? v
         : Mcp.MODERN_VERSION;
     boolean legacyClient = !Mcp.MODERN_VERSION.equals(requested);
-    if (b.era() == HandshakeEra.INITIALIZE && !requested.equals(b.version())) {
+    boolean bridged = legacyClient && answeredVersion.isPresent();
+    if (b.era() == HandshakeEra.INITIALIZE && !requested.equals(b.version()) && !bridged) {
       return new Attach.NeedsDedicated(legacyClient
           ? "the client asks for protocol version " + LogSafe.escape(requested, 40) + "; the shared backend of "
               + name() + " negotiated " + LogSafe.escape(b.version(), 40)
@@ -281,7 +299,8 @@ public final class Multiplexer implements ServerMessageHandler, AutoCloseable {
     }
     Channel c = new Channel(this, sessionId, toClient, legacyClient, requested,
         Json.freezeMap(EraBridge.object(clientInitializeParams.get("clientInfo"))),
-        Json.freezeMap(EraBridge.object(clientInitializeParams.get("capabilities"))));
+        Json.freezeMap(EraBridge.object(clientInitializeParams.get("capabilities"))),
+        bridged ? answeredVersion.get() : null);
     List<ServerRequests.Routed> early;
     synchronized (lock) {
       String over = ended;

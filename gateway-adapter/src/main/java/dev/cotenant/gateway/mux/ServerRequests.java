@@ -26,7 +26,9 @@ import org.slf4j.LoggerFactory;
  * {@code roots/list}, {@code elicitation/create} and the like go to the only attached session
  * under a client-side id ({@code "cotenant-<n>"}), wait for the first session when none has
  * attached yet, and are refused when several sessions share the backend, since nothing in them
- * names one. Every table here is guarded by the multiplexer's routing lock.
+ * names one. A request the only session did not declare the capability for ({@code roots/list}
+ * without {@code roots}, ...) is answered as that client would, never forwarded
+ * ({@link EraBridge#undeclared}). Every table here is guarded by the multiplexer's routing lock.
  */
 final class ServerRequests {
   private static final Logger LOG = LoggerFactory.getLogger(Multiplexer.class);
@@ -88,6 +90,7 @@ final class ServerRequests {
     int busy;
     RequestId clientId = null;
     Routed r = null;
+    Reply local = null;
     synchronized (mux.lock) {
       attached = mux.attachedLocked();
       busy = mux.inFlight.busySessions();
@@ -100,15 +103,24 @@ final class ServerRequests {
         return p.reply();
       }
       if (owner != null) {
-        clientId = RequestId.of("cotenant-" + ids.incrementAndGet());
-        r = new Routed(method, params, new CompletableFuture<>());
-        routed.computeIfAbsent(owner, k -> new HashMap<>()).put(clientId, r);
+        Optional<Reply> undeclared = EraBridge.undeclared(owner, method);
+        if (undeclared.isEmpty()) {
+          clientId = RequestId.of("cotenant-" + ids.incrementAndGet());
+          r = new Routed(method, params, new CompletableFuture<>());
+          routed.computeIfAbsent(owner, k -> new HashMap<>()).put(clientId, r);
+        } else {
+          local = undeclared.get();
+        }
         if (shared && askedClient == null) {
           askedClient = method;
           LOG.info("the shared backend of {} asked its only session for {}: it takes no other session", mux.name(),
               LogSafe.escape(method, 80));
         }
       }
+    }
+    if (local != null) {
+      // The only session did not declare what this asks of it: answered as that client would.
+      return CompletableFuture.completedFuture(local);
     }
     if (owner == null || r == null || clientId == null) {
       if (attached > 1) {

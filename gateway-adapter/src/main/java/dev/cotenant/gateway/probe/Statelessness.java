@@ -161,7 +161,8 @@ public final class Statelessness {
         break;
       case PASSED:
         ProbePass pass = ProbePass.wholeSurface(key, rounds, clockMillis.getAsLong() / 1000.0,
-            ProbePass.Surface.of(report.exercised(), report.skippedByPlan(), report.clients().capabilities()));
+            ProbePass.Surface.of(report.exercised(), report.skippedByPlan(), report.clients().capabilities(),
+                SurfaceProbe.protocolVersions(report)));
         recordPass(pass, "the whole-surface pass of " + name, name, notWritten);
         break;
       default:

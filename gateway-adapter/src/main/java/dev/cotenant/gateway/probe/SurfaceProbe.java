@@ -79,6 +79,21 @@ import java.util.TreeMap;
  * replay.
  */
 public final class SurfaceProbe {
+  /** The protocol version the first pass's callers (declaring no capability) ask for. */
+  public static final String BARE_CALLERS_VERSION = dev.cotenant.spi.Mcp.LEGACY_VERSION;
+
+  /**
+   * The protocol version the second pass's callers (declaring roots, sampling and elicitation) ask
+   * for: the revision before, so that the two passes together vary the version too.
+   */
+  public static final String CAPABLE_CALLERS_VERSION = dev.cotenant.spi.Mcp.PRIOR_VERSION;
+
+  /** The protocol versions a whole-surface pass that passed covers: the second pass's too when it passed. */
+  public static List<String> protocolVersions(SurfaceReport report) {
+    return report.clients().covered() ? List.of(BARE_CALLERS_VERSION, CAPABLE_CALLERS_VERSION)
+        : List.of(BARE_CALLERS_VERSION);
+  }
+
   /** The configuration key of each call's time limit, in milliseconds. */
   public static final String CALL_TIMEOUT_MS = "cotenant.probe.call-timeout-ms";
 

@@ -181,7 +181,9 @@ final class SurfaceRun {
       backend.session = Objects.requireNonNull(backends).open(run, label, backend);
     }
     backend.handshake = backend.session().handshake(settings.era(),
-        Map.of("name", "cotenant-surface-probe", "version", "1"), capabilities, settings.handshakeTimeout());
+        Map.of("name", "cotenant-surface-probe", "version", "1"), capabilities,
+        capabilities.isEmpty() ? SurfaceProbe.BARE_CALLERS_VERSION : SurfaceProbe.CAPABLE_CALLERS_VERSION,
+        settings.handshakeTimeout());
     return backend;
   }
 

@@ -4,6 +4,7 @@ import dev.cotenant.api.ServerDescription;
 import dev.cotenant.gateway.mux.Attach;
 import dev.cotenant.gateway.mux.ClientChannel;
 import dev.cotenant.gateway.mux.ClientSink;
+import dev.cotenant.gateway.mux.Multiplexer;
 import dev.cotenant.gateway.pool.Lease;
 import dev.cotenant.gateway.pool.Placement;
 import dev.cotenant.gateway.pool.PoolException;
@@ -42,6 +43,17 @@ import org.jspecify.annotations.Nullable;
  * {@link ErrorCode#REFUSED} {@code "refused: ..."} with its message, and never forwarded. A
  * message that finds no backend is answered {@link ErrorCode#NO_BACKEND}.
  *
+ * <p><b>Deferred start.</b> A session whose start the records answer ({@link StartDecision}) has no
+ * backend at first: its {@code initialize}, {@code notifications/initialized}, {@code ping}, the
+ * recorded listings and {@code logging/setLevel} are answered from the records, and its backend is
+ * started (or attached to) at its first other message, which is then forwarded. That start is the
+ * session's own (its {@code initialize} params start a dedicated backend; a shared one is attached
+ * to with them), and the level it asked for is set. When the live backend answers its start
+ * otherwise than the records did, the session is sent {@code notifications/<kind>/list_changed}
+ * for each listing it was answered from the records whose server promised such notifications. A
+ * start that fails answers the message that needed it with {@link ErrorCode#NO_BACKEND} naming
+ * the server and why; the session stays deferred, and its next such message tries again.
+ *
  * <p>A message handed in belongs to the session from then on (see {@link ClientChannel}); the
  * session keeps the ids of what is outstanding between the client and its backend as
  * {@link RequestId}s. Thread-safe.
@@ -72,6 +84,12 @@ public final class ClientSession implements AutoCloseable {
   private Supplier<PlacementDecision> replace = () -> new PlacementDecision(Placement.DEDICATED,
       false, "its shared backend had a hazard; moved once a backend of its own could be started");
   private @Nullable ClientChannel channel;
+  /** The start answered from the records until the backend starts; null once it has, or when never deferred. */
+  private @Nullable DeferredStart deferred;
+  private StartDecision start = StartDecision.eager("not placed yet");
+  /** Requests the session wrote on the client's behalf (a level set again at a deferred start): their answers are its own. */
+  private final Set<RequestId> own = ConcurrentHashMap.newKeySet();
+  private int replayed;
   private int generation;
   private boolean closed;
   /** The records' revision ({@link Sharing#recordsChanged}) at which the verdict was last asked. */
@@ -93,6 +111,11 @@ public final class ClientSession implements AutoCloseable {
     return sessionId;
   }
 
+  /** The configured name of the session's server. */
+  public String serverName() {
+    return server.name();
+  }
+
   /** What the client negotiates: the protocol version it asked for and the capabilities it declared. */
   public ClientShape shape() {
     return shape;
@@ -105,6 +128,20 @@ public final class ClientSession implements AutoCloseable {
     }
   }
 
+  /** Whether the session's start was answered from the records, and why (or why not). */
+  public StartDecision start() {
+    synchronized (lock) {
+      return start;
+    }
+  }
+
+  /** True while the session's start is answered from the records and it has no backend yet. */
+  public boolean deferred() {
+    synchronized (lock) {
+      return deferred != null;
+    }
+  }
+
   /** The pid of the backend process the session is attached to now, when there is one. */
   public OptionalLong backendPid() {
     synchronized (lock) {
@@ -114,6 +151,22 @@ public final class ClientSession implements AutoCloseable {
         return OptionalLong.empty();
       }
     }
+  }
+
+  /**
+   * Places the session by {@code wanted}: at once when {@code s} is not deferred, otherwise at its
+   * first message the records cannot answer ({@link #startDeferred}).
+   */
+  void place(PlacementDecision wanted, StartDecision s) throws PoolException, InterruptedException {
+    synchronized (lock) {
+      start = s;
+      if (s.deferred()) {
+        decision = wanted;
+        deferred = new DeferredStart(wanted, s.start().orElseThrow(), ClientShape.of(initializeParams).protocolVersion());
+        return;
+      }
+    }
+    place(wanted);
   }
 
   /** Places the session and attaches it, trying a dedicated backend when a shared one refuses it. */
@@ -129,7 +182,7 @@ public final class ClientSession implements AutoCloseable {
           l.release();
           throw e;
         }
-        Attach a = b.mux.attach(sessionId, attachParams(b), toClient);
+        Attach a = b.mux.attach(sessionId, attachParams(b), d.group().flatMap(ShapeGroup::answeredVersion), toClient);
         if (a instanceof Attach.Attached attached) {
           lease = l;
           channel = attached.channel();
@@ -151,7 +204,9 @@ public final class ClientSession implements AutoCloseable {
    * The initialize params the session attaches to {@code b} with. The backend was started asking
    * for the version this session's clients asked for ({@link ClientShape}); a server that chose
    * another answers every such client with it, so the session is answered with the version its
-   * backend negotiated, as a server of its own would answer it. Not a 2026-07-28 backend
+   * backend negotiated, as a server of its own would answer it; a session of a group its evidence
+   * covers ({@link ShapeGroup}) is answered the version the server negotiates for the one it asked
+   * ({@link Multiplexer#attach(String, Map, Optional, ClientSink)}). Not a 2026-07-28 backend
    * ({@code server/discover}): its client keeps its own version, so the multiplexer gives its
    * requests the {@code _meta} synthesised from its own initialize.
    */
@@ -185,6 +240,23 @@ public final class ClientSession implements AutoCloseable {
   /** Hands one JSON-RPC message from the client, classified where it was read, to its backend. */
   public void fromClient(RpcMessage message) throws InterruptedException {
     Objects.requireNonNull(message, "message");
+    synchronized (lock) {
+      DeferredStart d = deferred;
+      if (d != null && !closed) {
+        if (d.answer(message, realSink)) {
+          return;
+        }
+        try {
+          startDeferred(d);
+        } catch (PoolException e) {
+          if (message instanceof RpcMessage.Request r) {
+            realSink.send(Envelope.error(r.id(), ErrorCode.NO_BACKEND, "no backend for " + server.name() + ": "
+                + e.getMessage()));
+          }
+          return;
+        }
+      }
+    }
     boolean starts = !(message instanceof RpcMessage.Response);
     ClientChannel c;
     try {
@@ -232,6 +304,16 @@ public final class ClientSession implements AutoCloseable {
   public void invalid(Map<String, Object> json, RpcMessage.InvalidMessage why) throws InterruptedException {
     ClientChannel c;
     boolean request = json.get("method") instanceof String;
+    synchronized (lock) {
+      if (deferred != null) {
+        // As the backend's channel would answer it, without starting the backend for it.
+        if (request) {
+          realSink.send(Envelope.error(null, ErrorCode.INVALID_REQUEST,
+              "Invalid Request: a request id must be a string or a number"));
+        }
+        return;
+      }
+    }
     try {
       c = current(request);
     } catch (PoolException e) {
@@ -307,7 +389,7 @@ public final class ClientSession implements AutoCloseable {
       }
       if (b.generation != generation) {
         Objects.requireNonNull(channel).close();
-        Attach a = b.mux.attach(sessionId, attachParams(b), toClient);
+        Attach a = b.mux.attach(sessionId, attachParams(b), d.group().flatMap(ShapeGroup::answeredVersion), toClient);
         if (!(a instanceof Attach.Attached attached)) {
           return moveTo(new PlacementDecision(Placement.DEDICATED, false, "the restarted backend cannot take it"));
         }
@@ -316,6 +398,35 @@ public final class ClientSession implements AutoCloseable {
       }
       return Objects.requireNonNull(channel);
     }
+  }
+
+  /**
+   * Starts the backend of a deferred session (attaches it to a shared one): placed as it was
+   * decided, the level it asked for set, and told when the live backend answers its start
+   * otherwise than the records did. Under the lock.
+   */
+  private void startDeferred(DeferredStart d) throws PoolException, InterruptedException {
+    // Placed as a new session would be now: a hazard observed since the session connected counts.
+    place(host.placement(server, shape));
+    deferred = null;
+    ClientChannel c = Objects.requireNonNull(channel);
+    if (d.level != null) {
+      RequestId id = RequestId.of("cotenant-replay-" + (++replayed));
+      own.add(id);
+      c.fromClient(RpcMessage.Request.of(id, "logging/setLevel", Map.of("level", d.level.wire())));
+    }
+    Lease<MuxBackend> l = Objects.requireNonNull(lease);
+    MuxBackend b = l.backend();
+    Set<String> served = Set.copyOf(d.served);
+    b.checked.thenAccept(differs -> {
+      Set<String> tell = new java.util.TreeSet<>();
+      for (String part : differs) {
+        if (served.contains(part)) {
+          StartCheck.listChanged(part, b.capabilities()).ifPresent(tell::add);
+        }
+      }
+      tell.forEach(method -> realSink.send(Envelope.notification(method, null)));
+    });
   }
 
   /** Leaves the backend and is placed by {@code d}. Under the lock. */
@@ -349,6 +460,9 @@ public final class ClientSession implements AutoCloseable {
       if (m instanceof RpcMessage.Request r) {
         asked.add(r.id());
       } else if (m instanceof RpcMessage.Response a && a.id() != null) {
+        if (own.remove(a.id())) {
+          return;
+        }
         answered(a.id());
       }
     } catch (RpcMessage.InvalidMessage e) {
@@ -381,8 +495,10 @@ public final class ClientSession implements AutoCloseable {
         return;
       }
       closed = true;
+      deferred = null;
       leave();
     }
+    host.closed(this);
     List.copyOf(calls.values()).forEach(ClientSession::close);
     calls.clear();
   }

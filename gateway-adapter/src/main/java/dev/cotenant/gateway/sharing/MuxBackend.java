@@ -18,12 +18,24 @@ final class MuxBackend implements PooledBackend {
   final Map<String, Object> handshake;
   /** Completed with the reason once the pool has been told the process exited. */
   final java.util.concurrent.CompletableFuture<String> exited = new java.util.concurrent.CompletableFuture<>();
+  /**
+   * Completed with the parts of the recorded start this backend answered otherwise once started
+   * ({@link StartCheck}); empty when they agreed, or when no recording was compared.
+   */
+  final java.util.concurrent.CompletableFuture<java.util.List<String>> checked =
+      new java.util.concurrent.CompletableFuture<>();
 
   MuxBackend(ServerSession session, Multiplexer mux, int generation, Map<String, Object> handshake) {
     this.session = Objects.requireNonNull(session, "session");
     this.mux = Objects.requireNonNull(mux, "mux");
     this.generation = generation;
     this.handshake = Map.copyOf(handshake);
+  }
+
+  /** The capabilities the backend's handshake declared. */
+  @SuppressWarnings("unchecked")
+  Map<String, Object> capabilities() {
+    return handshake.get("capabilities") instanceof Map<?, ?> c ? (Map<String, Object>) c : Map.of();
   }
 
   /** The protocol version the backend negotiated, when it answered {@code initialize} with one. */

@@ -22,14 +22,31 @@ import java.util.Optional;
  * on record also passed as clients declaring it ({@link #forClient}); otherwise it gets a backend
  * of its own, and the reason says so.
  *
+ * <p>A shared decision also says which clients its backend serves ({@link ShapeGroup}): every
+ * client the evidence covers, or only clients of the client's own shape.
+ *
  * @param placement shared or dedicated
  * @param forced true when an operator's override, not the verdict, shares it
  * @param why the reason, for rows, logs and the accounting
+ * @param group for a shared decision, the clients its backend serves; empty for a dedicated one
+ *     (and for a shared one whose group was not decided: clients of the client's own shape)
  */
-public record PlacementDecision(Placement placement, boolean forced, String why) {
+public record PlacementDecision(Placement placement, boolean forced, String why, Optional<ShapeGroup> group) {
   public PlacementDecision {
     Objects.requireNonNull(placement, "placement");
     Objects.requireNonNull(why, "why");
+    Objects.requireNonNull(group, "group");
+  }
+
+  /** A decision whose backend serves clients of the client's own shape. */
+  public PlacementDecision(Placement placement, boolean forced, String why) {
+    this(placement, forced, why, Optional.empty());
+  }
+
+  /** This shared decision, serving the clients of {@code g}, with why in its reason; a dedicated one as it is. */
+  public PlacementDecision in(ShapeGroup g) {
+    return placement != Placement.SHARED ? this : new PlacementDecision(placement, forced, why + "; " + g.why(),
+        Optional.of(g));
   }
 
   /** The decision for {@code server} with {@code verdict} under {@code settings}. */

@@ -23,6 +23,15 @@ interface SessionHost {
   Lease<MuxBackend> acquire(ServerDescription server, String sessionId, PlacementDecision placement,
       Map<String, Object> initializeParams, ClientShape shape) throws PoolException, InterruptedException;
 
+  /**
+   * Whether a new session of {@code server} whose client's {@code initialize} had
+   * {@code initializeParams} is answered its start from the records, and why.
+   */
+  StartDecision start(ServerDescription server, Map<String, Object> initializeParams);
+
+  /** Says {@code session} closed. */
+  void closed(ClientSession session);
+
   /** Forgets how a dedicated entry starts, once its session has left it. */
   void forget(PoolKey key);
 

@@ -1,6 +1,7 @@
 package dev.cotenant.gateway.sharing;
 
 import dev.cotenant.api.ConcurrencyRecord;
+import dev.cotenant.api.ExecutionIdentity;
 import dev.cotenant.api.HazardCode;
 import dev.cotenant.api.Json;
 import dev.cotenant.api.LogSafe;
@@ -23,6 +24,7 @@ import dev.cotenant.gateway.pool.TransportPool;
 import dev.cotenant.spi.ConcurrencyLimiter.Permit;
 import dev.cotenant.spi.HandshakeEra;
 import dev.cotenant.spi.HazardLedger;
+import dev.cotenant.spi.PreflightRecord;
 import dev.cotenant.spi.ServerSession;
 import dev.cotenant.spi.SessionTransport;
 import dev.cotenant.spi.rpc.ErrorCode;
@@ -72,6 +74,12 @@ import org.slf4j.LoggerFactory;
  *       and presents those capabilities (and the first session's {@code clientInfo}), so each
  *       client is answered the version and capabilities its backend negotiated, as a server of
  *       its own would answer it.
+ *   <li><b>Deferred starts.</b> A session whose start the records answer ({@link StartDecision})
+ *       gets its handshake and listings from them, and its backend starts at its first other
+ *       message ({@link ClientSession}). When a backend starts for a client the recorded start
+ *       covers, what it answers is compared with the recording ({@link StartCheck}); a difference is
+ *       recorded in the hazard ledger ({@link HazardCode#DEFERRED_ANSWER_CHANGED}), which ends
+ *       deferring under that identity, and the deferred sessions on it are told.
  *   <li><b>A backend that asks its client.</b> A request the backend sends before its first
  *       session attached waits for it; a shared backend that has asked its only session
  *       something (roots, sampling, elicitation) takes no other session
@@ -81,6 +89,9 @@ import org.slf4j.LoggerFactory;
 public final class Sharing implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Sharing.class);
 
+  /** How long after a backend's start its answers are compared with the recorded start ({@link StartCheck}). */
+  static final long CHECK_DELAY_MS = 250;
+
   /** Who the backend's handshake names when no client has said who it is. */
   static final Map<String, Object> GATEWAY = Map.of("name", "cotenant-gateway", "version", "1");
 
@@ -89,6 +100,7 @@ public final class Sharing implements AutoCloseable {
   private final HazardLedger ledger;
   private final IdentityResolver identities;
   private final Function<String, Optional<ConcurrencyRecord>> records;
+  private final Function<ServerDescription, Optional<PreflightRecord>> preflights;
   private final ConcurrencyLimits limits;
   private final SharingSettings settings;
   private final MuxSettings muxSettings;
@@ -105,6 +117,8 @@ public final class Sharing implements AutoCloseable {
   /** Counts {@link #recordsChanged} calls: a session on a shared backend asks its verdict again when it moved. */
   private final java.util.concurrent.atomic.AtomicLong recordsRevision = new java.util.concurrent.atomic.AtomicLong();
   private final SessionHost host = new Host();
+  /** The client sessions connected and not closed yet. */
+  private final Set<ClientSession> connected = ConcurrentHashMap.newKeySet();
 
   /**
    * @param sessions opens backends
@@ -112,6 +126,7 @@ public final class Sharing implements AutoCloseable {
    * @param ledger where hazards are recorded
    * @param identities a server's launch identity (the ledger key)
    * @param records a server's concurrency record
+   * @param preflights a server's pre-flight row under its current launch identity
    * @param limits admission under {@code maxConcurrent}
    * @param settings when to share
    * @param poolSettings the pool's bounds
@@ -121,7 +136,8 @@ public final class Sharing implements AutoCloseable {
    */
   public Sharing(
       SessionTransport sessions, Function<ServerDescription, Verdict> verdicts, HazardLedger ledger,
-      IdentityResolver identities, Function<String, Optional<ConcurrencyRecord>> records, ConcurrencyLimits limits,
+      IdentityResolver identities, Function<String, Optional<ConcurrencyRecord>> records,
+      Function<ServerDescription, Optional<PreflightRecord>> preflights, ConcurrencyLimits limits,
       SharingSettings settings, PoolSettings poolSettings, MuxSettings muxSettings, HandshakeEra era,
       Duration handshakeTimeout) {
     this.sessions = Objects.requireNonNull(sessions, "sessions");
@@ -129,6 +145,7 @@ public final class Sharing implements AutoCloseable {
     this.ledger = Objects.requireNonNull(ledger, "ledger");
     this.identities = Objects.requireNonNull(identities, "identities");
     this.records = Objects.requireNonNull(records, "records");
+    this.preflights = Objects.requireNonNull(preflights, "preflights");
     this.limits = Objects.requireNonNull(limits, "limits");
     this.settings = Objects.requireNonNull(settings, "settings");
     this.muxSettings = Objects.requireNonNull(muxSettings, "muxSettings");
@@ -182,19 +199,38 @@ public final class Sharing implements AutoCloseable {
    */
   public PlacementDecision placement(ServerDescription server, ClientShape shape) {
     PlacementDecision base = placement(server);
-    if (base.placement() != Placement.SHARED || base.forced() || shape.askedOfClients().isEmpty()) {
-      // forClient would return it as it is: the identity and the record are not read for it
+    if (base.placement() != Placement.SHARED) {
       return base;
     }
-    String identity = identities.identify(server).ledgerKey();
-    return PlacementDecision.forClient(base, server.name(), shape,
-        records.apply(server.name()).filter(r -> r.probedUnder(identity)).flatMap(ConcurrencyRecord::probe));
+    ExecutionIdentity id = identities.identify(server);
+    Optional<dev.cotenant.api.ProbePass> probe =
+        records.apply(server.name()).filter(r -> r.probedUnder(id.ledgerKey())).flatMap(ConcurrencyRecord::probe);
+    PlacementDecision d = base.forced() || shape.askedOfClients().isEmpty() ? base
+        : PlacementDecision.forClient(base, server.name(), shape, probe);
+    return d.in(ShapeGroup.of(shape, preflights.apply(server), ledger.codesFor(server.name(), id.ledgerKey()),
+        probe.filter(dev.cotenant.api.ProbePass::wholeSurface)));
   }
 
   /**
-   * Connects one client session to {@code server}: places it, acquires its backend (starting it
-   * when none runs) and attaches it. What the client sends goes to {@link ClientSession#fromClient};
-   * what the backend sends it arrives at {@code toClient}.
+   * Whether a new session of {@code server} whose client's {@code initialize} had
+   * {@code initializeParams} is answered its start from the records, and why
+   * ({@link StartDecision}).
+   */
+  public StartDecision start(ServerDescription server, Map<String, Object> initializeParams) {
+    return host.start(server, initializeParams);
+  }
+
+  /** The client sessions connected now and not closed. */
+  public List<ClientSession> sessions() {
+    return List.copyOf(connected);
+  }
+
+  /**
+   * Connects one client session to {@code server}: places it, and acquires its backend (starting it
+   * when none runs) and attaches it, unless its start is answered from the records
+   * ({@link StartDecision}): then its backend starts at its first other message. What the client
+   * sends goes to {@link ClientSession#fromClient}; what the backend sends it arrives at
+   * {@code toClient}.
    *
    * @param initializeParams the client's {@code initialize} params ({@code protocolVersion},
    *     {@code capabilities}, {@code clientInfo}); empty for a client of the 2026-07-28 era
@@ -210,7 +246,8 @@ public final class Sharing implements AutoCloseable {
     // that carried them is not the session's to keep.
     ClientSession c = new ClientSession(host, server, sessionId, Json.freezeMap(initializeParams),
         ClientShape.of(initializeParams), toClient);
-    c.place(placement(server, c.shape()));
+    c.place(placement(server, c.shape()), host.start(server, initializeParams));
+    connected.add(c);
     return c;
   }
 
@@ -271,13 +308,29 @@ public final class Sharing implements AutoCloseable {
     @Override
     public Lease<MuxBackend> acquire(ServerDescription server, String sessionId, PlacementDecision d,
         Map<String, Object> initializeParams, ClientShape shape) throws PoolException, InterruptedException {
-      String clients = shape.key();
+      String clients = d.group().map(ShapeGroup::key).orElse(shape.key());
       // Before the acquire, which starts a backend that is not running: the backend initializes
       // with the capabilities of its first client (sampling, roots, elicitation), as a server of
       // the client's own would.
       starts.putIfAbsent(PoolKey.of(server, sessionId, d.placement(), clients).connectionId(),
           new Start(initializeParams, shape, d.placement() == Placement.SHARED));
       return pool.acquire(server, sessionId, d.placement(), clients, d.forced(), d.why());
+    }
+
+    @Override
+    public StartDecision start(ServerDescription server, Map<String, Object> initializeParams) {
+      if (!settings.defer()) {
+        return StartDecision.decide(false, initializeParams, Optional.empty(), Set.of(), Optional.empty());
+      }
+      ExecutionIdentity id = identities.identify(server);
+      HazardLedger.Snapshot ledgerNow = ledger.snapshot();
+      return StartDecision.decide(true, initializeParams, preflights.apply(server),
+          ledger.codesFor(server.name(), id.ledgerKey()), ledgerNow.incomplete());
+    }
+
+    @Override
+    public void closed(ClientSession session) {
+      connected.remove(session);
     }
 
     @Override
@@ -337,6 +390,9 @@ public final class Sharing implements AutoCloseable {
     if (start.shared()) {
       mux.markShared();
     }
+    // A start the records cover was answered in the initialize era: no server/discover is tried.
+    StartDecision covered = host.start(server, start.params());
+    HandshakeEra handshakeEra = era == HandshakeEra.AUTO && covered.deferred() ? HandshakeEra.INITIALIZE : era;
     ServerSession session = sessions.open(server, "backend " + key.connectionId() + " #" + generation, mux);
     try {
       Map<String, Object> first = start.params();
@@ -346,10 +402,11 @@ public final class Sharing implements AutoCloseable {
       // The backend asks for the version its clients asked for, and negotiates what a server of
       // their own would; a 2026-07-28 client sends no initialize, and a fallback asks the default.
       Map<String, Object> answer = dev.cotenant.spi.Mcp.MODERN_VERSION.equals(version)
-          ? session.handshake(era, clientInfo, capabilities, handshakeTimeout)
-          : session.handshake(era, clientInfo, capabilities, version, handshakeTimeout);
+          ? session.handshake(handshakeEra, clientInfo, capabilities, handshakeTimeout)
+          : session.handshake(handshakeEra, clientInfo, capabilities, version, handshakeTimeout);
       mux.bind(session, answer, session.completedHandshake().orElse(HandshakeEra.INITIALIZE));
       MuxBackend backend = new MuxBackend(session, mux, generation, answer);
+      check(key, server, identity, start, covered, backend);
       session.pid().stream().boxed().findFirst().flatMap(ProcessHandle::of).ifPresent(h -> h.onExit().thenRun(() -> {
         String why = "its process " + h.pid() + " exited";
         mux.backendExited(why);
@@ -363,6 +420,54 @@ public final class Sharing implements AutoCloseable {
     }
   }
 
+  /**
+   * Compares, off the starting thread, what a backend just started answers with the start the
+   * records hold for its first client's shape, when they cover it; completes
+   * {@link MuxBackend#checked} with what differs (empty when nothing was compared). A difference
+   * is an observation: {@link HazardCode#DEFERRED_ANSWER_CHANGED} under the backend's identity.
+   */
+  private void check(PoolKey key, ServerDescription server, String identity, Start start, StartDecision covered,
+      MuxBackend backend) {
+    if (covered.start().isEmpty()) {
+      backend.checked.complete(List.of());
+      return;
+    }
+    try {
+      // After the first message the backend was started for has gone out: the listings asked
+      // again must not queue that message behind them.
+      timers.schedule(() -> {
+        try {
+          workers.execute(() -> compare(key, server, identity, start, covered, backend));
+        } catch (java.util.concurrent.RejectedExecutionException closing) {
+          backend.checked.complete(List.of());
+        }
+      }, CHECK_DELAY_MS, TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.RejectedExecutionException closing) {
+      backend.checked.complete(List.of());
+    }
+  }
+
+  /** Compares a started backend's answers with the recorded start; see {@link #check}. */
+  private void compare(PoolKey key, ServerDescription server, String identity, Start start, StartDecision covered,
+      MuxBackend backend) {
+    List<String> differs = List.of();
+    try {
+      differs = StartCheck.differences(backend.session, backend.handshake, start.shape().protocolVersion(),
+          covered.start().get(), handshakeTimeout).orElse(List.of());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException e) {
+      LOG.debug("the start of {} could not be compared with its records: {}", LogSafe.escape(server.name()),
+          e.toString());
+    }
+    if (!differs.isEmpty()) {
+      observed(key, server.name(), identity, HazardCode.DEFERRED_ANSWER_CHANGED, backend.mux.attached(),
+          "its live " + String.join(", ", differs) + " differ from the start its pre-flight recorded; its sessions"
+              + " are no longer answered from the records");
+    }
+    backend.checked.complete(differs);
+  }
+
   @SuppressWarnings("unchecked")
   private static Map<String, Object> map(Object value, Map<String, Object> fallback) {
     return value instanceof Map<?, ?> ? new LinkedHashMap<>((Map<String, Object>) value) : fallback;
@@ -370,9 +475,11 @@ public final class Sharing implements AutoCloseable {
 
   /** Records a hazard the multiplexer of a backend observed, and flushes the ledger off the caller's thread. */
   private void observed(PoolKey key, String name, String identity, HazardCode code, int attached, String detail) {
-    hazardous.add(key.connectionId());
+    if (code.refutesSharing()) {
+      hazardous.add(key.connectionId());
+    }
     ledger.record(name, identity, code, attached);
-    LOG.info("shared backend of {}: observed {} with {} sessions attached: {}", LogSafe.escape(name), code.wireName(),
+    LOG.info("backend of {}: observed {} with {} sessions attached: {}", LogSafe.escape(name), code.wireName(),
         attached, LogSafe.escape(detail, 300));
     try {
       flusher.execute(() -> {

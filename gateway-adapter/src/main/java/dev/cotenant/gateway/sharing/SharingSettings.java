@@ -18,8 +18,10 @@ import java.util.Set;
  *     placement is shown; an observed hazard ends it until the operator clears the hazard
  * @param admitTimeout how long a call waits for a slot under the server's {@code maxConcurrent}
  *     ({@value #ADMIT_TIMEOUT_MS}, default 30 s) before it is answered with an error
+ * @param defer whether a session whose start the records answer waits for its first other message
+ *     before its backend starts ({@value #DEFER}, default {@code true}; {@link StartDecision})
  */
-public record SharingSettings(boolean enabled, Set<String> forced, Duration admitTimeout) {
+public record SharingSettings(boolean enabled, Set<String> forced, Duration admitTimeout, boolean defer) {
   /** The global sharing switch. */
   public static final String ENABLED = "cotenant.sharing.enabled";
 
@@ -29,18 +31,26 @@ public record SharingSettings(boolean enabled, Set<String> forced, Duration admi
   /** How long a call waits for a slot, in milliseconds. */
   public static final String ADMIT_TIMEOUT_MS = "cotenant.sharing.admit-timeout-ms";
 
+  /** Whether a start the records answer defers the session's backend to its first other message. */
+  public static final String DEFER = "cotenant.sharing.defer";
+
   public SharingSettings {
     forced = Set.copyOf(forced);
     Objects.requireNonNull(admitTimeout, "admitTimeout");
   }
 
-  /** Sharing off, nothing forced, 30 s to admit. */
+  /** The settings with deferring on. */
+  public SharingSettings(boolean enabled, Set<String> forced, Duration admitTimeout) {
+    this(enabled, forced, admitTimeout, true);
+  }
+
+  /** Sharing off, nothing forced, 30 s to admit, deferring on. */
   public static SharingSettings defaults() {
-    return new SharingSettings(false, Set.of(), Duration.ofSeconds(30));
+    return new SharingSettings(false, Set.of(), Duration.ofSeconds(30), true);
   }
 
   /**
-   * Reads the three keys.
+   * Reads the four keys.
    *
    * @throws IllegalArgumentException naming the key whose value is malformed
    */
@@ -48,7 +58,8 @@ public record SharingSettings(boolean enabled, Set<String> forced, Duration admi
     boolean enabled = config.get(ENABLED).map(v -> bool(ENABLED, v)).orElse(false);
     List<String> forced = config.getList(FORCED, List.of());
     Duration admit = Duration.ofMillis(config.get(ADMIT_TIMEOUT_MS).map(v -> millis(ADMIT_TIMEOUT_MS, v)).orElse(30_000L));
-    return new SharingSettings(enabled, Set.copyOf(forced), admit);
+    boolean defer = config.get(DEFER).map(v -> bool(DEFER, v)).orElse(true);
+    return new SharingSettings(enabled, Set.copyOf(forced), admit, defer);
   }
 
   private static boolean bool(String key, String v) {

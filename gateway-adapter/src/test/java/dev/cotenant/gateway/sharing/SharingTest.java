@@ -36,7 +36,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Sharing end to end over real backend processes (the testkit's scripted server): placement from
  * the verdict, a hazard observed on a shared backend reaching the ledger and changing where the
- * next session goes, a backend killed mid-call, and admission under {@code maxConcurrent}.
+ * next session goes, a backend killed mid-call, and admission under {@code maxConcurrent}. Every
+ * session attaches at its connect here (deferred starts: {@code DeferredStartTest}).
  */
 @ChecksProcessLeaks(waitMillis = 30_000)
 class SharingTest {
@@ -101,8 +102,14 @@ class SharingTest {
     return Map.of("jsonrpc", "2.0", "id", id, "method", "tools/call", "params", Map.of("name", "echo", "arguments", args));
   }
 
+  /**
+   * A runtime over this test's records with {@code keyValues}. Sessions are not deferred here
+   * ({@value SharingSettings#DEFER} off, unless a test sets it): these tests are about sessions
+   * attached to backends; deferred starts are tested by {@code DeferredStartTest}.
+   */
   private Cotenant cotenant(String... keyValues) {
     Map<String, String> config = new LinkedHashMap<>();
+    config.put(SharingSettings.DEFER, "false");
     for (int i = 0; i < keyValues.length; i += 2) {
       config.put(keyValues[i], keyValues[i + 1]);
     }
