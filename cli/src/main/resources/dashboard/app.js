@@ -17,9 +17,8 @@
     nextStep,
     showShare,
     showProgress,
-    bytes,
-    count,
     showCost,
+    backendRow,
     when
   } = window.CotenantViews;
 
@@ -449,24 +448,7 @@
       backendsByServer.get(b.server).push(b);
     }
     updateRunning();
-    $('backends-body').replaceChildren(...backends.map((b) => {
-      const placement = el('td', { className: 'placement', text: b.placement });
-      if (b.forced) {
-        placement.append(' ', el('span', { className: 'forced', text: 'forced' }));
-      }
-      return el('tr', {
-        'data-server': b.server, 'data-placement': b.placement, 'data-sessions': b.sessions, title: 'connection ' + b.key
-      }, [
-        el('th', { scope: 'row', text: b.server }),
-        placement,
-        el('td', { text: b.state }),
-        el('td', { className: 'sessions', text: String(b.sessions) }),
-        el('td', { text: b.pid === null || b.pid === undefined ? '–' : String(b.pid) }),
-        el('td', { text: bytes(b.rssBytes) }),
-        el('td', { text: String(b.calls) }),
-        el('td', { className: 'reason', text: b.reason || '–' })
-      ]);
-    }));
+    $('backends-body').replaceChildren(...backends.map(backendRow));
     $('backends-status').textContent = backends.length === 0
       ? 'No backend runs.'
       : backends.length + (backends.length === 1 ? ' backend' : ' backends') + ', as of ' + new Date().toLocaleTimeString() + '.';

@@ -247,31 +247,36 @@ window.CotenantViews = (function () {
   }
 
   // What routing through Cotenant costs in all, against each client running its servers: every part
-  // is shown, and a part whose memory is missing is named rather than left out of a total.
+  // is shown in proportional memory (Pss), and a part whose memory is missing is named rather than
+  // left out of a total.
   function showCost(cost, t) {
     const totals = $('backend-totals');
     totals.dataset.backends = String(t.backends || 0);
     if (!cost) {
       $('total-processes').textContent = (t.backends || 0) + ' backends (this daemon does not say what its shims and itself take)';
-      $('total-memory').textContent = bytes(t.rssBytes || 0) + ' for the backends alone';
+      $('total-memory').textContent = bytes(t.pssBytes !== undefined ? t.pssBytes : t.rssBytes || 0) + ' for the backends alone';
       $('parts-processes').textContent = '';
       $('parts-memory').textContent = '';
       $('total-verdict').textContent = '';
+      $('direct-servers').replaceChildren();
       return;
     }
     const now = cost.now;
     const direct = cost.direct;
     totals.dataset.nowProcesses = String(now.processes);
     totals.dataset.directProcesses = String(direct.processes);
-    totals.dataset.memoryKnown = String(now.rssBytes !== null && direct.rssBytes !== null);
+    totals.dataset.memoryKnown = String(now.pssBytes !== null && direct.pssBytes !== null);
+    totals.dataset.nowPss = now.pssBytes === null ? '' : String(now.pssBytes);
+    totals.dataset.directPss = direct.pssBytes === null ? '' : String(direct.pssBytes);
     $('total-processes').textContent = now.processes + ' now vs ' + direct.processes + ' directly';
-    $('parts-processes').textContent = '(' + count(now.backends.processes, 'backend') + ' + ' + count(now.shims.processes, 'shim')
-      + ' + ' + count(now.daemon.processes, 'daemon process') + ')';
-    const part = (p, what) => what + ' ' + bytes(p.rssBytes) + (p.unread > 0 ? ' (' + (p.processes - p.unread) + ' of ' + p.processes + ' read)' : '');
-    $('total-memory').textContent = (now.rssBytes === null ? 'not known in total' : bytes(now.rssBytes) + ' now')
-      + ' vs ' + (direct.rssBytes === null ? 'not known' : bytes(direct.rssBytes)) + ' directly';
+    $('parts-processes').textContent = '(' + count(now.backends.processes, 'process') + ' of ' + count(t.backends || 0, 'backend')
+      + ' + ' + count(now.shims.processes, 'shim') + ' + ' + count(now.daemon.processes, 'daemon process') + ')';
+    const part = (p, what) => what + ' ' + bytes(p.pssBytes) + (p.unread > 0 ? ' (' + (p.processes - p.unread) + ' of ' + p.processes + ' read)' : '');
+    $('total-memory').textContent = (now.pssBytes === null ? 'not known in total' : bytes(now.pssBytes) + ' now')
+      + ' vs ' + (direct.pssBytes === null ? 'not known' : bytes(direct.pssBytes)) + ' directly';
     $('parts-memory').textContent = '(' + part(now.backends, 'backends') + ' + ' + part(now.shims, 'shims') + ' + '
       + part(now.daemon, 'daemon') + ')';
+    $('direct-servers').replaceChildren(...(direct.servers || []).map(directServer));
     const saved = cost.saved;
     let verdict;
     if (direct.processes === 0) {
@@ -284,12 +289,12 @@ window.CotenantViews = (function () {
       verdict = 'As many processes as running each client\'s servers directly';
     }
     if (direct.processes > 0) {
-      if (saved.rssBytes === null) {
+      if (saved.pssBytes === null) {
         verdict += '; what it saves in memory is not known (below).';
-      } else if (saved.rssBytes >= 0) {
-        verdict += (saved.processes > 0 ? ' and ' : '; it saves ') + bytes(saved.rssBytes) + ' of memory.';
+      } else if (saved.pssBytes >= 0) {
+        verdict += (saved.processes > 0 ? ' and ' : '; it saves ') + bytes(saved.pssBytes) + ' of memory.';
       } else {
-        verdict += (saved.processes < 0 ? ' and ' : '; it costs ') + bytes(-saved.rssBytes) + ' more memory.';
+        verdict += (saved.processes < 0 ? ' and ' : '; it costs ') + bytes(-saved.pssBytes) + ' more memory.';
       }
     }
     $('total-verdict').textContent = verdict;
@@ -297,6 +302,51 @@ window.CotenantViews = (function () {
     const items = (cost.missing || []).map((m) => el('li', { text: 'Not counted in full: ' + m + '.' }));
     missing.replaceChildren(...items);
     missing.hidden = items.length === 0;
+  }
+
+  // How one server's sessions are estimated directly: each its own copy's private memory, the
+  // pages the copies share once, and where those figures come from.
+  function directServer(s) {
+    const item = el('li', { 'data-server': s.server, 'data-figures': s.figures, 'data-pss': s.pssBytes === null ? '' : String(s.pssBytes) });
+    const sessions = count(s.sessions, 'session') + (s.unattached > 0 ? ' (' + s.unattached + ' not attached to a backend yet)' : '');
+    item.append(el('strong', { text: s.server }), ': ' + sessions);
+    if (s.figures === 'unknown') {
+      item.append(s.sessions > 0 ? ', not known: no backend of it has been read since the daemon started.' : '.');
+      return item;
+    }
+    item.append(' × ' + bytes(s.ussBytesEach) + ' of its own (' + count(s.processesEach, 'process') + ' each) + '
+      + bytes(s.sharedPssBytes) + ' shared once = ' + bytes(s.pssBytes) + ' directly; ');
+    if (s.figures === 'now') {
+      item.append('read of ' + (s.copies === 1 ? 'its backend' : 'its ' + s.copies + ' backends') + ' now.');
+    } else {
+      item.append('no backend of it is up: as last read.');
+    }
+    return item;
+  }
+
+  // One row of the backends table: its memory in Pss (Uss and Rss in the title).
+  function backendRow(b) {
+    const placement = el('td', { className: 'placement', text: b.placement });
+    if (b.forced) {
+      placement.append(' ', el('span', { className: 'forced', text: 'forced' }));
+    }
+    const memory = el('td', {
+      className: 'memory', text: bytes(b.pssBytes),
+      title: b.pssBytes === null || b.pssBytes === undefined ? 'not read'
+        : 'Pss of its ' + count(b.processes, 'process') + '; Uss ' + bytes(b.ussBytes) + ', Rss ' + bytes(b.rssBytes)
+    });
+    return el('tr', {
+      'data-server': b.server, 'data-placement': b.placement, 'data-sessions': b.sessions, title: 'connection ' + b.key
+    }, [
+      el('th', { scope: 'row', text: b.server }),
+      placement,
+      el('td', { text: b.state }),
+      el('td', { className: 'sessions', text: String(b.sessions) }),
+      el('td', { text: b.pid === null || b.pid === undefined ? '–' : String(b.pid) }),
+      memory,
+      el('td', { text: String(b.calls) }),
+      el('td', { className: 'reason', text: b.reason || '–' })
+    ]);
   }
 
   function pad(n, width) {
@@ -321,6 +371,6 @@ window.CotenantViews = (function () {
   }
 
   return Object.freeze({
-    ARCH, REASONS, STRENGTHS, $, ApiError, describe, el, confirmAction, yesNo, strengthBadge, reasonItem, sourceCell, reasonText, nextStep, stepItem, showShare, showProgress, bytes, count, showCost, pad, when
+    ARCH, REASONS, STRENGTHS, $, ApiError, describe, el, confirmAction, yesNo, strengthBadge, reasonItem, sourceCell, reasonText, nextStep, stepItem, showShare, showProgress, bytes, count, showCost, backendRow, pad, when
   });
 })();
