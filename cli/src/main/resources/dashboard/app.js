@@ -19,6 +19,7 @@
     showProgress,
     showCost,
     backendRow,
+    localTime,
     when
   } = window.CotenantViews;
 
@@ -240,11 +241,12 @@
       ]);
     }));
     updateSelection();
-    const when = new Date().toLocaleTimeString();
     const problems = files.filter((f) => f.problem);
     let text;
+    const parts = [];
     if (rows.length > 0) {
-      text = rows.length + (rows.length === 1 ? ' server' : ' servers') + ', as of ' + when + '.';
+      parts.push(rows.length + (rows.length === 1 ? ' server' : ' servers') + ', as of ', localTime(Date.now()), '.');
+      text = '';
     } else if (files.length === 0) {
       text = 'No server yet: the daemon was started without a configuration file, and no client has connected through '
         + 'a shim (cotenant connect NAME CONFIG) since it started. Its servers appear here once one does.';
@@ -254,7 +256,7 @@
     for (const f of problems) {
       text += ' ' + f.path + ' cannot be read now (' + f.problem + '); its servers are left out.';
     }
-    status.textContent = text;
+    status.replaceChildren(...parts, text);
   }
 
   async function routeSelected() {
@@ -449,9 +451,12 @@
     }
     updateRunning();
     $('backends-body').replaceChildren(...backends.map(backendRow));
-    $('backends-status').textContent = backends.length === 0
-      ? 'No backend runs.'
-      : backends.length + (backends.length === 1 ? ' backend' : ' backends') + ', as of ' + new Date().toLocaleTimeString() + '.';
+    if (backends.length === 0) {
+      $('backends-status').textContent = 'No backend runs.';
+    } else {
+      $('backends-status').replaceChildren(backends.length + (backends.length === 1 ? ' backend' : ' backends') + ', as of ',
+        localTime(Date.now()), '.');
+    }
   }
 
   // ---- hazards ---------------------------------------------------------------------------

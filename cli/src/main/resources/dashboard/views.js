@@ -218,10 +218,14 @@ window.CotenantViews = (function () {
     } else if (p.cancelled) {
       text = 'Cancelled after ' + done + ' of ' + total + ' (' + (p.measured || 0) + ' measured).';
     } else {
-      text = 'Done: ' + done + ' of ' + total + ', ' + (p.measured || 0) + ' measured'
-        + (p.finishedAt ? ', finished ' + new Date(p.finishedAt).toLocaleTimeString() : '') + '.';
+      text = 'Done: ' + done + ' of ' + total + ', ' + (p.measured || 0) + ' measured';
     }
-    $('measure-status').textContent = text;
+    const finished = !running && p.startedAt && !p.error && !p.cancelled && p.finishedAt ? Date.parse(p.finishedAt) : NaN;
+    if (Number.isNaN(finished)) {
+      $('measure-status').textContent = text + (running || !p.startedAt || p.error || p.cancelled ? '' : '.');
+    } else {
+      $('measure-status').replaceChildren(text + ', finished ', localTime(finished), '.');
+    }
     const current = p.current || [];
     $('measure-current').textContent = running && current.length > 0 ? 'Now measuring: ' + current.join(', ') : '';
   }
@@ -319,12 +323,12 @@ window.CotenantViews = (function () {
     if (s.figures === 'now') {
       item.append('read of ' + (s.copies === 1 ? 'its backend' : 'its ' + s.copies + ' backends') + ' now.');
     } else {
-      item.append('no backend of it is up: as last read.');
+      item.append('no backend of it is up: as last read, ', localTime(s.readAt), '.');
     }
     return item;
   }
 
-  // One row of the backends table: its memory in Pss (Uss and Rss in the title).
+  // One row of the backends table: its memory in Pss (Uss and Rss in the title), since when it is up.
   function backendRow(b) {
     const placement = el('td', { className: 'placement', text: b.placement });
     if (b.forced) {
@@ -335,6 +339,12 @@ window.CotenantViews = (function () {
       title: b.pssBytes === null || b.pssBytes === undefined ? 'not read'
         : 'Pss of its ' + count(b.processes, 'process') + '; Uss ' + bytes(b.ussBytes) + ', Rss ' + bytes(b.rssBytes)
     });
+    const up = el('td', { className: 'started' });
+    if (typeof b.startedAt === 'number') {
+      up.append(localTime(b.startedAt, 'UTC: ' + new Date(b.startedAt).toISOString() + '; up ' + duration(b.uptimeMs)));
+    } else {
+      up.textContent = '–';
+    }
     return el('tr', {
       'data-server': b.server, 'data-placement': b.placement, 'data-sessions': b.sessions, title: 'connection ' + b.key
     }, [
@@ -344,33 +354,54 @@ window.CotenantViews = (function () {
       el('td', { className: 'sessions', text: String(b.sessions) }),
       el('td', { text: b.pid === null || b.pid === undefined ? '–' : String(b.pid) }),
       memory,
+      up,
       el('td', { text: String(b.calls) }),
       el('td', { className: 'reason', text: b.reason || '–' })
     ]);
+  }
+
+  // A length of time in the largest units that say it: 3 h 12 min, 4 min 5 s, 9 s.
+  function duration(ms) {
+    const s = Math.max(0, Math.floor((ms || 0) / 1000));
+    if (s < 60) {
+      return s + ' s';
+    }
+    if (s < 3600) {
+      return Math.floor(s / 60) + ' min ' + (s % 60) + ' s';
+    }
+    if (s < 86400) {
+      return Math.floor(s / 3600) + ' h ' + Math.floor((s % 3600) / 60) + ' min';
+    }
+    return Math.floor(s / 86400) + ' d ' + Math.floor((s % 86400) / 3600) + ' h';
   }
 
   function pad(n, width) {
     return String(n).padStart(width || 2, '0');
   }
 
-  // A time of the ledger (seconds since the epoch) as local time, ISO-like, its exact value in the title.
-  function when(seconds) {
-    if (typeof seconds !== 'number' || !(seconds > 0)) {
-      return el('span', { className: 'time-unknown', text: 'at an unknown time' });
-    }
-    const d = new Date(seconds * 1000);
+  // A moment (milliseconds since the epoch) in the browser's local time, ISO-like with its offset
+  // from UTC; the UTC time in its title (or the title given).
+  function localTime(ms, title) {
+    const d = new Date(ms);
     const offset = -d.getTimezoneOffset();
     const zone = (offset >= 0 ? '+' : '-') + pad(Math.floor(Math.abs(offset) / 60)) + ':' + pad(Math.abs(offset) % 60);
     const local = d.getFullYear() + '-' + pad(d.getMonth() + 1) + '-' + pad(d.getDate()) + ' '
       + pad(d.getHours()) + ':' + pad(d.getMinutes()) + ':' + pad(d.getSeconds());
-    return el('time', {
-      datetime: d.toISOString(), className: 'last-seen', 'data-seconds': String(seconds),
-      title: seconds + ' s since the epoch (' + d.toISOString() + ')',
-      text: local + ' (UTC' + zone + ')'
-    });
+    return el('time', { datetime: d.toISOString(), title: title || 'UTC: ' + d.toISOString(), text: local + ' (UTC' + zone + ')' });
+  }
+
+  // A time of the ledger (seconds since the epoch) as local time, its exact value in the title.
+  function when(seconds) {
+    if (typeof seconds !== 'number' || !(seconds > 0)) {
+      return el('span', { className: 'time-unknown', text: 'at an unknown time' });
+    }
+    const t = localTime(seconds * 1000, seconds + ' s since the epoch (' + new Date(seconds * 1000).toISOString() + ')');
+    t.className = 'last-seen';
+    t.dataset.seconds = String(seconds);
+    return t;
   }
 
   return Object.freeze({
-    ARCH, REASONS, STRENGTHS, $, ApiError, describe, el, confirmAction, yesNo, strengthBadge, reasonItem, sourceCell, reasonText, nextStep, stepItem, showShare, showProgress, bytes, count, showCost, backendRow, pad, when
+    ARCH, REASONS, STRENGTHS, $, ApiError, describe, el, confirmAction, yesNo, strengthBadge, reasonItem, sourceCell, reasonText, nextStep, stepItem, showShare, showProgress, bytes, count, showCost, backendRow, pad, localTime, when
   });
 })();

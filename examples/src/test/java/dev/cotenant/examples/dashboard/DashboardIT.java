@@ -308,7 +308,8 @@ class DashboardIT {
         // Everything routing takes: every process of the backend's tree (its bubblewrap pair too, where
         // there is one), the two shims, the daemon and its watchdog, against a copy of the server per
         // session run directly; here that costs more than it saves, and the page says so.
-        long tree = api(f, "backends").path("cost").path("now").path("backends").path("processes").asLong();
+        JsonNode answer = api(f, "backends");
+        long tree = answer.path("cost").path("now").path("backends").path("processes").asLong();
         await(b, WAIT, "the totals count the shims", () -> (processes(tree) + " of 1 backend + 2 shims + 2 daemon processes").equals(js(b,
             "return document.getElementById('parts-processes').textContent.replace(/[()]/g, '');")));
         assertEquals((tree + 4) + " now vs 2 directly", js(b, "return document.getElementById('total-processes').textContent;"));
@@ -337,9 +338,21 @@ class DashboardIT {
         assertEquals("now", echoDirect.get("figures"), echoDirect.toString());
         assertTrue(((String) echoDirect.get("text")).matches("echo: 2 sessions × [^=]+ of its own \\(1 process each\\) \\+ [^=]+"
             + " shared once = [^;]+ directly; read of its backend now\\."), echoDirect.toString());
-        // The backend's row: its memory in Pss, with its processes, Uss and Rss in the title.
-        String memoryTitle = (String) js(b, "return document.querySelector('#backends-body tr[data-server=\"echo\"] td.memory').title;");
-        assertTrue(memoryTitle.startsWith("Pss of its " + processes(tree) + "; Uss "), memoryTitle);
+        // The backend's row: its memory in Pss, since when it is up in local time, UTC in the title.
+        Map<?, ?> started = (Map<?, ?>) js(b, "const r = document.querySelector('#backends-body tr[data-server=\"echo\"]');"
+            + " const t = r.querySelector('td.started time'); const m = r.querySelector('td.memory');"
+            + " return {memory: m.textContent, memoryTitle: m.title, text: t.textContent, title: t.title, datetime: t.getAttribute('datetime'),"
+            + " local: (() => { const d = new Date(t.getAttribute('datetime')); const p = n => String(n).padStart(2, '0');"
+            + " return d.getFullYear() + '-' + p(d.getMonth() + 1) + '-' + p(d.getDate()) + ' ' + p(d.getHours()) + ':'"
+            + " + p(d.getMinutes()) + ':' + p(d.getSeconds()); })()};");
+        assertTrue(((String) started.get("memoryTitle")).startsWith("Pss of its " + processes(tree) + "; Uss "), started.toString());
+        assertTrue(((String) started.get("text")).matches("\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2} \\(UTC[+-]\\d{2}:\\d{2}\\)"),
+            started.toString());
+        assertTrue(((String) started.get("text")).startsWith((String) started.get("local")), "local time: " + started);
+        assertTrue(((String) started.get("title")).startsWith("UTC: " + started.get("datetime") + "; up "), started.toString());
+        long startedAt = answer.path("backends").get(0).path("startedAt").asLong();
+        assertEquals(java.time.Instant.ofEpochMilli(startedAt).toString().replaceAll("Z$", ""),
+            ((String) started.get("datetime")).replaceAll("(\\.000)?Z$", ""), "the time the API says it came up: " + started);
         String verdict = (String) js(b, "return document.getElementById('total-verdict').textContent;");
         assertTrue(verdict.startsWith("Routing through Cotenant costs " + (tree + 2)
             + " processes more than running each client's servers directly"), verdict);

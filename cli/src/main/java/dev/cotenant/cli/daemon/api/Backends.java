@@ -34,7 +34,7 @@ final class Backends {
 
   /**
    * {@code {"backends":[...],"totals":{...},"cost":{...}}} for {@code entries}, at {@code nowMillis}
-   * of the pool's clock, with the processes and client sessions of
+   * of the pool's clock (the wall clock in the daemon), with the processes and client sessions of
    * {@code others}; {@code reader} reads the processes ({@link ProcessReader#PROC} but in tests);
    * {@code figures} keeps the last figures read of each server. A backend's memory is its whole
    * process tree's, wrappers included; a shim's and each daemon process's its own (the daemon's
@@ -76,8 +76,10 @@ final class Backends {
       b.put("hazards", e.hazards());
       b.put("reason", e.reason());
       if (e.startedAt().isPresent()) {
+        b.put("startedAt", e.startedAt().getAsLong());
         b.put("uptimeMs", Math.max(0, nowMillis - e.startedAt().getAsLong()));
       } else {
+        b.putNull("startedAt");
         b.putNull("uptimeMs");
       }
       long each = Math.max(1, e.sessions());

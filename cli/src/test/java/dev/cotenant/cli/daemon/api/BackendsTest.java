@@ -161,8 +161,10 @@ class BackendsTest {
         OptionalLong.empty(), 0, 0, OptionalLong.empty(), Placement.DEDICATED, false);
     JsonNode json = Backends.json(List.of(started, spawning), 12_500);
     assertEquals(2_500, json.get("backends").get(0).get("uptimeMs").longValue());
+    assertEquals(10_000, json.get("backends").get(0).get("startedAt").longValue(), "when it came up, on the pool's clock");
     assertEquals("its verdict (declared) recommends sharing", json.get("backends").get(0).get("reason").stringValue());
     assertTrue(json.get("backends").get(1).get("uptimeMs").isNull(), json.toString());
+    assertTrue(json.get("backends").get(1).get("startedAt").isNull(), json.toString());
     assertEquals("c0123456789abcde", json.get("backends").get(0).get("key").stringValue());
     assertEquals(3, json.get("totals").get("unsharedProcesses").intValue(), "a process per session: " + json);
   }
