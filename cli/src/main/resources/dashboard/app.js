@@ -17,9 +17,9 @@
     nextStep,
     showShare,
     showProgress,
-    bytes,
-    count,
     showCost,
+    backendRow,
+    localTime,
     when
   } = window.CotenantViews;
 
@@ -241,11 +241,12 @@
       ]);
     }));
     updateSelection();
-    const when = new Date().toLocaleTimeString();
     const problems = files.filter((f) => f.problem);
     let text;
+    const parts = [];
     if (rows.length > 0) {
-      text = rows.length + (rows.length === 1 ? ' server' : ' servers') + ', as of ' + when + '.';
+      parts.push(rows.length + (rows.length === 1 ? ' server' : ' servers') + ', as of ', localTime(Date.now()), '.');
+      text = '';
     } else if (files.length === 0) {
       text = 'No server yet: the daemon was started without a configuration file, and no client has connected through '
         + 'a shim (cotenant connect NAME CONFIG) since it started. Its servers appear here once one does.';
@@ -255,7 +256,7 @@
     for (const f of problems) {
       text += ' ' + f.path + ' cannot be read now (' + f.problem + '); its servers are left out.';
     }
-    status.textContent = text;
+    status.replaceChildren(...parts, text);
   }
 
   async function routeSelected() {
@@ -449,27 +450,13 @@
       backendsByServer.get(b.server).push(b);
     }
     updateRunning();
-    $('backends-body').replaceChildren(...backends.map((b) => {
-      const placement = el('td', { className: 'placement', text: b.placement });
-      if (b.forced) {
-        placement.append(' ', el('span', { className: 'forced', text: 'forced' }));
-      }
-      return el('tr', {
-        'data-server': b.server, 'data-placement': b.placement, 'data-sessions': b.sessions, title: 'connection ' + b.key
-      }, [
-        el('th', { scope: 'row', text: b.server }),
-        placement,
-        el('td', { text: b.state }),
-        el('td', { className: 'sessions', text: String(b.sessions) }),
-        el('td', { text: b.pid === null || b.pid === undefined ? '–' : String(b.pid) }),
-        el('td', { text: bytes(b.rssBytes) }),
-        el('td', { text: String(b.calls) }),
-        el('td', { className: 'reason', text: b.reason || '–' })
-      ]);
-    }));
-    $('backends-status').textContent = backends.length === 0
-      ? 'No backend runs.'
-      : backends.length + (backends.length === 1 ? ' backend' : ' backends') + ', as of ' + new Date().toLocaleTimeString() + '.';
+    $('backends-body').replaceChildren(...backends.map(backendRow));
+    if (backends.length === 0) {
+      $('backends-status').textContent = 'No backend runs.';
+    } else {
+      $('backends-status').replaceChildren(backends.length + (backends.length === 1 ? ' backend' : ' backends') + ', as of ',
+        localTime(Date.now()), '.');
+    }
   }
 
   // ---- hazards ---------------------------------------------------------------------------

@@ -219,10 +219,14 @@ window.CotenantViews = (function () {
     } else if (p.cancelled) {
       text = 'Cancelled after ' + done + ' of ' + total + ' (' + (p.measured || 0) + ' measured).';
     } else {
-      text = 'Done: ' + done + ' of ' + total + ', ' + (p.measured || 0) + ' measured'
-        + (p.finishedAt ? ', finished ' + new Date(p.finishedAt).toLocaleTimeString() : '') + '.';
+      text = 'Done: ' + done + ' of ' + total + ', ' + (p.measured || 0) + ' measured';
     }
-    $('measure-status').textContent = text;
+    const finished = !running && p.startedAt && !p.error && !p.cancelled && p.finishedAt ? Date.parse(p.finishedAt) : NaN;
+    if (Number.isNaN(finished)) {
+      $('measure-status').textContent = text + (running || !p.startedAt || p.error || p.cancelled ? '' : '.');
+    } else {
+      $('measure-status').replaceChildren(text + ', finished ', localTime(finished), '.');
+    }
     const current = p.current || [];
     $('measure-current').textContent = running && current.length > 0 ? 'Now measuring: ' + current.join(', ') : '';
   }
@@ -248,31 +252,36 @@ window.CotenantViews = (function () {
   }
 
   // What routing through Cotenant costs in all, against each client running its servers: every part
-  // is shown, and a part whose memory is missing is named rather than left out of a total.
+  // is shown in proportional memory (Pss), and a part whose memory is missing is named rather than
+  // left out of a total.
   function showCost(cost, t) {
     const totals = $('backend-totals');
     totals.dataset.backends = String(t.backends || 0);
     if (!cost) {
       $('total-processes').textContent = (t.backends || 0) + ' backends (this daemon does not say what its shims and itself take)';
-      $('total-memory').textContent = bytes(t.rssBytes || 0) + ' for the backends alone';
+      $('total-memory').textContent = bytes(t.pssBytes !== undefined ? t.pssBytes : t.rssBytes || 0) + ' for the backends alone';
       $('parts-processes').textContent = '';
       $('parts-memory').textContent = '';
       $('total-verdict').textContent = '';
+      $('direct-servers').replaceChildren();
       return;
     }
     const now = cost.now;
     const direct = cost.direct;
     totals.dataset.nowProcesses = String(now.processes);
     totals.dataset.directProcesses = String(direct.processes);
-    totals.dataset.memoryKnown = String(now.rssBytes !== null && direct.rssBytes !== null);
+    totals.dataset.memoryKnown = String(now.pssBytes !== null && direct.pssBytes !== null);
+    totals.dataset.nowPss = now.pssBytes === null ? '' : String(now.pssBytes);
+    totals.dataset.directPss = direct.pssBytes === null ? '' : String(direct.pssBytes);
     $('total-processes').textContent = now.processes + ' now vs ' + direct.processes + ' directly';
-    $('parts-processes').textContent = '(' + count(now.backends.processes, 'backend') + ' + ' + count(now.shims.processes, 'shim')
-      + ' + ' + count(now.daemon.processes, 'daemon process') + ')';
-    const part = (p, what) => what + ' ' + bytes(p.rssBytes) + (p.unread > 0 ? ' (' + (p.processes - p.unread) + ' of ' + p.processes + ' read)' : '');
-    $('total-memory').textContent = (now.rssBytes === null ? 'not known in total' : bytes(now.rssBytes) + ' now')
-      + ' vs ' + (direct.rssBytes === null ? 'not known' : bytes(direct.rssBytes)) + ' directly';
+    $('parts-processes').textContent = '(' + count(now.backends.processes, 'process') + ' of ' + count(t.backends || 0, 'backend')
+      + ' + ' + count(now.shims.processes, 'shim') + ' + ' + count(now.daemon.processes, 'daemon process') + ')';
+    const part = (p, what) => what + ' ' + bytes(p.pssBytes) + (p.unread > 0 ? ' (' + (p.processes - p.unread) + ' of ' + p.processes + ' read)' : '');
+    $('total-memory').textContent = (now.pssBytes === null ? 'not known in total' : bytes(now.pssBytes) + ' now')
+      + ' vs ' + (direct.pssBytes === null ? 'not known' : bytes(direct.pssBytes)) + ' directly';
     $('parts-memory').textContent = '(' + part(now.backends, 'backends') + ' + ' + part(now.shims, 'shims') + ' + '
       + part(now.daemon, 'daemon') + ')';
+    $('direct-servers').replaceChildren(...(direct.servers || []).map(directServer));
     const saved = cost.saved;
     let verdict;
     if (direct.processes === 0) {
@@ -285,12 +294,12 @@ window.CotenantViews = (function () {
       verdict = 'As many processes as running each client\'s servers directly';
     }
     if (direct.processes > 0) {
-      if (saved.rssBytes === null) {
+      if (saved.pssBytes === null) {
         verdict += '; what it saves in memory is not known (below).';
-      } else if (saved.rssBytes >= 0) {
-        verdict += (saved.processes > 0 ? ' and ' : '; it saves ') + bytes(saved.rssBytes) + ' of memory.';
+      } else if (saved.pssBytes >= 0) {
+        verdict += (saved.processes > 0 ? ' and ' : '; it saves ') + bytes(saved.pssBytes) + ' of memory.';
       } else {
-        verdict += (saved.processes < 0 ? ' and ' : '; it costs ') + bytes(-saved.rssBytes) + ' more memory.';
+        verdict += (saved.processes < 0 ? ' and ' : '; it costs ') + bytes(-saved.pssBytes) + ' more memory.';
       }
     }
     $('total-verdict').textContent = verdict;
@@ -300,28 +309,100 @@ window.CotenantViews = (function () {
     missing.hidden = items.length === 0;
   }
 
+  // How one server's sessions are estimated directly: each its own copy's private memory, the
+  // pages the copies share once, and where those figures come from.
+  function directServer(s) {
+    const item = el('li', { 'data-server': s.server, 'data-figures': s.figures, 'data-pss': s.pssBytes === null ? '' : String(s.pssBytes) });
+    const sessions = count(s.sessions, 'session') + (s.unattached > 0 ? ' (' + s.unattached + ' not attached to a backend yet)' : '');
+    item.append(el('strong', { text: s.server }), ': ' + sessions);
+    if (s.figures === 'unknown') {
+      item.append(s.sessions > 0 ? ', not known: no backend of it has been read since the daemon started.' : '.');
+      return item;
+    }
+    item.append(' × ' + bytes(s.ussBytesEach) + ' of its own (' + count(s.processesEach, 'process') + ' each) + '
+      + bytes(s.sharedPssBytes) + ' shared once = ' + bytes(s.pssBytes) + ' directly; ');
+    if (s.figures === 'now') {
+      item.append('read of ' + (s.copies === 1 ? 'its backend' : 'its ' + s.copies + ' backends') + ' now.');
+    } else {
+      item.append('no backend of it is up: as last read, ', localTime(s.readAt), '.');
+    }
+    return item;
+  }
+
+  // One row of the backends table: its memory in Pss (Uss and Rss in the title), since when it is up.
+  function backendRow(b) {
+    const placement = el('td', { className: 'placement', text: b.placement });
+    if (b.forced) {
+      placement.append(' ', el('span', { className: 'forced', text: 'forced' }));
+    }
+    const memory = el('td', {
+      className: 'memory', text: bytes(b.pssBytes),
+      title: b.pssBytes === null || b.pssBytes === undefined ? 'not read'
+        : 'Pss of its ' + count(b.processes, 'process') + '; Uss ' + bytes(b.ussBytes) + ', Rss ' + bytes(b.rssBytes)
+    });
+    const up = el('td', { className: 'started' });
+    if (typeof b.startedAt === 'number') {
+      up.append(localTime(b.startedAt, 'UTC: ' + new Date(b.startedAt).toISOString() + '; up ' + duration(b.uptimeMs)));
+    } else {
+      up.textContent = '–';
+    }
+    return el('tr', {
+      'data-server': b.server, 'data-placement': b.placement, 'data-sessions': b.sessions, title: 'connection ' + b.key
+    }, [
+      el('th', { scope: 'row', text: b.server }),
+      placement,
+      el('td', { text: b.state }),
+      el('td', { className: 'sessions', text: String(b.sessions) }),
+      el('td', { text: b.pid === null || b.pid === undefined ? '–' : String(b.pid) }),
+      memory,
+      up,
+      el('td', { text: String(b.calls) }),
+      el('td', { className: 'reason', text: b.reason || '–' })
+    ]);
+  }
+
+  // A length of time in the largest units that say it: 3 h 12 min, 4 min 5 s, 9 s.
+  function duration(ms) {
+    const s = Math.max(0, Math.floor((ms || 0) / 1000));
+    if (s < 60) {
+      return s + ' s';
+    }
+    if (s < 3600) {
+      return Math.floor(s / 60) + ' min ' + (s % 60) + ' s';
+    }
+    if (s < 86400) {
+      return Math.floor(s / 3600) + ' h ' + Math.floor((s % 3600) / 60) + ' min';
+    }
+    return Math.floor(s / 86400) + ' d ' + Math.floor((s % 86400) / 3600) + ' h';
+  }
+
   function pad(n, width) {
     return String(n).padStart(width || 2, '0');
   }
 
-  // A time of the ledger (seconds since the epoch) as local time, ISO-like, its exact value in the title.
-  function when(seconds) {
-    if (typeof seconds !== 'number' || !(seconds > 0)) {
-      return el('span', { className: 'time-unknown', text: 'at an unknown time' });
-    }
-    const d = new Date(seconds * 1000);
+  // A moment (milliseconds since the epoch) in the browser's local time, ISO-like with its offset
+  // from UTC; the UTC time in its title (or the title given).
+  function localTime(ms, title) {
+    const d = new Date(ms);
     const offset = -d.getTimezoneOffset();
     const zone = (offset >= 0 ? '+' : '-') + pad(Math.floor(Math.abs(offset) / 60)) + ':' + pad(Math.abs(offset) % 60);
     const local = d.getFullYear() + '-' + pad(d.getMonth() + 1) + '-' + pad(d.getDate()) + ' '
       + pad(d.getHours()) + ':' + pad(d.getMinutes()) + ':' + pad(d.getSeconds());
-    return el('time', {
-      datetime: d.toISOString(), className: 'last-seen', 'data-seconds': String(seconds),
-      title: seconds + ' s since the epoch (' + d.toISOString() + ')',
-      text: local + ' (UTC' + zone + ')'
-    });
+    return el('time', { datetime: d.toISOString(), title: title || 'UTC: ' + d.toISOString(), text: local + ' (UTC' + zone + ')' });
+  }
+
+  // A time of the ledger (seconds since the epoch) as local time, its exact value in the title.
+  function when(seconds) {
+    if (typeof seconds !== 'number' || !(seconds > 0)) {
+      return el('span', { className: 'time-unknown', text: 'at an unknown time' });
+    }
+    const t = localTime(seconds * 1000, seconds + ' s since the epoch (' + new Date(seconds * 1000).toISOString() + ')');
+    t.className = 'last-seen';
+    t.dataset.seconds = String(seconds);
+    return t;
   }
 
   return Object.freeze({
-    ARCH, REASONS, STRENGTHS, $, ApiError, describe, el, confirmAction, yesNo, strengthBadge, reasonItem, sourceCell, reasonText, nextStep, stepItem, showShare, showProgress, bytes, count, showCost, pad, when
+    ARCH, REASONS, STRENGTHS, $, ApiError, describe, el, confirmAction, yesNo, strengthBadge, reasonItem, sourceCell, reasonText, nextStep, stepItem, showShare, showProgress, bytes, count, showCost, backendRow, pad, localTime, when
   });
 })();

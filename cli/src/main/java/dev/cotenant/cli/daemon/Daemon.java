@@ -189,10 +189,11 @@ public final class Daemon implements AutoCloseable {
   }
 
   /**
-   * The processes besides the backends the API counts in what sharing costs: this JVM, its
-   * watchdog, the {@code cotenant serve} process waiting on it (when one started it as a child),
-   * and the shims attached to a backend, each by the pid it named, counted only while that is a
-   * live process of this user.
+   * What the API counts in what sharing costs besides the pool: this JVM, its watchdog, the
+   * {@code cotenant serve} process waiting on it (when one started it as a child); every client
+   * session over the socket whose hello was accepted, attached to a backend or not yet, with its
+   * shim's pid (counted only while that is a live process of this user); and whether backends
+   * start wrapped in a pid namespace.
    */
   DaemonProcesses processes() {
     return new DaemonProcesses() {
@@ -209,15 +210,22 @@ public final class Daemon implements AutoCloseable {
       }
 
       @Override
-      public List<OptionalLong> shims() {
-        List<OptionalLong> out = new ArrayList<>();
+      public List<Client> clients() {
+        List<Client> out = new ArrayList<>();
         for (SocketSession s : sessions) {
-          if (s.isAttached()) {
+          s.acceptedServer().ifPresent(server -> {
             OptionalLong pid = s.shimPid();
-            out.add(pid.isPresent() && ownLiveProcess(pid.getAsLong()) ? pid : OptionalLong.empty());
-          }
+            out.add(new Client(server, s.isAttached(), true,
+                pid.isPresent() && ownLiveProcess(pid.getAsLong()) ? pid : OptionalLong.empty()));
+          });
         }
         return out;
+      }
+
+      @Override
+      public int backendWrappers() {
+        // bubblewrap's pair: the process the pool started and its child, pid 1 of the namespace.
+        return cotenant.backendNamespace().mode().contained() ? 2 : 0;
       }
     };
   }

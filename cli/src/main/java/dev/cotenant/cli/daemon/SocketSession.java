@@ -49,6 +49,8 @@ final class SocketSession implements Runnable {
   private volatile @Nullable ClientSession connection;
   private volatile @Nullable String serverName;
   private volatile long shimPid = -1;
+  /** True once the hello named a server the daemon found (the shim was answered {@code connected}). */
+  private volatile boolean accepted;
   private volatile boolean ended;
   /** The client's {@code initialize} a resuming shim sent in its hello; null for a new session. */
   private volatile @Nullable Map<String, Object> resume;
@@ -87,6 +89,15 @@ final class SocketSession implements Runnable {
   /** True once a shim's hello named a server (not a control connection). */
   boolean isClientSession() {
     return serverName != null && !ended;
+  }
+
+  /**
+   * The server of this client session while it lives, once its hello was accepted (attached to a
+   * backend or not yet); empty for a control connection, a refused hello or an ended session.
+   */
+  java.util.Optional<String> acceptedServer() {
+    String name = serverName;
+    return accepted && !ended && name != null ? java.util.Optional.of(name) : java.util.Optional.empty();
   }
 
   /** True while the session is attached to a backend (its client's first message placed it). */
@@ -218,8 +229,11 @@ final class SocketSession implements Runnable {
       ConfiguredServer s = directory.find(name, files);
       Object r = hello.get("resume");
       if (r != null) {
-        return resumed(s, r);
+        ConfiguredServer resumedServer = resumed(s, r);
+        accepted = resumedServer != null;
+        return resumedServer;
       }
+      accepted = true;
       channel.writeLine(Wire.connected(sessionId));
       return s;
     } catch (ConfigException e) {

@@ -69,6 +69,19 @@ class DashboardIT {
     b.driver.get(url);
   }
 
+  /** {@code GET /api/PATH} of the daemon, with its token. */
+  private static JsonNode api(DaemonFixture f, String path) throws Exception {
+    HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(base(f) + "api/" + path))
+        .timeout(WAIT).header("Authorization", "Bearer " + f.token()).build(), HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, r.statusCode(), r.body());
+    return DaemonFixture.JSON.readTree(r.body());
+  }
+
+  /** {@code N process} or {@code N processes}, as the page writes it. */
+  private static String processes(long n) {
+    return n + (n == 1 ? " process" : " processes");
+  }
+
   private static Object js(Browser b, String script, Object... args) {
     return ((JavascriptExecutor) b.driver).executeScript(script, args);
   }
@@ -292,20 +305,57 @@ class DashboardIT {
         assertTrue(row.contains("forced"), row);
         assertTrue(row.contains("forced by cotenant.sharing.forced (verdict "), "the row says why: " + row);
         assertEquals(1L, js(b, "return document.querySelectorAll('#backends-body tr').length;"));
-        // Everything sharing takes: the backend, the two shims, the daemon and its watchdog, against
-        // a process per session run directly; here that costs more than it saves, and the page says so.
-        await(b, WAIT, "the totals count the shims", () -> "1 backend + 2 shims + 2 daemon processes".equals(js(b,
+        // Everything routing takes: every process of the backend's tree (its bubblewrap pair too, where
+        // there is one), the two shims, the daemon and its watchdog, against a copy of the server per
+        // session run directly; here that costs more than it saves, and the page says so.
+        JsonNode answer = api(f, "backends");
+        long tree = answer.path("cost").path("now").path("backends").path("processes").asLong();
+        await(b, WAIT, "the totals count the shims", () -> (processes(tree) + " of 1 backend + 2 shims + 2 daemon processes").equals(js(b,
             "return document.getElementById('parts-processes').textContent.replace(/[()]/g, '');")));
-        assertEquals("5 now vs 2 directly", js(b, "return document.getElementById('total-processes').textContent;"));
-        String memory = (String) js(b, "return document.getElementById('total-memory').textContent;");
-        assertTrue(memory.matches("\\d+(\\.\\d+)? (B|KiB|MiB|GiB) now vs \\d+(\\.\\d+)? (B|KiB|MiB|GiB) directly"), memory);
+        assertEquals((tree + 4) + " now vs 2 directly", js(b, "return document.getElementById('total-processes').textContent;"));
+        // Memory in Pss: the figures the page shows are the API's pssBytes.
+        assertTrue(((String) js(b, "return document.getElementById('total-memory').closest('div').querySelector('dt').textContent;"))
+            .startsWith("Memory (Pss)"));
+        Map<?, ?> memory = (Map<?, ?>) js(b, "const t = document.getElementById('backend-totals'); const v = window.CotenantViews;"
+            + " return {text: document.getElementById('total-memory').textContent, now: Number(t.dataset.nowPss),"
+            + " direct: Number(t.dataset.directPss), shown: v.bytes(Number(t.dataset.nowPss)) + ' now vs '"
+            + " + v.bytes(Number(t.dataset.directPss)) + ' directly', known: t.dataset.memoryKnown};");
+        assertEquals(memory.get("shown"), memory.get("text"), "the page shows its Pss figures: " + memory);
+        assertTrue(((String) memory.get("text")).matches("\\d+(\\.\\d+)? (KiB|MiB|GiB) now vs \\d+(\\.\\d+)? (KiB|MiB|GiB) directly"),
+            memory.toString());
+        assertEquals("true", memory.get("known"), "every part's memory was read (each shim names its pid)");
+        JsonNode cost = api(f, "backends").path("cost");
+        double pageNow = ((Number) memory.get("now")).doubleValue();
+        double apiNow = cost.path("now").path("pssBytes").asDouble();
+        assertTrue(Math.abs(pageNow - apiNow) <= 0.05 * apiNow, "the page's Pss " + pageNow + " is the API's " + apiNow);
+        assertTrue(cost.path("now").path("pssBytes").asLong() < cost.path("now").path("rssBytes").asLong(),
+            "Pss counts the shared pages once, so less than Rss: " + cost);
         String memoryParts = (String) js(b, "return document.getElementById('parts-memory').textContent;");
         assertTrue(memoryParts.matches("\\(backends [^+]+ \\+ shims [^+]+ \\+ daemon [^+]+\\)"), memoryParts);
-        assertEquals("true", js(b, "return document.getElementById('backend-totals').dataset.memoryKnown;"),
-            "every part's memory was read (each shim names its pid)");
+        // How directly is estimated: echo's two sessions each a copy of its own memory, the shared pages once.
+        Map<?, ?> echoDirect = (Map<?, ?>) js(b, "const e = document.querySelector('#direct-servers li[data-server=\"echo\"]');"
+            + " return e ? {text: e.textContent, figures: e.dataset.figures} : null;");
+        assertEquals("now", echoDirect.get("figures"), echoDirect.toString());
+        assertTrue(((String) echoDirect.get("text")).matches("echo: 2 sessions × [^=]+ of its own \\(1 process each\\) \\+ [^=]+"
+            + " shared once = [^;]+ directly; read of its backend now\\."), echoDirect.toString());
+        // The backend's row: its memory in Pss, since when it is up in local time, UTC in the title.
+        Map<?, ?> started = (Map<?, ?>) js(b, "const r = document.querySelector('#backends-body tr[data-server=\"echo\"]');"
+            + " const t = r.querySelector('td.started time'); const m = r.querySelector('td.memory');"
+            + " return {memory: m.textContent, memoryTitle: m.title, text: t.textContent, title: t.title, datetime: t.getAttribute('datetime'),"
+            + " local: (() => { const d = new Date(t.getAttribute('datetime')); const p = n => String(n).padStart(2, '0');"
+            + " return d.getFullYear() + '-' + p(d.getMonth() + 1) + '-' + p(d.getDate()) + ' ' + p(d.getHours()) + ':'"
+            + " + p(d.getMinutes()) + ':' + p(d.getSeconds()); })()};");
+        assertTrue(((String) started.get("memoryTitle")).startsWith("Pss of its " + processes(tree) + "; Uss "), started.toString());
+        assertTrue(((String) started.get("text")).matches("\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2} \\(UTC[+-]\\d{2}:\\d{2}\\)"),
+            started.toString());
+        assertTrue(((String) started.get("text")).startsWith((String) started.get("local")), "local time: " + started);
+        assertTrue(((String) started.get("title")).startsWith("UTC: " + started.get("datetime") + "; up "), started.toString());
+        long startedAt = answer.path("backends").get(0).path("startedAt").asLong();
+        assertEquals(java.time.Instant.ofEpochMilli(startedAt).toString().replaceAll("Z$", ""),
+            ((String) started.get("datetime")).replaceAll("(\\.000)?Z$", ""), "the time the API says it came up: " + started);
         String verdict = (String) js(b, "return document.getElementById('total-verdict').textContent;");
-        assertTrue(verdict.startsWith("Routing through Cotenant costs 3 processes more than running each client's servers directly"),
-            verdict);
+        assertTrue(verdict.startsWith("Routing through Cotenant costs " + (tree + 2)
+            + " processes more than running each client's servers directly"), verdict);
         assertEquals("2", js(b, "return document.getElementById('total-sessions').textContent;"));
         screenshot(b, "backends");
       }
@@ -399,9 +449,11 @@ class DashboardIT {
               + " && !document.getElementById('route-unavailable').hidden;"), "nothing of the daemon's own to write to, and said so");
           await(b, WAIT, "echo's row says its session runs on a dedicated backend", () -> nextText(b, "echo")
               .contains("running: dedicated: its verdict (unknown) does not recommend sharing"));
-          await(b, WAIT, "the totals count the shim and the daemon", () -> "4 now vs 1 directly".equals(js(b,
+          long tree = api(f, "backends").path("backends").get(0).path("processes").asLong();
+          await(b, WAIT, "the totals count the shim and the daemon", () -> ((tree + 3) + " now vs 1 directly").equals(js(b,
               "return document.getElementById('total-processes').textContent;")));
-          assertEquals("(1 backend + 1 shim + 2 daemon processes)", js(b, "return document.getElementById('parts-processes').textContent;"));
+          assertEquals("(" + processes(tree) + " of 1 backend + 1 shim + 2 daemon processes)",
+              js(b, "return document.getElementById('parts-processes').textContent;"));
 
           // Measure covers the servers the shim's file names: not "0 of 0".
           b.driver.findElement(By.id("measure-start")).click();

@@ -6,7 +6,8 @@ import dev.cotenant.gateway.sharing.Sharing;
 import java.time.Duration;
 
 /**
- * The routes over the running backends: {@code GET /backends} (what each costs and saves),
+ * The routes over the running backends: {@code GET /backends} (what each takes, and what routing
+ * costs against running each client's servers directly, with the last figures read of each server),
  * {@code POST /backends/{server}/restart} and {@code POST /backends/drain}. Thread-safe.
  */
 final class BackendRoutes {
@@ -16,6 +17,8 @@ final class BackendRoutes {
   private final Sharing sharing;
   private final ApiConfigs configs;
   private final DaemonProcesses processes;
+  /** The last figures read of each server's backends, for the daemon's life. */
+  private final ServerFigures figures = new ServerFigures();
 
   BackendRoutes(Sharing sharing, ApiConfigs configs, DaemonProcesses processes) {
     this.sharing = sharing;
@@ -24,7 +27,7 @@ final class BackendRoutes {
   }
 
   Answer list(Exchange x) {
-    return Answer.ok(Backends.json(sharing.accounting(), System.currentTimeMillis(), processes, Backends::rssBytes));
+    return Answer.ok(Backends.json(sharing.accounting(), System.currentTimeMillis(), processes, ProcessReader.PROC, figures));
   }
 
   Answer restart(Exchange x) throws ApiError, InterruptedException {

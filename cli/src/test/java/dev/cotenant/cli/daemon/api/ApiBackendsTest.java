@@ -57,12 +57,17 @@ class ApiBackendsTest extends ApiDaemonTest {
       assertEquals(pool.get(0).pid().getAsLong(), backend.path("pid").asLong());
       assertEquals(1, backend.path("generation").asInt());
       long rss = backend.path("rssBytes").asLong();
-      assertTrue(rss > 0, "the backend's memory is read: " + answer);
+      long pss = backend.path("pssBytes").asLong();
+      long uss = backend.path("ussBytes").asLong();
+      assertTrue(0 < uss && uss <= pss && pss <= rss, "the backend's memory is read, Uss <= Pss <= Rss: " + answer);
+      assertEquals(treeSize(pool.get(0).pid().getAsLong()), backend.path("processes").asLong(),
+          "every process of its tree (the bubblewrap pair too, where there is one): " + answer);
       assertTrue(backend.path("uptimeMs").asLong() >= 0, answer.toString());
       JsonNode totals = answer.json().path("totals");
       assertEquals(1, totals.path("backends").asInt());
       assertEquals(2, totals.path("sessions").asInt());
       assertEquals(rss, totals.path("rssBytes").asLong());
+      assertEquals(pss, totals.path("pssBytes").asLong());
       assertEquals(2, totals.path("unsharedProcesses").asInt(), "a process per session without sharing");
       assertEquals(2 * rss, totals.path("unsharedRssBytes").asLong(), "its memory per session without sharing");
       assertEquals(answer.json().path("backends").get(0).path("server"),
@@ -93,16 +98,54 @@ class ApiBackendsTest extends ApiDaemonTest {
   }
 
   /**
-   * What sharing costs counts every process it takes: the backend, each shim attached to it (by the
-   * pid its hello names) and the daemon, against a process per session run directly. A shim that
-   * names no pid is counted, and its memory is said to be missing rather than left out of a total.
+   * Every object of the answer has exactly the properties {@code openapi.json} says, each one the
+   * schema requires: the document and the answer cannot drift apart.
+   */
+  private static void assertShapeIsDocumented(JsonNode answer) throws Exception {
+    JsonNode schema;
+    try (java.io.InputStream in = ApiHandler.class.getResourceAsStream(ApiHandler.OPENAPI_RESOURCE)) {
+      schema = ApiDaemon.JSON.readTree(in).path("components").path("schemas").path("Backends");
+    }
+    assertShape(schema, answer, "backends");
+  }
+
+  private static void assertShape(JsonNode schema, JsonNode value, String where) {
+    if (value.isObject() && schema.has("properties")) {
+      java.util.Set<String> documented = new java.util.TreeSet<>(schema.path("properties").propertyNames());
+      java.util.Set<String> required = new java.util.TreeSet<>();
+      schema.path("required").forEach(r -> required.add(r.asString()));
+      java.util.Set<String> answered = new java.util.TreeSet<>(value.propertyNames());
+      assertEquals(documented, answered, where + ": the answer's properties are the documented ones");
+      assertEquals(documented, required, where + ": each is required");
+      for (String k : answered) {
+        assertShape(schema.path("properties").path(k), value.path(k), where + "." + k);
+      }
+    } else if (value.isArray() && schema.has("items")) {
+      for (JsonNode item : value) {
+        assertShape(schema.path("items"), item, where + "[]");
+      }
+    }
+  }
+
+  /** The processes of the tree under {@code pid}, read here independently of the API. */
+  private static long treeSize(long pid) {
+    return 1 + ProcessHandle.of(pid).map(h -> h.descendants().count()).orElse(0L);
+  }
+
+  /**
+   * What sharing costs counts every process it takes: the backend's whole tree, the shim of every
+   * client session (by the pid its hello names), attached to the backend or not yet, and the
+   * daemon, against each session running the server directly. A shim that names no pid is
+   * counted, and its memory is said to be missing rather than left out of a total.
    */
   @Test
   void theCostCountsTheShimsAndTheDaemonBesidesTheBackend() throws Exception {
-    // A process standing for a shim: the daemon reads the memory of the pid the hello names.
+    // Processes standing for shims: the daemon reads the memory of the pid the hello names.
     Process shimProcess = new ProcessBuilder("sleep", "300").start();
+    Process waitingShim = new ProcessBuilder("sleep", "301").start();
     try (LineChannel named = api.shim("echo", shimProcess.pid(), api.config);
-        LineChannel unnamed = api.shim("echo", 0, api.config)) {
+        LineChannel unnamed = api.shim("echo", 0, api.config);
+        LineChannel waiting = api.shim("echo", waitingShim.pid(), api.config)) {
       for (LineChannel c : List.of(named, unnamed)) {
         c.writeLine(("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
             + ApiDaemon.JSON.writeValueAsString(CLIENT) + "}").getBytes(java.nio.charset.StandardCharsets.UTF_8));
@@ -113,25 +156,40 @@ class ApiBackendsTest extends ApiDaemonTest {
         }
         assertTrue(line.contains("\"result\""), "initialized: " + line);
       }
+      // The third client has sent nothing yet: its session is not attached to a backend.
       JsonNode answer = api.get("/api/backends").json();
       JsonNode cost = answer.path("cost");
+      long backendProcesses = treeSize(answer.path("backends").get(0).path("pid").asLong());
       assertEquals(1, answer.path("totals").path("backends").asInt(), answer.toString());
-      assertEquals(2, answer.path("totals").path("sessions").asInt(), answer.toString());
-      assertEquals(1, cost.path("now").path("backends").path("processes").asInt(), cost.toString());
-      assertEquals(2, cost.path("now").path("shims").path("processes").asInt(), cost.toString());
+      assertEquals(2, answer.path("totals").path("sessions").asInt(), "the backend's: " + answer);
+      assertEquals(backendProcesses, cost.path("now").path("backends").path("processes").asInt(), cost.toString());
+      assertEquals(3, cost.path("now").path("shims").path("processes").asInt(), "every session's shim, attached or not: " + cost);
       assertEquals(1, cost.path("now").path("shims").path("unread").asInt(), "the shim that named no pid: " + cost);
-      assertTrue(cost.path("now").path("shims").path("rssBytes").asLong() > 0, "the named shim's memory: " + cost);
+      assertTrue(cost.path("now").path("shims").path("pssBytes").asLong() > 0, "the named shims' memory: " + cost);
       assertEquals(1, cost.path("now").path("daemon").path("processes").asInt(), "this JVM (no watchdog here): " + cost);
-      assertTrue(cost.path("now").path("daemon").path("rssBytes").asLong() > 0, cost.toString());
-      assertEquals(4, cost.path("now").path("processes").asInt(), "1 backend + 2 shims + the daemon: " + cost);
-      assertTrue(cost.path("now").path("rssBytes").isNull(), "no total with a shim's memory missing: " + cost);
-      assertEquals(2, cost.path("direct").path("processes").asInt(), "a process per session run directly: " + cost);
-      assertEquals(-2, cost.path("saved").path("processes").asInt(), cost.toString());
+      assertTrue(cost.path("now").path("daemon").path("pssBytes").asLong() > 0, cost.toString());
+      assertEquals(backendProcesses + 3 + 1, cost.path("now").path("processes").asInt(), "the backend's tree + 3 shims + the daemon: " + cost);
+      assertTrue(cost.path("now").path("pssBytes").isNull(), "no total with a shim's memory missing: " + cost);
+      JsonNode echo = cost.path("direct").path("servers").get(0);
+      assertEquals("echo", echo.path("server").asString(), cost.toString());
+      assertEquals(3, echo.path("sessions").asInt(), "the two attached and the one not yet: " + cost);
+      assertEquals(1, echo.path("unattached").asInt(), cost.toString());
+      assertEquals("now", echo.path("figures").asString(), cost.toString());
+      long each = echo.path("processesEach").asLong();
+      assertTrue(each >= 1 && each <= backendProcesses, cost.toString());
+      assertEquals(3 * echo.path("ussBytesEach").asLong() + echo.path("sharedPssBytes").asLong(), echo.path("pssBytes").asLong(),
+          "each session the server's private memory, the shared pages once: " + cost);
+      assertEquals(echo.path("pssBytes").asLong(), cost.path("direct").path("pssBytes").asLong(), cost.toString());
+      assertEquals(3 * each, cost.path("direct").path("processes").asInt(), "a copy of the server per session run directly: " + cost);
+      assertEquals(3 * each - (backendProcesses + 4), cost.path("saved").path("processes").asInt(), cost.toString());
       assertEquals(1, cost.path("missing").size(), cost.toString());
       assertTrue(cost.path("missing").get(0).asString().startsWith("the memory of 1 shim: it named no live process"), cost.toString());
+      assertShapeIsDocumented(answer);
     } finally {
-      shimProcess.destroyForcibly();
-      shimProcess.waitFor();
+      for (Process p : List.of(shimProcess, waitingShim)) {
+        p.destroyForcibly();
+        p.waitFor();
+      }
     }
   }
 }

@@ -150,7 +150,7 @@ class ApiRoutesTest extends ApiDaemonTest {
   void backendsWithoutSessionsAreEmptyARestartFindsNoneAndADrainDrainsNothing() throws Exception {
     JsonNode none = api.get("/api/backends").json();
     assertEquals(api.JSON.readTree("[]"), none.path("backends"));
-    assertEquals(api.JSON.readTree("{\"backends\":0,\"sessions\":0,\"rssBytes\":0,"
+    assertEquals(api.JSON.readTree("{\"backends\":0,\"sessions\":0,\"pssBytes\":0,\"rssBytes\":0,"
         + "\"unsharedProcesses\":0,\"unsharedRssBytes\":0}"), none.path("totals"));
     assertEquals(1, none.path("cost").path("now").path("processes").asInt(), "the daemon alone: " + none);
     assertEquals(0, none.path("cost").path("direct").path("processes").asInt(), none.toString());
