@@ -19,6 +19,7 @@
     showProgress,
     showCost,
     backendRow,
+    waitingItem,
     localTime,
     when
   } = window.CotenantViews;
@@ -450,6 +451,9 @@
       backendsByServer.get(b.server).push(b);
     }
     updateRunning();
+    const servers = data.servers || [];
+    $('waiting-list').replaceChildren(...servers.map(waitingItem));
+    $('waiting-list').hidden = servers.length === 0;
     $('backends-body').replaceChildren(...backends.map(backendRow));
     if (backends.length === 0) {
       $('backends-status').textContent = 'No backend runs.';

@@ -392,6 +392,22 @@ window.CotenantViews = (function () {
   }
 
   // A time of the ledger (seconds since the epoch) as local time, its exact value in the title.
+  // Per server: sessions waiting on a deferred backend (no process yet) and why, and those that
+  // started theirs at their initialize, and why not deferred.
+  function waitingItem(s) {
+    const parts = [s.server + ': '];
+    if (s.waiting > 0) {
+      parts.push(count(s.waiting, 'session') + ' of ' + s.sessions + ' waiting on a deferred backend (no process runs for '
+        + (s.waiting === 1 ? 'it' : 'them') + ' until a first call): ' + s.deferred);
+    }
+    if (s.not_deferred) {
+      parts.push((s.waiting > 0 ? '; ' : '') + count(s.attached, 'session') + ' started at initialize: ' + s.not_deferred);
+    } else if (s.waiting === 0) {
+      parts.push(count(s.attached, 'session') + ' attached, started at a first call');
+    }
+    return el('li', { className: 'waiting', 'data-server': s.server }, [parts.join('')]);
+  }
+
   function when(seconds) {
     if (typeof seconds !== 'number' || !(seconds > 0)) {
       return el('span', { className: 'time-unknown', text: 'at an unknown time' });
@@ -403,6 +419,6 @@ window.CotenantViews = (function () {
   }
 
   return Object.freeze({
-    ARCH, REASONS, STRENGTHS, $, ApiError, describe, el, confirmAction, yesNo, strengthBadge, reasonItem, sourceCell, reasonText, nextStep, stepItem, showShare, showProgress, bytes, count, showCost, backendRow, pad, localTime, when
+    ARCH, REASONS, STRENGTHS, $, ApiError, describe, el, confirmAction, yesNo, strengthBadge, reasonItem, sourceCell, reasonText, nextStep, stepItem, showShare, showProgress, bytes, count, showCost, backendRow, waitingItem, pad, localTime, when
   });
 })();

@@ -212,12 +212,22 @@ public final class Daemon implements AutoCloseable {
       @Override
       public List<Client> clients() {
         List<Client> out = new ArrayList<>();
+        java.util.Set<dev.cotenant.gateway.sharing.ClientSession> overSocket = new java.util.HashSet<>();
         for (SocketSession s : sessions) {
+          s.connection().ifPresent(overSocket::add);
           s.acceptedServer().ifPresent(server -> {
             OptionalLong pid = s.shimPid();
             out.add(new Client(server, s.isAttached(), true,
                 pid.isPresent() && ownLiveProcess(pid.getAsLong()) ? pid : OptionalLong.empty()));
           });
+        }
+        // A session over HTTP waiting on a deferred backend: no shim, and no backend counts it.
+        Sharing sh = sharing;
+        for (dev.cotenant.gateway.sharing.ClientSession c : sh == null ? List.<dev.cotenant.gateway.sharing.ClientSession>of()
+            : sh.sessions()) {
+          if (!overSocket.contains(c) && c.deferred()) {
+            out.add(new Client(c.serverName(), false, false, OptionalLong.empty()));
+          }
         }
         return out;
       }
@@ -276,36 +286,11 @@ public final class Daemon implements AutoCloseable {
       backends.add(b);
     }
     s.put("backends", backends);
-    s.put("servers", servers(sh == null ? List.of() : sh.sessions()));
+    s.put("servers", dev.cotenant.cli.views.SessionsView.servers(sh == null ? List.of() : sh.sessions(),
+        sh == null ? List.of() : sh.accounting()));
     return s;
   }
 
-  /**
-   * Per server with a session: its client sessions, how many wait on a deferred backend (answered
-   * from the records, no process started for them) and how many are attached to a backend, and why
-   * its sessions are or are not deferred (the latest session's reason). Sorted by name.
-   */
-  static List<Map<String, Object>> servers(List<dev.cotenant.gateway.sharing.ClientSession> sessions) {
-    Map<String, Map<String, Object>> byName = new java.util.TreeMap<>();
-    for (dev.cotenant.gateway.sharing.ClientSession c : sessions) {
-      Map<String, Object> m = byName.computeIfAbsent(c.serverName(), n -> {
-        Map<String, Object> o = new LinkedHashMap<>();
-        o.put("server", n);
-        o.put("sessions", 0);
-        o.put("waiting", 0);
-        o.put("attached", 0);
-        o.put("deferred", "");
-        o.put("not_deferred", "");
-        return o;
-      });
-      m.put("sessions", (Integer) m.get("sessions") + 1);
-      boolean waiting = c.deferred();
-      m.put(waiting ? "waiting" : "attached", (Integer) m.get(waiting ? "waiting" : "attached") + 1);
-      dev.cotenant.gateway.sharing.StartDecision d = c.start();
-      m.put(d.deferred() ? "deferred" : "not_deferred", d.why());
-    }
-    return new ArrayList<>(byName.values());
-  }
 
   /** What {@code daemon.json} and {@code status} both say: pid, socket, HTTP port, records, how backends start. */
   private Map<String, Object> basics() {

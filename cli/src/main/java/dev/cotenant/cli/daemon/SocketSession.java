@@ -100,9 +100,18 @@ final class SocketSession implements Runnable {
     return accepted && !ended && name != null ? java.util.Optional.of(name) : java.util.Optional.empty();
   }
 
-  /** True while the session is attached to a backend (its client's first message placed it). */
+  /**
+   * True while the session is attached to a backend: its client's first message placed it, and its
+   * start is not answered from the records with no backend yet (a deferred session).
+   */
   boolean isAttached() {
-    return connection != null && !ended;
+    ClientSession c = connection;
+    return c != null && !ended && !c.deferred();
+  }
+
+  /** The client session this socket session carries, once its first message connected it. */
+  java.util.Optional<ClientSession> connection() {
+    return java.util.Optional.ofNullable(connection);
   }
 
   /** The process id the shim named in its hello; empty when it named none. */

@@ -6,8 +6,9 @@ import dev.cotenant.gateway.sharing.Sharing;
 import java.time.Duration;
 
 /**
- * The routes over the running backends: {@code GET /backends} (what each takes, and what routing
- * costs against running each client's servers directly, with the last figures read of each server),
+ * The routes over the running backends: {@code GET /backends} (what each takes, what routing costs
+ * against running each client's servers directly, with the last figures read of each server, and per
+ * server the sessions waiting on a deferred backend and why, {@link dev.cotenant.cli.views.SessionsView}),
  * {@code POST /backends/{server}/restart} and {@code POST /backends/drain}. Thread-safe.
  */
 final class BackendRoutes {
@@ -27,8 +28,15 @@ final class BackendRoutes {
   }
 
   Answer list(Exchange x) {
-    return Answer.ok(Backends.json(sharing.accounting(), System.currentTimeMillis(), processes, ProcessReader.PROC, figures));
+    java.util.List<dev.cotenant.gateway.pool.EntrySnapshot> entries = sharing.accounting();
+    tools.jackson.databind.node.ObjectNode o = Backends.json(entries, System.currentTimeMillis(), processes,
+        ProcessReader.PROC, figures);
+    o.set("servers", MAPPER.valueToTree(dev.cotenant.cli.views.SessionsView.servers(sharing.sessions(), entries)));
+    return Answer.ok(o);
   }
+
+  private static final tools.jackson.databind.json.JsonMapper MAPPER =
+      tools.jackson.databind.json.JsonMapper.builder().build();
 
   Answer restart(Exchange x) throws ApiError, InterruptedException {
     x.body();

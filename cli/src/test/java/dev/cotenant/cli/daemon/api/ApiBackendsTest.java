@@ -98,6 +98,49 @@ class ApiBackendsTest extends ApiDaemonTest {
   }
 
   /**
+   * A session whose start the records answer waits without a backend: the answer's {@code servers}
+   * says so, with why, and no backend runs; its first call starts one, and it is attached.
+   */
+  @Test
+  void aSessionWaitingOnADeferredBackendIsShownPerServerWithWhy() throws Exception {
+    ServerDescription configured = new dev.cotenant.cli.daemon.ServerDirectory(List.of(api.config)).find("echo", List.of())
+        .description();
+    dev.cotenant.spi.StartRecording start = new dev.cotenant.spi.StartRecording(
+        new java.util.TreeMap<>(Map.of("2025-11-25", "2025-11-25")), List.of(),
+        Map.of("capabilities", Map.of("tools", Map.of())), new java.util.TreeMap<>());
+    api.runtime.recordStores().preflightCache().put(new dev.cotenant.spi.PreflightRecord("echo",
+        api.runtime.identityOf(configured).cacheKey(), true, false, List.of(), 1.0, java.util.Optional.empty(),
+        java.util.Optional.empty(), java.util.Optional.of(start), ""));
+    java.util.concurrent.BlockingQueue<Map<String, Object>> got = new java.util.concurrent.LinkedBlockingQueue<>();
+    try (ClientSession a = api.daemon.sharingRuntime().connect(configured, "waiting", CLIENT, got::add)) {
+      assertTrue(a.deferred(), a.start().why());
+      Answer answer = api.get("/api/backends");
+      assertShapeIsDocumented(answer.json());
+      assertEquals(0, answer.json().path("backends").size(), answer.toString());
+      JsonNode echoServer = answer.json().path("servers").get(0);
+      assertEquals("echo", echoServer.path("server").asString());
+      assertEquals(1, echoServer.path("sessions").asInt());
+      assertEquals(1, echoServer.path("waiting").asInt());
+      assertEquals(0, echoServer.path("attached").asInt());
+      assertEquals(0, echoServer.path("backends").asInt());
+      assertEquals("its pre-flight recorded the same start for every caller, covering this client",
+          echoServer.path("deferred").asString());
+      assertEquals(1, answer.json().path("cost").path("direct").path("servers").get(0).path("unattached").asInt(),
+          "its session still counts in what running it directly would cost: " + answer);
+
+      a.fromClient(Map.of("jsonrpc", "2.0", "id", 1, "method", "tools/call",
+          "params", Map.of("name", "echo", "arguments", Map.of("text", "hi"))));
+      Map<String, Object> reply = got.poll(30, java.util.concurrent.TimeUnit.SECONDS);
+      assertTrue(String.valueOf(reply).contains("hi"), String.valueOf(reply));
+      JsonNode after = api.get("/api/backends").json();
+      assertEquals(1, after.path("backends").size(), after.toString());
+      assertEquals(0, after.path("servers").get(0).path("waiting").asInt());
+      assertEquals(1, after.path("servers").get(0).path("attached").asInt());
+      assertEquals(1, after.path("servers").get(0).path("backends").asInt());
+    }
+  }
+
+  /**
    * Every object of the answer has exactly the properties {@code openapi.json} says, each one the
    * schema requires: the document and the answer cannot drift apart.
    */

@@ -46,6 +46,8 @@ final class ApiDaemon implements AutoCloseable {
   final Path dir;
   final Path config;
   final Path records;
+  /** The daemon's runtime: its record stores are the ones it reads. */
+  Cotenant runtime;
   final CotenantHome home;
   final Daemon daemon;
   final String token;
@@ -109,7 +111,9 @@ final class ApiDaemon implements AutoCloseable {
     Daemon d = new Daemon(home, runtime, new ServerDirectory(daemonFiles), 0, "");
     d.start();
     try {
-      return new ApiDaemon(dir, config, records, home, d);
+      ApiDaemon a = new ApiDaemon(dir, config, records, home, d);
+      a.runtime = runtime;
+      return a;
     } catch (IOException | RuntimeException e) {
       d.stop();
       throw e;
