@@ -228,6 +228,24 @@ public final class DaemonFixture implements AutoCloseable {
     return initialized(spec.apply(McpClient.sync(transport)), clientName);
   }
 
+  /**
+   * An initialized SDK client over stdio of server {@code server} started directly, as its entry in
+   * the configuration says (no daemon, no shim): what a client without Cotenant talks to.
+   */
+  McpSyncClient directClient(String server, String clientName) throws IOException {
+    JsonNode entry = JSON.readTree(config.toFile()).path("mcpServers").path(server);
+    String command = entry.path("command").asString();
+    if (command.contains("/") && !Path.of(command).isAbsolute()) {
+      command = config.getParent().resolve(command).toString();
+    }
+    List<String> args = new java.util.ArrayList<>();
+    entry.path("args").forEach(a -> args.add(a.asString()));
+    ServerParameters params = ServerParameters.builder(command).args(args).build();
+    StdioClientTransport transport = new StdioClientTransport(params, MCP_JSON);
+    transport.setStdErrorHandler(line -> { });
+    return initialized(McpClient.sync(transport), clientName);
+  }
+
   /** An initialized SDK client over Streamable HTTP at the daemon's {@code /mcp/NAME}, with the token. */
   McpSyncClient httpClient(String server, String clientName) throws IOException {
     return httpClient(server, clientName, spec -> spec);
