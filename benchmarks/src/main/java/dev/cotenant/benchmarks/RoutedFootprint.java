@@ -102,7 +102,7 @@ public final class RoutedFootprint {
   }
 
   /** The six servers, with absolute paths and their state files in {@code work}. */
-  private static Path writeConfig(Path work, Path npm) throws Exception {
+  static Path writeConfig(Path work, Path npm) throws Exception {
     Path state = Files.createDirectories(work.resolve("state"));
     Files.writeString(state.resolve("memory.jsonl"), "");
     Files.writeString(state.resolve("graph.jsonl"), "");

@@ -84,9 +84,13 @@ public final class ClientSession implements AutoCloseable {
   private Supplier<PlacementDecision> replace = () -> new PlacementDecision(Placement.DEDICATED,
       false, "its shared backend had a hazard; moved once a backend of its own could be started");
   private @Nullable ClientChannel channel;
-  /** The start answered from the records until the backend starts; null once it has, or when never deferred. */
-  private @Nullable DeferredStart deferred;
-  private StartDecision start = StartDecision.eager("not placed yet");
+  /**
+   * The start answered from the records until the backend starts; null once it has, or when never
+   * deferred. Written under the lock; read without it by {@link #deferred()}, which a status reads
+   * while a start may hold the lock.
+   */
+  private volatile @Nullable DeferredStart deferred;
+  private volatile StartDecision start = StartDecision.eager("not placed yet");
   /** Requests the session wrote on the client's behalf (a level set again at a deferred start): their answers are its own. */
   private final Set<RequestId> own = ConcurrentHashMap.newKeySet();
   private int replayed;
@@ -128,18 +132,14 @@ public final class ClientSession implements AutoCloseable {
     }
   }
 
-  /** Whether the session's start was answered from the records, and why (or why not). */
+  /** Whether the session's start was answered from the records, and why (or why not). Never blocks. */
   public StartDecision start() {
-    synchronized (lock) {
-      return start;
-    }
+    return start;
   }
 
-  /** True while the session's start is answered from the records and it has no backend yet. */
+  /** True while the session's start is answered from the records and it has no backend yet. Never blocks. */
   public boolean deferred() {
-    synchronized (lock) {
-      return deferred != null;
-    }
+    return deferred != null;
   }
 
   /** The pid of the backend process the session is attached to now, when there is one. */
