@@ -180,37 +180,35 @@ public final class ConcurrencyRecordsCodec {
         skipped.put(e.getKey(), e.getValue().stringValue());
       }
     }
-    List<String> clients = new ArrayList<>();
-    JsonNode c = sn.get("clientCapabilities");
-    if (c != null && !c.isNull()) {
-      if (!c.isArray()) {
-        throw new IllegalArgumentException(
-            "concurrency record of " + who + ": probe.surface.clientCapabilities must be an array of capability names");
-      }
-      for (JsonNode e : c) {
-        if (!e.isString() || e.stringValue().isBlank()) {
-          throw new IllegalArgumentException(
-              "concurrency record of " + who + ": probe.surface.clientCapabilities must hold only capability names");
-        }
-        clients.add(e.stringValue());
-      }
-    }
-    List<String> versions = new ArrayList<>();
-    JsonNode pv = sn.get("protocolVersions");
-    if (pv != null && !pv.isNull()) {
-      if (!pv.isArray()) {
-        throw new IllegalArgumentException(
-            "concurrency record of " + who + ": probe.surface.protocolVersions must be an array of protocol versions");
-      }
-      for (JsonNode e : pv) {
-        if (!e.isString() || e.stringValue().isBlank()) {
-          throw new IllegalArgumentException(
-              "concurrency record of " + who + ": probe.surface.protocolVersions must hold only protocol versions");
-        }
-        versions.add(e.stringValue());
-      }
-    }
+    List<String> clients = optionalNames(who, sn, "clientCapabilities", "capability names");
+    List<String> versions = optionalNames(who, sn, "protocolVersions", "protocol versions");
     return ProbePass.Surface.of(tools, skipped, clients, versions);
+  }
+
+  /**
+   * The non-blank strings of the optional array {@code surface.<field>} (absent or null: none),
+   * each a {@code what}.
+   *
+   * @throws IllegalArgumentException naming the field when it is not such an array
+   */
+  private static List<String> optionalNames(String who, JsonNode surface, String field, String what) {
+    List<String> out = new ArrayList<>();
+    JsonNode a = surface.get(field);
+    if (a == null || a.isNull()) {
+      return out;
+    }
+    if (!a.isArray()) {
+      throw new IllegalArgumentException(
+          "concurrency record of " + who + ": probe.surface." + field + " must be an array of " + what);
+    }
+    for (JsonNode e : a) {
+      if (!e.isString() || e.stringValue().isBlank()) {
+        throw new IllegalArgumentException(
+            "concurrency record of " + who + ": probe.surface." + field + " must hold only " + what);
+      }
+      out.add(e.stringValue());
+    }
+    return out;
   }
 
   private static String text(String who, JsonNode p, String field) {

@@ -49,7 +49,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @ChecksProcessLeaks(waitMillis = 30_000)
 class DeferredStartTest {
-  private static final Duration WAIT = Duration.ofSeconds(30);
+  private static final Duration WAIT = RecordingClient.WAIT;
 
   @TempDir Path records;
 
@@ -59,45 +59,6 @@ class DeferredStartTest {
   void closeEverything() {
     if (sharing != null) {
       sharing.close();
-    }
-  }
-
-  /** A client that records what it is sent. */
-  private static final class Client implements ClientSink {
-    final BlockingQueue<Map<String, Object>> got = new LinkedBlockingQueue<>();
-    final List<Map<String, Object>> skipped = new java.util.concurrent.CopyOnWriteArrayList<>();
-
-    @Override
-    public void send(Map<String, Object> message) {
-      got.add(message);
-    }
-
-    Map<String, Object> next(Predicate<Map<String, Object>> which) throws InterruptedException {
-      long deadline = System.nanoTime() + WAIT.toNanos();
-      while (System.nanoTime() < deadline) {
-        Map<String, Object> m = got.poll(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-        if (m != null && which.test(m)) {
-          return m;
-        }
-        if (m != null) {
-          skipped.add(m);
-        }
-      }
-      throw new AssertionError("nothing matching arrived within " + WAIT.toSeconds() + " s; got " + skipped);
-    }
-
-    Map<String, Object> answer(Object id) throws InterruptedException {
-      return next(m -> id.equals(m.get("id")) && !m.containsKey("method"));
-    }
-
-    /** A message matching {@code which}, among those skipped so far or the next ones. */
-    Map<String, Object> seen(Predicate<Map<String, Object>> which) throws InterruptedException {
-      for (Map<String, Object> m : skipped) {
-        if (which.test(m)) {
-          return m;
-        }
-      }
-      return next(which);
     }
   }
 
@@ -144,7 +105,7 @@ class DeferredStartTest {
   }
 
   /** The initialize and tools/list answers a session of sharing got. */
-  private static Map<String, Object> started(ClientSession c, Client client, Map<String, Object> init)
+  private static Map<String, Object> started(ClientSession c, RecordingClient client, Map<String, Object> init)
       throws InterruptedException {
     c.fromClient(request(0, "initialize", init));
     Map<String, Object> initialize = client.answer(0);
@@ -168,7 +129,7 @@ class DeferredStartTest {
 
     for (String version : List.of(Mcp.LEGACY_VERSION, Mcp.PRIOR_VERSION)) {
       Map<String, Object> init = init(version, Map.of("roots", Map.of("listChanged", true)));
-      Client client = new Client();
+      RecordingClient client = new RecordingClient();
       ClientSession c = sharing.connect(server, "s-" + version, init, client);
       assertTrue(c.deferred(), c.start().why());
       Map<String, Object> got = started(c, client, init);
@@ -204,8 +165,8 @@ class DeferredStartTest {
         .experimental("cotenant.caller-identity", Map.of("version", 1)).build().description();
     measured(server);
     Map<String, Object> init = init(Mcp.LEGACY_VERSION, Map.of());
-    Client a = new Client();
-    Client b = new Client();
+    RecordingClient a = new RecordingClient();
+    RecordingClient b = new RecordingClient();
     ClientSession ca = sharing.connect(server, "a", init, a);
     ClientSession cb = sharing.connect(server, "b", init, b);
     assertEquals(Placement.SHARED, ca.placement().placement(), ca.placement().why());
@@ -236,7 +197,7 @@ class DeferredStartTest {
     assertTrue(r.ran());
     assertTrue(r.start().isEmpty());
     assertEquals("it sent a request roots/list before its listings ended", r.startNotRecorded());
-    Client client = new Client();
+    RecordingClient client = new RecordingClient();
     ClientSession c = sharing.connect(server, "s", init(Mcp.LEGACY_VERSION, Map.of("roots", Map.of())), client);
     assertFalse(c.deferred());
     assertEquals("its pre-flight recorded no start: it sent a request roots/list before its listings ended",
@@ -252,7 +213,7 @@ class DeferredStartTest {
         .callerSensitiveTools().build().description();
     Cotenant cotenant = measured(server);
     assertEquals("its tools/list differs between callers", row(cotenant, server).startNotRecorded());
-    ClientSession c = sharing.connect(server, "s", init(Mcp.LEGACY_VERSION, Map.of()), new Client());
+    ClientSession c = sharing.connect(server, "s", init(Mcp.LEGACY_VERSION, Map.of()), new RecordingClient());
     assertFalse(c.deferred());
     assertTrue(c.backendPid().isPresent());
     c.close();
@@ -267,18 +228,18 @@ class DeferredStartTest {
     ServerDescription server = FakeServer.builder().name("covers").era(FakeServer.Era.LEGACY).tool("echo").build()
         .description();
     measured(server);
-    ClientSession old = sharing.connect(server, "old", init("2025-03-26", Map.of()), new Client());
+    ClientSession old = sharing.connect(server, "old", init("2025-03-26", Map.of()), new RecordingClient());
     assertFalse(old.deferred());
     assertEquals("the client asks protocol version 2025-03-26; its recorded start covers 2025-06-18, 2025-11-25",
         old.start().why());
     ClientSession odd = sharing.connect(server, "odd", init(Mcp.LEGACY_VERSION,
-        Map.of("experimental", Map.of("vendor.x", Map.of()))), new Client());
+        Map.of("experimental", Map.of("vendor.x", Map.of()))), new RecordingClient());
     assertFalse(odd.deferred());
     assertEquals("the client declares experimental/vendor.x, which its pre-flight's callers did not vary",
         odd.start().why());
     ClientSession apps = sharing.connect(server, "apps", init(Mcp.LEGACY_VERSION,
         Map.of("extensions", Map.of(Mcp.APPS_EXTENSION, Map.of("mimeTypes", List.of("text/html;profile=mcp-app"))))),
-        new Client());
+        new RecordingClient());
     assertTrue(apps.deferred(), apps.start().why());
     for (ClientSession c : List.of(old, odd, apps)) {
       c.close();
@@ -302,7 +263,7 @@ class DeferredStartTest {
     Files.writeString(tools, "alpha\nbeta\n");
 
     Map<String, Object> init = init(Mcp.LEGACY_VERSION, Map.of());
-    Client client = new Client();
+    RecordingClient client = new RecordingClient();
     ClientSession c = sharing.connect(server, "s", init, client);
     assertTrue(c.deferred(), c.start().why());
     Map<String, Object> got = started(c, client, init);
@@ -321,7 +282,7 @@ class DeferredStartTest {
     c.fromClient(request(10, "tools/list", Map.of()));
     assertTrue(String.valueOf(client.answer(10)).contains("beta"), "the live listing now");
 
-    ClientSession next = sharing.connect(server, "next", init, new Client());
+    ClientSession next = sharing.connect(server, "next", init, new RecordingClient());
     assertFalse(next.deferred());
     assertTrue(next.start().why().startsWith("a start answered from the records differed from the live server"),
         next.start().why());
@@ -345,7 +306,7 @@ class DeferredStartTest {
     measured(server);
     Files.delete(tools);
     Map<String, Object> init = init(Mcp.LEGACY_VERSION, Map.of());
-    Client client = new Client();
+    RecordingClient client = new RecordingClient();
     ClientSession c = sharing.connect(server, "s", init, client);
     started(c, client, init);
     c.fromClient(call(1, "first"));

@@ -40,7 +40,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @ChecksProcessLeaks(waitMillis = 30_000)
 class MixedClientsTest {
-  private static final Duration WAIT = Duration.ofSeconds(30);
   private static final Map<String, Object> ROOTS = Map.of("roots", Map.of("listChanged", true));
   private static final Map<String, Object> CAPABLE = Map.of("roots", Map.of(), "sampling", Map.of(),
       "elicitation", Map.of());
@@ -55,26 +54,6 @@ class MixedClientsTest {
   void closeEverything() {
     if (sharing != null) {
       sharing.close();
-    }
-  }
-
-  private static final class Client implements ClientSink {
-    final BlockingQueue<Map<String, Object>> got = new LinkedBlockingQueue<>();
-
-    @Override
-    public void send(Map<String, Object> message) {
-      got.add(message);
-    }
-
-    Map<String, Object> answer(Object id) throws InterruptedException {
-      long deadline = System.nanoTime() + WAIT.toNanos();
-      while (System.nanoTime() < deadline) {
-        Map<String, Object> m = got.poll(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-        if (m != null && id.equals(m.get("id")) && !m.containsKey("method")) {
-          return m;
-        }
-      }
-      throw new AssertionError("no answer to " + id + " within " + WAIT.toSeconds() + " s");
     }
   }
 
@@ -97,11 +76,11 @@ class MixedClientsTest {
     return cotenant;
   }
 
-  private record Session(ClientSession session, Client client, String version) {}
+  private record Session(ClientSession session, RecordingClient client, String version) {}
 
   private Session connect(ServerDescription server, String id, String version, Map<String, Object> caps)
       throws Exception {
-    Client client = new Client();
+    RecordingClient client = new RecordingClient();
     ClientSession c = sharing.connect(server, id, init(version, caps), client);
     c.fromClient(Map.of("jsonrpc", "2.0", "id", 0, "method", "initialize", "params", init(version, caps)));
     Map<?, ?> result = (Map<?, ?>) client.answer(0).get("result");

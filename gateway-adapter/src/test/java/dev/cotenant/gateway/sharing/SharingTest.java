@@ -41,7 +41,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @ChecksProcessLeaks(waitMillis = 30_000)
 class SharingTest {
-  private static final Duration WAIT = Duration.ofSeconds(30);
 
   @TempDir Path records;
 
@@ -51,36 +50,6 @@ class SharingTest {
   void closeEverything() {
     if (sharing != null) {
       sharing.close();
-    }
-  }
-
-  /** A client that records what it is sent. */
-  private static final class Client implements ClientSink {
-    final BlockingQueue<Map<String, Object>> got = new LinkedBlockingQueue<>();
-
-    @Override
-    public void send(Map<String, Object> message) {
-      got.add(message);
-    }
-
-    final List<Map<String, Object>> skipped = new java.util.concurrent.CopyOnWriteArrayList<>();
-
-    Map<String, Object> next(Predicate<Map<String, Object>> which) throws InterruptedException {
-      long deadline = System.nanoTime() + WAIT.toNanos();
-      while (System.nanoTime() < deadline) {
-        Map<String, Object> m = got.poll(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-        if (m != null && which.test(m)) {
-          return m;
-        }
-        if (m != null) {
-          skipped.add(m);
-        }
-      }
-      throw new AssertionError("nothing matching arrived within " + WAIT.toSeconds() + " s; got " + skipped);
-    }
-
-    Map<String, Object> answer(Object id) throws InterruptedException {
-      return next(m -> id.equals(m.get("id")) && !m.containsKey("method"));
     }
   }
 
@@ -130,15 +99,15 @@ class SharingTest {
   }
 
   /** Two clients, A and B, each connected to {@code server} and initialized. */
-  private record Pair(Client a, Client b, ClientSession ca, ClientSession cb) {}
+  private record Pair(RecordingClient a, RecordingClient b, ClientSession ca, ClientSession cb) {}
 
   private Pair twoSessions(ServerDescription server) throws Exception {
     return twoSessions(server, "session-a", "session-b");
   }
 
   private Pair twoSessions(ServerDescription server, String sessionA, String sessionB) throws Exception {
-    Client a = new Client();
-    Client b = new Client();
+    RecordingClient a = new RecordingClient();
+    RecordingClient b = new RecordingClient();
     ClientSession ca = sharing.connect(server, sessionA, init(), a);
     ClientSession cb = sharing.connect(server, sessionB, init(), b);
     initialized(ca, a);
@@ -146,7 +115,7 @@ class SharingTest {
     return new Pair(a, b, ca, cb);
   }
 
-  private static Map<String, Object> initialized(ClientSession c, Client client) throws InterruptedException {
+  private static Map<String, Object> initialized(ClientSession c, RecordingClient client) throws InterruptedException {
     c.fromClient(Map.of("jsonrpc", "2.0", "id", 0, "method", "initialize", "params", init()));
     Map<String, Object> answer = client.answer(0);
     c.fromClient(Map.of("jsonrpc", "2.0", "method", "notifications/initialized"));
@@ -167,31 +136,31 @@ class SharingTest {
     sharing = cotenant.sharing();
     Map<String, Object> roots = init("2025-11-25", Map.of("roots", Map.of("listChanged", true)));
 
-    ClientSession bare = sharing.connect(server, "bare", init(), new Client());
+    ClientSession bare = sharing.connect(server, "bare", init(), new RecordingClient());
     assertEquals(Placement.SHARED, bare.placement().placement(), bare.placement().why());
-    ClientSession before = sharing.connect(server, "roots-before", roots, new Client());
+    ClientSession before = sharing.connect(server, "roots-before", roots, new RecordingClient());
     assertEquals(Placement.DEDICATED, before.placement().placement());
     assertEquals("the client declares roots, and no whole-surface probe on record covers clients declaring it"
         + " (`cotenant probe-stateless caps` runs a pass as such clients)", before.placement().why());
 
     String identity = cotenant.identityOf(server).ledgerKey();
     record(cotenant, "caps", dev.cotenant.api.ProbePass.Surface.of(List.of("echo"), Map.of()), identity);
-    ClientSession bareProbe = sharing.connect(server, "roots-bare-probe", roots, new Client());
+    ClientSession bareProbe = sharing.connect(server, "roots-bare-probe", roots, new RecordingClient());
     assertEquals(Placement.DEDICATED, bareProbe.placement().placement());
     assertTrue(bareProbe.placement().why().contains("its whole-surface probe covers clients declaring none of roots, "
         + "sampling, elicitation"), bareProbe.placement().why());
 
     List<String> all = List.of("elicitation", "roots", "sampling");
     record(cotenant, "caps", dev.cotenant.api.ProbePass.Surface.of(List.of("echo"), Map.of(), all), "another-identity");
-    assertEquals(Placement.DEDICATED, sharing.connect(server, "roots-stale", roots, new Client()).placement().placement(),
+    assertEquals(Placement.DEDICATED, sharing.connect(server, "roots-stale", roots, new RecordingClient()).placement().placement(),
         "a pass under another launch identity covers nothing");
 
     record(cotenant, "caps", dev.cotenant.api.ProbePass.Surface.of(List.of("echo"), Map.of(), all), identity);
-    ClientSession after = sharing.connect(server, "roots-after", roots, new Client());
+    ClientSession after = sharing.connect(server, "roots-after", roots, new RecordingClient());
     assertEquals(Placement.SHARED, after.placement().placement(), after.placement().why());
-    assertTrue(after.placement().why().endsWith("and its whole-surface probe also passed as clients declaring roots"),
+    assertTrue(after.placement().why().contains("and its whole-surface probe also passed as clients declaring roots;"),
         after.placement().why());
-    ClientSession second = sharing.connect(server, "roots-after-2", roots, new Client());
+    ClientSession second = sharing.connect(server, "roots-after-2", roots, new RecordingClient());
     assertEquals(after.backendPid(), second.backendPid(), "clients declaring roots share one backend");
     assertNotEquals(bare.backendPid(), after.backendPid(), "another capability shape, another backend");
     for (ClientSession c : List.of(bare, before, bareProbe, after, second)) {
@@ -219,8 +188,8 @@ class SharingTest {
     assertTrue(cotenant.rows(List.of(new ConfiguredServer(server, records))).get(0).verdict().recommendShare());
     sharing = cotenant.sharing();
 
-    Client a = new Client();
-    Client b = new Client();
+    RecordingClient a = new RecordingClient();
+    RecordingClient b = new RecordingClient();
     ClientSession ca = sharing.connect(server, "session-a", init(), a);
     ClientSession cb = sharing.connect(server, "session-b", init(), b);
     assertEquals(Placement.SHARED, ca.placement().placement(), ca.placement().why());
@@ -248,7 +217,7 @@ class SharingTest {
     assertTrue(before.calls() >= 1, "A's call at least: " + before);
 
     // The next session goes to a backend of its own.
-    Client c = new Client();
+    RecordingClient c = new RecordingClient();
     ClientSession cc = sharing.connect(server, "session-c", init(), c);
     assertEquals(Placement.DEDICATED, cc.placement().placement(), cc.placement().why());
     assertNotEquals(ca.backendPid(), cc.backendPid());
@@ -340,7 +309,7 @@ class SharingTest {
     // requests must get the per-request _meta synthesised from its own initialize.
     ServerDescription server = FakeServer.builder().name("both").era(FakeServer.Era.BOTH).tool("echo").build().description();
     sharing = cotenant().sharing();
-    Client a = new Client();
+    RecordingClient a = new RecordingClient();
     ClientSession ca = sharing.connect(server, "session-a", init(), a);
     assertEquals(Placement.DEDICATED, ca.placement().placement());
     Map<String, Object> initialized = initialized(ca, a);
@@ -373,7 +342,7 @@ class SharingTest {
         {"new-2", "2025-11-25", ""}, {"sampling", "2025-11-25", "sampling"}};
     for (String[] c : clients) {
       Map<String, Object> caps = c[2].isEmpty() ? Map.of() : Map.of(c[2], Map.of());
-      Client client = new Client();
+      RecordingClient client = new RecordingClient();
       ClientSession conn = sharing.connect(server, c[0], init(c[1], caps), client);
       all.add(conn);
       assertEquals(Placement.SHARED, conn.placement().placement(), c[0]);
@@ -394,8 +363,8 @@ class SharingTest {
   void withoutTheSwitchOrARecommendationEverySessionGetsItsOwnBackendUnlessForced() throws Exception {
     ServerDescription server = FakeServer.builder().name("plain").era(FakeServer.Era.LEGACY).tool("echo").build().description();
     sharing = cotenant().sharing();
-    ClientSession one = sharing.connect(server, "s1", init(), new Client());
-    ClientSession two = sharing.connect(server, "s2", init(), new Client());
+    ClientSession one = sharing.connect(server, "s1", init(), new RecordingClient());
+    ClientSession two = sharing.connect(server, "s2", init(), new RecordingClient());
     assertEquals(Placement.DEDICATED, one.placement().placement());
     assertTrue(one.placement().why().contains("does not recommend sharing"), one.placement().why());
     assertNotEquals(one.backendPid(), two.backendPid());
@@ -405,8 +374,8 @@ class SharingTest {
     sharing.close();
 
     sharing = cotenant(SharingSettings.FORCED, "plain").sharing();
-    ClientSession f1 = sharing.connect(server, "s1", init(), new Client());
-    ClientSession f2 = sharing.connect(server, "s2", init(), new Client());
+    ClientSession f1 = sharing.connect(server, "s1", init(), new RecordingClient());
+    ClientSession f2 = sharing.connect(server, "s2", init(), new RecordingClient());
     assertEquals(Placement.SHARED, f1.placement().placement());
     assertTrue(f1.placement().forced());
     assertEquals(f1.backendPid(), f2.backendPid());
@@ -433,7 +402,7 @@ class SharingTest {
   void aBackendKilledMidCallInterruptsTheCallAndTheNextCallRunsOnANewGeneration() throws Exception {
     ServerDescription server = FakeServer.builder().name("dies").era(FakeServer.Era.LEGACY).tool("echo").build().description();
     sharing = cotenant(SharingSettings.FORCED, "dies").sharing();
-    Client a = new Client();
+    RecordingClient a = new RecordingClient();
     ClientSession ca = sharing.connect(server, "s1", init(), a);
     initialized(ca, a);
     long first = ca.backendPid().orElseThrow();
@@ -517,7 +486,7 @@ class SharingTest {
         new dev.cotenant.api.ConcurrencyRecord("guarded", dev.cotenant.api.ConcurrencyModel.SIDECAR,
             dev.cotenant.api.ShareScope.TENANT, java.util.OptionalInt.of(2), java.util.Optional.empty())));
     sharing = cotenant.sharing();
-    Client a = new Client();
+    RecordingClient a = new RecordingClient();
     ClientSession ca = sharing.connect(server, "s1", init(), a);
     initialized(ca, a);
     long written = sharing.accounting().get(0).calls();
@@ -549,7 +518,7 @@ class SharingTest {
     ServerDescription server = FakeServer.builder().name("bounded").era(FakeServer.Era.LEGACY).tool("echo")
         .writesNonJsonOnCall().build().description();
     sharing = cotenant(SharingSettings.FORCED, "bounded", "cotenant.session.max-non-json-lines", "20").sharing();
-    Client a = new Client();
+    RecordingClient a = new RecordingClient();
     ClientSession ca = sharing.connect(server, "s1", init(), a);
     initialized(ca, a);
     long first = ca.backendPid().orElseThrow();
