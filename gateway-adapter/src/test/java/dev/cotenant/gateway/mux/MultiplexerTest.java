@@ -346,7 +346,7 @@ class MultiplexerTest {
     alice.request(1, "tools/list", Map.of());
     carol.request(1, "tools/call", callWithToken("c", "t"));
     Map<String, Object> aliceMeta = backend.only("tools/list").meta();
-    assertEquals(Mcp.modernMeta(Map.of("name", "alice", "version", "1.0.0"), Map.of("sampling", Map.of())), aliceMeta);
+    assertEquals(Mcp.modernMeta(Map.of("name", "alice", "version", "1.0.0"), RecordingClient.CAPABLE), aliceMeta);
     Map<String, Object> carolMeta = backend.only("tools/call").meta();
     assertEquals(Mcp.MODERN_VERSION, carolMeta.get(Mcp.META_PROTOCOL_VERSION));
     assertEquals(Map.of("name", "carol", "version", "1.0.0"), carolMeta.get(Mcp.META_CLIENT_INFO));
@@ -585,6 +585,28 @@ class MultiplexerTest {
     assertEquals(1, a.messages("notifications/message").size());
     assertEquals(1, a.messages("notifications/progress").size());
     assertEquals(1, a.messages("custom/thing").size());
+    assertEquals(List.of(), hazards.seen);
+  }
+
+  /**
+   * A request the only session did not declare the capability for is answered as that client
+   * would (method not found), and never reaches it; one it declared reaches it.
+   */
+  @Test
+  void aServerRequestTheClientDeclaredNoCapabilityForIsAnsweredAsItWouldNeverForwarded() throws Exception {
+    legacyBackend();
+    RecordingClient a = RecordingClient.attach(mux, "a", RecordingClient.legacy("a", VERSION,
+        Map.of("sampling", Map.of())));
+    for (String method : List.of("roots/list", "elicitation/create")) {
+      ServerMessageHandler.Reply r = mux.onRequestAsync(method, Map.of()).toCompletableFuture().get();
+      assertEquals(ErrorCode.METHOD_NOT_FOUND.code(), ((ServerMessageHandler.Error) r).code(), r.toString());
+      assertTrue(((ServerMessageHandler.Error) r).message().contains("the client declared no"), r.toString());
+      assertEquals(List.of(), a.messages(method), method + " reached a client that declared no capability for it");
+    }
+    a.onServerRequest = r -> Map.of("result", Map.of("role", "assistant"));
+    assertEquals(new ServerMessageHandler.Result(Map.of("role", "assistant")),
+        mux.onRequestAsync("sampling/createMessage", Map.of()).toCompletableFuture().get());
+    assertEquals(1, a.messages("sampling/createMessage").size());
     assertEquals(List.of(), hazards.seen);
   }
 
@@ -1178,7 +1200,7 @@ class MultiplexerTest {
     backend.only("resources/subscribe").result(Map.of());
     alice.request(2, "resources/unsubscribe", Map.of("uri", "file:///x"));
     assertEquals(Map.of("uri", "file:///x",
-            "_meta", Mcp.modernMeta(Map.of("name", "alice", "version", "1.0.0"), Map.of("sampling", Map.of()))),
+            "_meta", Mcp.modernMeta(Map.of("name", "alice", "version", "1.0.0"), RecordingClient.CAPABLE)),
         backend.only("resources/unsubscribe").params());
   }
 
@@ -1219,7 +1241,7 @@ class MultiplexerTest {
     eve.request(2, "logging/setLevel", Map.of("level", "debug"));
     List<Object> metas = backend.sent("logging/setLevel").stream().map(s -> (Object) s.meta()).toList();
     assertEquals(List.of(
-            Mcp.modernMeta(Map.of("name", "alice", "version", "1.0.0"), Map.of("sampling", Map.of())),
+            Mcp.modernMeta(Map.of("name", "alice", "version", "1.0.0"), RecordingClient.CAPABLE),
             bobMeta,
             danMeta,
             Mcp.modernMeta(EraBridge.OWN_CLIENT_INFO, Map.of())),

@@ -48,12 +48,23 @@ final class RecordingClient implements ClientSink {
     return c;
   }
 
-  /** Legacy initialize params naming {@code name}. */
+  /**
+   * Legacy initialize params naming {@code name}, of a client declaring {@code roots},
+   * {@code sampling} and {@code elicitation}: the server's requests are its to answer.
+   */
   static Map<String, Object> legacy(String name, String version) {
+    return legacy(name, version, CAPABLE);
+  }
+
+  /** What {@link #legacy(String, String)} declares. */
+  static final Map<String, Object> CAPABLE = Map.of("roots", Map.of(), "sampling", Map.of(), "elicitation", Map.of());
+
+  /** Legacy initialize params naming {@code name}, declaring {@code capabilities}. */
+  static Map<String, Object> legacy(String name, String version, Map<String, Object> capabilities) {
     Map<String, Object> p = new LinkedHashMap<>();
     p.put("protocolVersion", version);
     p.put("clientInfo", Map.of("name", name, "version", "1.0.0"));
-    p.put("capabilities", Map.of("sampling", Map.of()));
+    p.put("capabilities", capabilities);
     return p;
   }
 
