@@ -18,7 +18,9 @@ import org.jspecify.annotations.Nullable;
  * backends"): {@code initialize} (the recorded result, with the version negotiated for the version
  * the client asked), {@code notifications/initialized}, {@code ping}, the recorded listings page by
  * page, and {@code logging/setLevel} when the server advertises {@code logging} (the level is kept
- * and set once the backend runs). Anything else needs the backend. Not thread-safe: its
+ * and set once the backend runs); {@code notifications/roots/list_changed} is dropped (a server
+ * started later asks for the roots as they are then). Anything else needs the backend. Not
+ * thread-safe: its
  * {@link ClientSession} calls it under its lock.
  */
 final class DeferredStart {
@@ -45,8 +47,9 @@ final class DeferredStart {
   boolean answer(RpcMessage message, ClientSink client) {
     if (message instanceof RpcMessage.Notification n) {
       // The client's initialized is the backend's own at its start; a cancellation can only name
-      // a request answered already.
-      return "notifications/initialized".equals(n.method()) || "notifications/cancelled".equals(n.method());
+      // a request answered already; a server started later asks for the roots as they are then.
+      return "notifications/initialized".equals(n.method()) || "notifications/cancelled".equals(n.method())
+          || "notifications/roots/list_changed".equals(n.method());
     }
     if (!(message instanceof RpcMessage.Request r)) {
       // An answer: nothing was asked of the client yet.

@@ -139,6 +139,7 @@ class DeferredStartTest {
       assertEquals(Map.of(), client.answer(2).get("result"));
       c.fromClient(request(3, "ping", Map.of()));
       client.answer(3);
+      c.fromClient(Map.of("jsonrpc", "2.0", "method", "notifications/roots/list_changed"));
       assertEquals(List.of(), sharing.accounting(), "no backend before the first call");
 
       c.fromClient(call(4, "m-" + version));
