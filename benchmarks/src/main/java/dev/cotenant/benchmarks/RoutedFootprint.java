@@ -53,17 +53,10 @@ public final class RoutedFootprint {
     String version = args.length > 1 ? args[1] : StdioPeer.PROTOCOL_VERSION;
     CotenantJar cotenant = CotenantJar.locate();
     Path root = cotenant.repositoryRoot();
-    Path npm = root.resolve("examples/npm/node_modules");
-    if (!Files.isDirectory(npm.resolve("@modelcontextprotocol/server-memory"))) {
-      throw new IllegalStateException(npm + " lacks the npm servers: build the reactor (mvn -B -o -q -DskipTests package)");
-    }
     Path work = DaemonProcess.newHome("ctrf");
     try {
-      Path config = writeConfig(work, npm);
-      List<ServerDescription> servers = new ArrayList<>();
-      for (ConfiguredServer s : new McpConfigReader().readFile(config)) {
-        servers.add(s.description());
-      }
+      Path config = writeConfig(work, npmServers(root));
+      List<ServerDescription> servers = servers(config);
       System.out.printf(Locale.ROOT, "cores=%d java=%s clients=%d protocolVersion=%s servers=%s%n",
           Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"), clients, version,
           servers.stream().map(ServerDescription::name).toList());
@@ -76,12 +69,7 @@ public final class RoutedFootprint {
       Path home = Files.createDirectories(work.resolve("h"));
       System.out.println("\nload before share: " + ProcStats.loadAverage());
       Duration bound = Duration.ofMinutes(10);
-      for (ServerDescription s : servers) {
-        DaemonProcess.Run r = DaemonProcess.run(cotenant, home, root, bound, "share", s.name(), config.toString());
-        List<String> lines = r.out().strip().lines().toList();
-        System.out.printf(Locale.ROOT, "  share %-20s exit %d in %5d ms: %s%n", s.name(), r.code(), r.millis(),
-            lines.isEmpty() ? r.err().strip() : lines.get(lines.size() - 1));
-      }
+      shareEach(cotenant, home, root, config, servers);
       DaemonProcess.Run route = DaemonProcess.run(cotenant, home, root, bound, "route", config.toString(), "--apply");
       System.out.println("route --apply: exit " + route.code());
       route.out().lines().forEach(l -> System.out.println("  " + l));
@@ -101,8 +89,38 @@ public final class RoutedFootprint {
     }
   }
 
+  /** {@code examples/npm/node_modules} under {@code root}, or fails saying how to install it. */
+  static Path npmServers(Path root) {
+    Path npm = root.resolve("examples/npm/node_modules");
+    if (!Files.isDirectory(npm.resolve("@modelcontextprotocol/server-memory"))) {
+      throw new IllegalStateException(npm + " lacks the npm servers: build the reactor (mvn -B -o -q -DskipTests package)");
+    }
+    return npm;
+  }
+
+  /** The servers of {@code config}, in its order. */
+  static List<ServerDescription> servers(Path config) throws Exception {
+    List<ServerDescription> servers = new ArrayList<>();
+    for (ConfiguredServer s : new McpConfigReader().readFile(config)) {
+      servers.add(s.description());
+    }
+    return servers;
+  }
+
+  /** {@code cotenant share NAME CONFIG} in {@code home} for each of {@code servers}, each printed in one line. */
+  static void shareEach(CotenantJar cotenant, Path home, Path root, Path config, List<ServerDescription> servers)
+      throws Exception {
+    for (ServerDescription s : servers) {
+      DaemonProcess.Run r = DaemonProcess.run(cotenant, home, root, Duration.ofMinutes(10), "share", s.name(),
+          config.toString());
+      List<String> lines = r.out().strip().lines().toList();
+      System.out.printf(Locale.ROOT, "  share %-20s exit %d in %5d ms: %s%n", s.name(), r.code(), r.millis(),
+          lines.isEmpty() ? r.err().strip() : lines.get(lines.size() - 1));
+    }
+  }
+
   /** The six servers, with absolute paths and their state files in {@code work}. */
-  private static Path writeConfig(Path work, Path npm) throws Exception {
+  static Path writeConfig(Path work, Path npm) throws Exception {
     Path state = Files.createDirectories(work.resolve("state"));
     Files.writeString(state.resolve("memory.jsonl"), "");
     Files.writeString(state.resolve("graph.jsonl"), "");
