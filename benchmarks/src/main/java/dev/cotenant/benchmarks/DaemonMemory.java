@@ -154,7 +154,7 @@ public final class DaemonMemory {
       System.out.println("sessions on backends: " + sessions + "; backends by server: "
           + DaemonFootprint.placements(status));
       snapshot.attribute(nmt).print("the daemon (" + label + ")");
-      printBackends(below);
+      printByProgram("below the daemon (its watchdog excepted), by program:", below);
       if (nmt) {
         System.out.print("  " + JvmMemoryMap.liveHeap(daemonPid, 12));
       }
@@ -234,13 +234,13 @@ public final class DaemonMemory {
     return comm;
   }
 
-  /** The processes below the daemon (its watchdog excepted), by program, and one of each kind in detail. */
-  private static void printBackends(Set<Long> pids) throws Exception {
+  /** {@code pids} by program ({@link #program}): how many, their Pss and Rss, and each one's Pss by kind. */
+  static void printByProgram(String title, Set<Long> pids) throws Exception {
     Map<String, List<Long>> byProgram = new TreeMap<>();
     for (long pid : pids) {
       byProgram.computeIfAbsent(program(pid), k -> new ArrayList<>()).add(pid);
     }
-    System.out.println("below the daemon (its watchdog excepted), by program:");
+    System.out.println(title);
     for (Map.Entry<String, List<Long>> e : byProgram.entrySet()) {
       ProcStats.Memory m = ProcStats.memory(e.getValue());
       Map<String, Long> rollup = new LinkedHashMap<>();

@@ -196,6 +196,7 @@ public final class RoutedFootprint {
         parts.put("daemon", ProcStats.memory(daemonPid));
         parts.put("watchdog", ProcStats.alive(watchdog) ? ProcStats.memory(watchdog) : ProcStats.Memory.NONE);
         parts.put("backends", ProcStats.memory(below));
+        DaemonMemory.printByProgram("backends by program:", below);
         DaemonProcess.Run status = DaemonProcess.run(CotenantJar.locate(), home, root, Duration.ofMinutes(1), "status",
             "--json");
         placements = DaemonFootprint.placements(DaemonProcess.JSON.readTree(status.out()));
@@ -207,6 +208,7 @@ public final class RoutedFootprint {
       }
       parts.put("shims", ProcStats.memory(shims));
       parts.put("servers left direct", ProcStats.memory(direct));
+      DaemonMemory.printByProgram("servers left direct, by program:", direct);
       counted.addAll(shims);
       counted.addAll(direct);
       return new Result(parts, placements, routedNames);
