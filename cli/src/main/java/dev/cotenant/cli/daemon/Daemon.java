@@ -144,8 +144,9 @@ public final class Daemon implements AutoCloseable {
     }
   }
 
-  private void accept(java.nio.channels.SocketChannel ch) {
-    SocketSession s = new SocketSession(new LineChannel(ch), sharing(), directory,
+  /** A new connection's session; on the socket's thread, so nothing here blocks. */
+  private SocketConnection.Handler accept(SocketConnection connection) {
+    SocketSession s = new SocketSession(connection, sharing(), directory,
         "sock-" + sessionNumbers.incrementAndGet(), sessions::remove, new SocketSession.Control() {
           @Override
           public Map<String, Object> status() {
@@ -163,10 +164,9 @@ public final class Daemon implements AutoCloseable {
     synchronized (lifecycle) {
       if (stopping) {
         s.end();
-        return;
       }
     }
-    s.run();
+    return s;
   }
 
   private Sharing sharing() {
