@@ -61,6 +61,8 @@ final class SocketConnection {
   static final int QUEUED_LINES = 64;
   /** The most bytes of lines read and not yet handled before the socket stops being read. */
   static final int QUEUED_BYTES = 1 << 20;
+  /** The most bytes written to the socket at once (see {@link #flushLocked}). */
+  static final int WRITE_PIECE = 64 * 1024;
   /** A partial line's buffer larger than this is let go once its line is complete. */
   private static final int KEPT_BUFFER = 64 * 1024;
   /** The marker of the end of the input in the queue of lines. */
@@ -380,11 +382,17 @@ final class SocketConnection {
     try {
       while (!outbox.isEmpty()) {
         ByteBuffer head = outbox.peek();
-        channel.write(head);
-        if (head.hasRemaining()) {
-          awaitingWritable = true;
-          interest(SelectionKey.OP_WRITE, true);
-          return;
+        while (head.hasRemaining()) {
+          // In pieces: the JDK copies what a channel writes from the heap into a native buffer
+          // of that size, which for one large message the C library would keep once freed.
+          ByteBuffer piece = head.slice(head.position(), Math.min(WRITE_PIECE, head.remaining()));
+          int n = channel.write(piece);
+          head.position(head.position() + n);
+          if (piece.hasRemaining()) {
+            awaitingWritable = true;
+            interest(SelectionKey.OP_WRITE, true);
+            return;
+          }
         }
         outbox.poll();
       }

@@ -182,6 +182,26 @@ class SocketConnectionTest {
   }
 
   /**
+   * One line many times {@link SocketConnection#WRITE_PIECE} long, written in pieces while the
+   * peer reads, arrives whole, and the line after it too. Mutant: a piece's position not carried
+   * back to the line.
+   */
+  @Test
+  void aLongLineIsWrittenInPiecesAndArrivesWhole() throws Exception {
+    String longLine = "L".repeat(20 * SocketConnection.WRITE_PIECE + 7);
+    listen((r, l) -> {
+      assertTrue(r.connection.write(longLine.getBytes(StandardCharsets.UTF_8), 10));
+      assertTrue(r.connection.write("after".getBytes(StandardCharsets.UTF_8), 10));
+    });
+    SocketChannel ch = connect();
+    write(ch, "go\n");
+    try (LineChannel in = new LineChannel(ch)) {
+      assertEquals(longLine, new String(in.readLine(), StandardCharsets.UTF_8));
+      assertEquals("after", new String(in.readLine(), StandardCharsets.UTF_8));
+    }
+  }
+
+  /**
    * A peer that does not read: lines wait up to the bound the writer gives, then {@code write}
    * says no and queues nothing; closing drops what waits. Mutant: the bound not checked.
    */

@@ -72,6 +72,8 @@ final class ServerProcess {
 
   private static final Logger LOG = LoggerFactory.getLogger(ServerProcess.class);
   private static final int STDERR_TAIL = 2048;
+  /** The most bytes written to stdin at once: what the JDK copies through a buffer on the stack (8 KiB). */
+  static final int WRITE_PIECE = 8192;
   /** The most characters of the last stderr line a failure quotes, escaped. */
   private static final int STDERR_LINE = 160;
   /** How long a failure waits for the exit status, and then for the rest of stderr. */
@@ -182,7 +184,13 @@ final class ServerProcess {
     byte[] bytes = mapper.writeValueAsBytes(Json.thaw(message));
     try {
       synchronized (stdin) {
-        stdin.write(bytes);
+        // In pieces of at most WRITE_PIECE bytes, which the JDK writes from a buffer on the
+        // stack: a larger write first copies the whole message into native memory of its own,
+        // which the C library keeps once freed (a few large messages left a daemon holding
+        // tens of MiB).
+        for (int off = 0; off < bytes.length; off += WRITE_PIECE) {
+          stdin.write(bytes, off, Math.min(WRITE_PIECE, bytes.length - off));
+        }
         stdin.write('\n');
         stdin.flush();
       }
