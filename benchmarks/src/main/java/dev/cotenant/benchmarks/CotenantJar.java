@@ -19,11 +19,17 @@ import java.util.List;
  * repository root and {@code benchmarks/} work). The shim's and the daemon's JVM options are read
  * from the jar itself ({@code dev.cotenant.cli.daemon.Shim.JVM_OPTIONS},
  * {@code dev.cotenant.cli.daemon.DaemonStarter.DAEMON_JVM_OPTIONS}), so a shim is measured with
- * exactly the options a routed entry carries, and a daemon with those a shim starts it with.
+ * exactly the options a routed entry carries, and a daemon with those a shim starts it with
+ * (unless {@value #DAEMON_OPTIONS} gives others).
  */
 final class CotenantJar {
   /** The system property naming the jar. */
   static final String PROPERTY = "cotenant.jar";
+  /**
+   * The system property that, when set, replaces the daemon's JVM options read from the jar
+   * (space-separated), to measure other options without building again.
+   */
+  static final String DAEMON_OPTIONS = "cotenant.daemonOptions";
 
   final Path jar;
   final List<String> shimOptions;
@@ -45,12 +51,20 @@ final class CotenantJar {
     for (Path p : candidates) {
       if (Files.isRegularFile(p)) {
         return new CotenantJar(p, options(p, "dev.cotenant.cli.daemon.Shim", "JVM_OPTIONS"),
-            options(p, "dev.cotenant.cli.daemon.DaemonStarter", "DAEMON_JVM_OPTIONS"));
+            daemonOptions(p));
       }
     }
     throw new IllegalStateException("cotenant.jar not found (looked at " + candidates + "): build it with"
         + " `mvn -B -o -q -DskipTests package` at the repository root and run from there, or name it with -D"
         + PROPERTY + "=PATH (through JMH: -jvmArgsAppend -D" + PROPERTY + "=PATH)");
+  }
+
+  private static List<String> daemonOptions(Path jar) {
+    String given = System.getProperty(DAEMON_OPTIONS);
+    if (given != null && !given.isBlank()) {
+      return List.of(given.strip().split("\\s+"));
+    }
+    return options(jar, "dev.cotenant.cli.daemon.DaemonStarter", "DAEMON_JVM_OPTIONS");
   }
 
   /** The strings of the static list {@code field} of class {@code owner} in {@code jar} (public or not). */
