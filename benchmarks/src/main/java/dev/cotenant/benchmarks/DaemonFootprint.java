@@ -195,6 +195,16 @@ public final class DaemonFootprint {
         all.addAll(ProcStats.tree(p.pid()));
       }
       ProcStats.Memory m = ProcStats.memory(all);
+      Map<String, Set<Long>> byServer = new LinkedHashMap<>();
+      for (StdioPeer p : peers) {
+        byServer.computeIfAbsent(p.label, k -> new LinkedHashSet<>()).addAll(ProcStats.tree(p.pid()));
+      }
+      System.out.println("direct, by server (MiB):");
+      byServer.forEach((server, pids) -> {
+        ProcStats.Memory sm = ProcStats.memory(pids);
+        System.out.printf(Locale.ROOT, "  %-22s %2d processes, Pss %7.1f (anonymous %7.1f), Rss %7.1f%n", server,
+            sm.processes(), sm.pssMib(), ProcStats.pssAnonKb(pids) / 1024.0, sm.rssMib());
+      });
       Map<String, ProcStats.Memory> roles = new LinkedHashMap<>();
       roles.put("backends", m);
       return new Footprint("direct", roles, Map.of());

@@ -17,7 +17,8 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * {@code cotenant serve} run in the foreground as one process in a Cotenant home of its own
+ * {@code cotenant serve} run in the foreground as one process, with the JVM options a shim starts
+ * a daemon with, in a Cotenant home of its own
  * ({@code COTENANT_HOME}, with a {@code COTENANT_DAEMON_ID} so it neither detaches nor shares a
  * home with anything else), and the one-off commands ({@code status}, {@code measure}, ...) run in
  * the same home. {@link #stop} sends SIGTERM, which drains every backend, and checks that the
@@ -64,7 +65,7 @@ final class DaemonProcess implements AutoCloseable {
     serve.addAll(args);
     Map<String, String> env = env(home);
     env.put("COTENANT_DAEMON_ID", "bench-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
-    ProcessBuilder pb = new ProcessBuilder(cotenant.command(serve)).directory(cwd.toFile())
+    ProcessBuilder pb = new ProcessBuilder(cotenant.daemon(serve)).directory(cwd.toFile())
         .redirectOutput(home.resolve("serve.out").toFile()).redirectError(home.resolve("serve.err").toFile());
     env.forEach((k, v) -> pb.environment().put(k, v));
     Process p = ProcStats.killOnExit(pb.start());

@@ -29,11 +29,13 @@ import java.util.zip.ZipFile;
  * each, checking every answer; 2 s later {@code Pss} and {@code Rss} of every shim are read from
  * {@code /proc/<pid>/smaps_rollup}. Then each shim relays one call of 8 MiB each way, and its
  * memory is read again 2 s later (the native shim gives back the buffers of a large message).
- * Every client then closes its input and its shim must exit 0; the daemon gets SIGTERM and must
+ * At the end the daemon's own memory is read (after {@code quiet} more seconds without a
+ * message, 0 by default: the daemon's heap trim looks every 60 s), then again 2 s after a full
+ * collection ({@code jcmd PID GC.run}): what the large messages left it holding. Every client then closes its input and its shim must exit 0; the daemon gets SIGTERM and must
  * exit 0.
  *
  * <p>Usage, from the repository root after {@code mvn -B -o -q -DskipTests package}:
- * {@code java -cp benchmarks/target/benchmarks.jar dev.cotenant.benchmarks.NativeShimFootprint [shims] [calls]}.
+ * {@code java -cp benchmarks/target/benchmarks.jar dev.cotenant.benchmarks.NativeShimFootprint [shims] [calls] [quiet]}.
  */
 public final class NativeShimFootprint {
   static final Duration BOUND = Duration.ofSeconds(90);
@@ -44,6 +46,7 @@ public final class NativeShimFootprint {
   public static void main(String[] args) throws Exception {
     int shims = args.length > 0 ? Integer.parseInt(args[0]) : 5;
     int calls = args.length > 1 ? Integer.parseInt(args[1]) : 20;
+    int quiet = args.length > 2 ? Integer.parseInt(args[2]) : 0;
     CotenantJar cotenant = CotenantJar.locate();
     Path root = cotenant.repositoryRoot();
     Path config = root.resolve("examples/mcp.json");
@@ -101,8 +104,12 @@ public final class NativeShimFootprint {
         System.out.printf(Locale.ROOT, "  start to the initialize answer (ms): median %d, min %d, max %d, all %s%n",
             sorted[sorted.length / 2], sorted[0], sorted[sorted.length - 1], Arrays.toString(startMs));
       }
-      ProcStats.Memory d = ProcStats.memory(daemon.pid());
-      System.out.printf(Locale.ROOT, "%nthe daemon: Pss %.1f  Rss %.1f MiB%n", d.pssMib(), d.rssMib());
+      System.out.println();
+      TimeUnit.SECONDS.sleep(quiet);
+      JvmMemoryMap.snapshot(daemon.pid()).attribute(false).print("the daemon, " + quiet + " s later");
+      JvmMemoryMap.jcmd(daemon.pid(), "GC.run");
+      TimeUnit.SECONDS.sleep(2);
+      JvmMemoryMap.snapshot(daemon.pid()).attribute(false).print("the daemon 2 s after a full collection (jcmd GC.run)");
       daemon.stopAfterPeersExitZero(peers, BOUND);
       System.out.println("every shim exited 0; daemon stopped (exit 0); load at end: " + ProcStats.loadAverage());
     } finally {

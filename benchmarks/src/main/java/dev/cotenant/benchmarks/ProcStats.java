@@ -71,6 +71,23 @@ final class ProcStats {
     return m;
   }
 
+  /** The anonymous part of {@code Pss} ({@code Pss_Anon}) of {@code pids}, in KiB; a process gone counts 0. */
+  static long pssAnonKb(Collection<Long> pids) {
+    long kb = 0;
+    for (long pid : pids) {
+      try {
+        for (String l : Files.readAllLines(Path.of("/proc", Long.toString(pid), "smaps_rollup"))) {
+          if (l.startsWith("Pss_Anon:")) {
+            kb += kb(l);
+          }
+        }
+      } catch (IOException e) {
+        // Gone.
+      }
+    }
+    return kb;
+  }
+
   private static long kb(String line) {
     String[] parts = line.trim().split("\\s+");
     return Long.parseLong(parts[1]);

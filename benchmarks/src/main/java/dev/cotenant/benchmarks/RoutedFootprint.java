@@ -53,17 +53,10 @@ public final class RoutedFootprint {
     String version = args.length > 1 ? args[1] : StdioPeer.PROTOCOL_VERSION;
     CotenantJar cotenant = CotenantJar.locate();
     Path root = cotenant.repositoryRoot();
-    Path npm = root.resolve("examples/npm/node_modules");
-    if (!Files.isDirectory(npm.resolve("@modelcontextprotocol/server-memory"))) {
-      throw new IllegalStateException(npm + " lacks the npm servers: build the reactor (mvn -B -o -q -DskipTests package)");
-    }
     Path work = DaemonProcess.newHome("ctrf");
     try {
-      Path config = writeConfig(work, npm);
-      List<ServerDescription> servers = new ArrayList<>();
-      for (ConfiguredServer s : new McpConfigReader().readFile(config)) {
-        servers.add(s.description());
-      }
+      Path config = writeConfig(work, npmServers(root));
+      List<ServerDescription> servers = servers(config);
       System.out.printf(Locale.ROOT, "cores=%d java=%s clients=%d protocolVersion=%s servers=%s%n",
           Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"), clients, version,
           servers.stream().map(ServerDescription::name).toList());
@@ -76,12 +69,7 @@ public final class RoutedFootprint {
       Path home = Files.createDirectories(work.resolve("h"));
       System.out.println("\nload before share: " + ProcStats.loadAverage());
       Duration bound = Duration.ofMinutes(10);
-      for (ServerDescription s : servers) {
-        DaemonProcess.Run r = DaemonProcess.run(cotenant, home, root, bound, "share", s.name(), config.toString());
-        List<String> lines = r.out().strip().lines().toList();
-        System.out.printf(Locale.ROOT, "  share %-20s exit %d in %5d ms: %s%n", s.name(), r.code(), r.millis(),
-            lines.isEmpty() ? r.err().strip() : lines.get(lines.size() - 1));
-      }
+      shareEach(cotenant, home, root, config, servers);
       DaemonProcess.Run route = DaemonProcess.run(cotenant, home, root, bound, "route", config.toString(), "--apply");
       System.out.println("route --apply: exit " + route.code());
       route.out().lines().forEach(l -> System.out.println("  " + l));
@@ -98,6 +86,36 @@ public final class RoutedFootprint {
       }
     } finally {
       DaemonProcess.deleteTree(work);
+    }
+  }
+
+  /** {@code examples/npm/node_modules} under {@code root}, or fails saying how to install it. */
+  static Path npmServers(Path root) {
+    Path npm = root.resolve("examples/npm/node_modules");
+    if (!Files.isDirectory(npm.resolve("@modelcontextprotocol/server-memory"))) {
+      throw new IllegalStateException(npm + " lacks the npm servers: build the reactor (mvn -B -o -q -DskipTests package)");
+    }
+    return npm;
+  }
+
+  /** The servers of {@code config}, in its order. */
+  static List<ServerDescription> servers(Path config) throws Exception {
+    List<ServerDescription> servers = new ArrayList<>();
+    for (ConfiguredServer s : new McpConfigReader().readFile(config)) {
+      servers.add(s.description());
+    }
+    return servers;
+  }
+
+  /** {@code cotenant share NAME CONFIG} in {@code home} for each of {@code servers}, each printed in one line. */
+  static void shareEach(CotenantJar cotenant, Path home, Path root, Path config, List<ServerDescription> servers)
+      throws Exception {
+    for (ServerDescription s : servers) {
+      DaemonProcess.Run r = DaemonProcess.run(cotenant, home, root, Duration.ofMinutes(10), "share", s.name(),
+          config.toString());
+      List<String> lines = r.out().strip().lines().toList();
+      System.out.printf(Locale.ROOT, "  share %-20s exit %d in %5d ms: %s%n", s.name(), r.code(), r.millis(),
+          lines.isEmpty() ? r.err().strip() : lines.get(lines.size() - 1));
     }
   }
 
@@ -178,6 +196,7 @@ public final class RoutedFootprint {
         parts.put("daemon", ProcStats.memory(daemonPid));
         parts.put("watchdog", ProcStats.alive(watchdog) ? ProcStats.memory(watchdog) : ProcStats.Memory.NONE);
         parts.put("backends", ProcStats.memory(below));
+        DaemonMemory.printByProgram("backends by program:", below);
         DaemonProcess.Run status = DaemonProcess.run(CotenantJar.locate(), home, root, Duration.ofMinutes(1), "status",
             "--json");
         placements = DaemonFootprint.placements(DaemonProcess.JSON.readTree(status.out()));
@@ -189,6 +208,7 @@ public final class RoutedFootprint {
       }
       parts.put("shims", ProcStats.memory(shims));
       parts.put("servers left direct", ProcStats.memory(direct));
+      DaemonMemory.printByProgram("servers left direct, by program:", direct);
       counted.addAll(shims);
       counted.addAll(direct);
       return new Result(parts, placements, routedNames);

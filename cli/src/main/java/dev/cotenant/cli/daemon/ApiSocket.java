@@ -14,7 +14,6 @@ import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.handler.ContextHandler;
 import org.eclipse.jetty.unixdomain.server.UnixDomainServerConnector;
-import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,10 +55,7 @@ public final class ApiSocket implements AutoCloseable {
    * @throws IOException when the socket cannot be bound or Jetty does not start
    */
   public static ApiSocket open(Path path, Handler handler) throws IOException {
-    QueuedThreadPool threads = new QueuedThreadPool(MAX_THREADS, 2);
-    threads.setName(THREAD_PREFIX);
-    threads.setDaemon(true);
-    Server server = new Server(threads);
+    Server server = new Server(DaemonHttpServer.localThreads(THREAD_PREFIX, MAX_THREADS));
     HttpConfiguration http = new HttpConfiguration();
     http.setSendServerVersion(false);
     http.setSendXPoweredBy(false);
@@ -117,8 +113,9 @@ public final class ApiSocket implements AutoCloseable {
   private static final class OwnerOnlyConnector extends UnixDomainServerConnector {
     private final String self = System.getProperty("user.name");
 
+    /** No acceptor thread: the selector accepts, and {@link #configure} checks the peer either way. */
     OwnerOnlyConnector(Server server, HttpConnectionFactory factory) {
-      super(server, factory);
+      super(server, 0, 1, factory);
     }
 
     @Override

@@ -25,6 +25,9 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.eclipse.jetty.server.Handler;
 import org.jspecify.annotations.Nullable;
@@ -63,6 +66,8 @@ public final class Daemon implements AutoCloseable {
   private @Nullable ApiHandler api;
   private @Nullable ApiSocket apiSocket;
   private @Nullable RecordsWatcher watcher;
+  /** The daemon's one timer thread: the records watch, the heap trim. */
+  private @Nullable ScheduledExecutorService timer;
   private boolean stopping;
 
   /**
@@ -128,9 +133,16 @@ public final class Daemon implements AutoCloseable {
             http = HttpSurface.start(0, sharing, directory, token, mounts);
           }
         }
+        ScheduledExecutorService t = Executors.newSingleThreadScheduledExecutor(r -> {
+          Thread th = new Thread(r, "cotenant-daemon-timer");
+          th.setDaemon(true);
+          return th;
+        });
+        timer = t;
         watcher = new RecordsWatcher(cotenant.recordsDirectory(), cotenant.recordStores(),
             !cotenant.config().get(dev.cotenant.gateway.providers.Spi.RECORDS_KEY, "file").equals("file"),
-            sharing::recordsChanged);
+            sharing::recordsChanged, t);
+        t.scheduleWithFixedDelay(HeapTrim.ofThisJvm(), HeapTrim.PERIOD_SECONDS, HeapTrim.PERIOD_SECONDS, TimeUnit.SECONDS);
         writeState();
         // The socket opens last: a client it answers (a shim, `serve --detach`) finds the daemon
         // ready, daemon.json written and HTTP listening.
@@ -144,8 +156,9 @@ public final class Daemon implements AutoCloseable {
     }
   }
 
-  private void accept(java.nio.channels.SocketChannel ch) {
-    SocketSession s = new SocketSession(new LineChannel(ch), sharing(), directory,
+  /** A new connection's session; on the socket's thread, so nothing here blocks. */
+  private SocketConnection.Handler accept(SocketConnection connection) {
+    SocketSession s = new SocketSession(connection, sharing(), directory,
         "sock-" + sessionNumbers.incrementAndGet(), sessions::remove, new SocketSession.Control() {
           @Override
           public Map<String, Object> status() {
@@ -163,10 +176,9 @@ public final class Daemon implements AutoCloseable {
     synchronized (lifecycle) {
       if (stopping) {
         s.end();
-        return;
       }
     }
-    s.run();
+    return s;
   }
 
   private Sharing sharing() {
@@ -339,6 +351,10 @@ public final class Daemon implements AutoCloseable {
     closeQuietly(listener);
     closeQuietly(apiSocket);
     closeQuietly(watcher);
+    ScheduledExecutorService t = timer;
+    if (t != null) {
+      t.shutdownNow();
+    }
     closeQuietly(http);
     closeQuietly(api);
     for (SocketSession s : Set.copyOf(sessions)) {

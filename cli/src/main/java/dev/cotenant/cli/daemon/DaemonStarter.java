@@ -203,14 +203,33 @@ public final class DaemonStarter {
   }
 
   /**
-   * The JVM options of a daemon a shim starts, chosen for a long-lived process that mostly waits:
-   * the serial collector and the first compiler tier only (less memory and fewer threads than
-   * the defaults, and a quicker start), and a young generation of 16 MiB. Without that bound the
-   * young generation is sized from the machine's memory (126 MiB on a 24 GiB machine) and, since
-   * every page of it is touched before the first collection, a busy daemon kept about that much
-   * more resident; measured in docs/performance.md.
+   * The JVM options of the daemon, whether a shim starts it or {@code cotenant serve} runs it as
+   * its child, chosen for a long-lived process that mostly waits and holds a few dozen sessions;
+   * each was measured with {@code DaemonMemory} (docs/performance.md):
+   *
+   * <ul>
+   *   <li>{@code -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:CICompilerCount=1}: the serial
+   *       collector and the first compiler tier only, on one compiler thread: less memory and fewer
+   *       threads than the defaults, and a quicker start;
+   *   <li>{@code -Xmn8m}: a young generation of 8 MiB. Without a bound it is sized from the
+   *       machine's memory (126 MiB on a 24 GiB machine), and every page of it is touched before
+   *       the first collection, so it stays resident;
+   *   <li>{@code -Xms16m -XX:-ShrinkHeapInSteps -XX:MinHeapFreeRatio=20 -XX:MaxHeapFreeRatio=40}:
+   *       a heap that starts small and, at a full collection, shrinks at once to what is live and
+   *       at most 40 % free. The initial heap would otherwise be 1/64 of the machine's memory, and
+   *       the heap never shrinks below it: a few messages of 8 MiB left a daemon holding 370 MiB
+   *       of old generation. {@link HeapTrim} asks for that collection once such a burst is over;
+   *   <li>{@code -Dorg.eclipse.jetty.util.referencesPerCacheLine=16}: what Jetty would otherwise
+   *       find out through JMX, whose platform server it starts for that alone (about 280 classes
+   *       and 3 MiB);
+   *   <li>{@code -Djdk.nio.maxCachedBufferSize=262144}: a thread that wrote or read one large
+   *       message over a socket would otherwise keep a native buffer of that size for its life.
+   * </ul>
    */
-  static final List<String> DAEMON_JVM_OPTIONS = List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xmn16m");
+  public static final List<String> DAEMON_JVM_OPTIONS = List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+      "-XX:CICompilerCount=1", "-Xmn8m", "-Xms16m", "-XX:-ShrinkHeapInSteps", "-XX:MinHeapFreeRatio=20",
+      "-XX:MaxHeapFreeRatio=40", "-Dorg.eclipse.jetty.util.referencesPerCacheLine=16",
+      "-Djdk.nio.maxCachedBufferSize=262144");
 
   /**
    * The command that runs this same cotenant in a new JVM: this JVM's {@code java}, this JVM's

@@ -9,8 +9,10 @@ import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,7 +39,9 @@ final class RecordsWatcher implements AutoCloseable {
 
   private final Path directory;
   private final RecordStores stores;
-  private final ScheduledExecutorService timer;
+  /** Its own timer, shut down at close; null when it runs on a timer it was given. */
+  private final @Nullable ScheduledExecutorService ownTimer;
+  private final ScheduledFuture<?> checking;
   private final boolean remote;
   private Map<String, String> seen;
   private long lastRemoteRead = System.nanoTime();
@@ -54,17 +58,27 @@ final class RecordsWatcher implements AutoCloseable {
 
   /** As above; {@code onReload} runs after each reload (the daemon tells its sharing the records changed). */
   RecordsWatcher(Path directory, RecordStores stores, boolean remote, Runnable onReload) {
+    this(directory, stores, remote, onReload, null);
+  }
+
+  /**
+   * As above, checking on {@code timer} (the daemon's), which it leaves running at close; with a
+   * null timer it starts one of its own.
+   */
+  RecordsWatcher(Path directory, RecordStores stores, boolean remote, Runnable onReload,
+      @Nullable ScheduledExecutorService timer) {
     this.onReload = onReload;
     this.directory = directory;
     this.stores = stores;
     this.remote = remote;
     this.seen = fingerprint();
-    this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+    this.ownTimer = timer == null ? Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "cotenant-records-watch");
       t.setDaemon(true);
       return t;
-    });
-    timer.scheduleWithFixedDelay(this::check, PERIOD_MS, PERIOD_MS, TimeUnit.MILLISECONDS);
+    }) : null;
+    this.checking = (timer == null ? ownTimer : timer).scheduleWithFixedDelay(this::check, PERIOD_MS, PERIOD_MS,
+        TimeUnit.MILLISECONDS);
   }
 
   private Map<String, String> fingerprint() {
@@ -116,6 +130,9 @@ final class RecordsWatcher implements AutoCloseable {
 
   @Override
   public void close() {
-    timer.shutdownNow();
+    checking.cancel(true);
+    if (ownTimer != null) {
+      ownTimer.shutdownNow();
+    }
   }
 }

@@ -14,8 +14,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -27,34 +25,37 @@ import org.slf4j.LoggerFactory;
  * once, here ({@link RpcMessage#read}), and handed on as it was read: the message is the
  * daemon's from then on (see {@link Wire}). The session connects at the client's first message (its
  * {@code initialize} carries the parameters placement needs; a 2026-07-28 client sends none).
- * What the backend sends the client is queued (at most {@value #OUTBOUND} messages) and written
- * by a thread of its own, so a client that stops reading never holds up a shared backend: when
- * its queue is full, its session is ended. Ends when either side closes.
+ *
+ * <p>It holds no thread: its {@link SocketConnection} hands it the shim's lines one at a time on a
+ * worker of the socket ({@link UnixSocketListener}), and what the backend sends the client is
+ * written on the thread that has it, without blocking (what the socket does not take yet waits,
+ * at most {@value #OUTBOUND} messages), so a client that stops reading never holds up a shared
+ * backend: when that many wait, its session is ended. Ends when either side closes.
  */
-final class SocketSession implements Runnable {
+final class SocketSession implements SocketConnection.Handler {
   private static final Logger LOG = LoggerFactory.getLogger(SocketSession.class);
 
   /** The most messages waiting for a client that is not reading. */
   static final int OUTBOUND = 10_000;
 
-  private static final byte[] END = new byte[0];
-
-  private final LineChannel channel;
+  private final SocketConnection connection;
   private final Sharing sharing;
   private final ServerDirectory directory;
   private final String sessionId;
   private final Consumer<SocketSession> onEnd;
   private final Control control;
-  private final BlockingQueue<byte[]> outbound = new ArrayBlockingQueue<>(OUTBOUND + 1);
-  private volatile @Nullable ClientSession connection;
+  private volatile @Nullable ClientSession clientSession;
   private volatile @Nullable String serverName;
+  /** The server the hello named, once the hello was accepted. */
+  private volatile @Nullable ConfiguredServer server;
+  /** Whether the first line (the hello) was handled; the handler's calls are serial. */
+  private boolean helloRead;
   private volatile long shimPid = -1;
   /** True once the hello named a server the daemon found (the shim was answered {@code connected}). */
   private volatile boolean accepted;
   private volatile boolean ended;
   /** The client's {@code initialize} a resuming shim sent in its hello; null for a new session. */
   private volatile @Nullable Map<String, Object> resume;
-  private volatile @Nullable Thread writer;
 
   /**
    * The id under which a resumed session's {@code initialize} is sent again; its answer goes to
@@ -72,10 +73,10 @@ final class SocketSession implements Runnable {
     void stopSoon();
   }
 
-  SocketSession(LineChannel channel, Sharing sharing, ServerDirectory directory, String sessionId,
+  SocketSession(SocketConnection connection, Sharing sharing, ServerDirectory directory, String sessionId,
       Consumer<SocketSession> onEnd, Control control) {
     this.control = control;
-    this.channel = channel;
+    this.connection = connection;
     this.sharing = sharing;
     this.directory = directory;
     this.sessionId = sessionId;
@@ -105,13 +106,13 @@ final class SocketSession implements Runnable {
    * start is not answered from the records with no backend yet (a deferred session).
    */
   boolean isAttached() {
-    ClientSession c = connection;
+    ClientSession c = clientSession;
     return c != null && !ended && !c.deferred();
   }
 
   /** The client session this socket session carries, once its first message connected it. */
   java.util.Optional<ClientSession> connection() {
-    return java.util.Optional.ofNullable(connection);
+    return java.util.Optional.ofNullable(clientSession);
   }
 
   /** The process id the shim named in its hello; empty when it named none. */
@@ -121,77 +122,89 @@ final class SocketSession implements Runnable {
   }
 
   @Override
-  public void run() {
+  public void line(byte[] line) {
+    if (ended) {
+      return;
+    }
     try {
-      ConfiguredServer server = hello();
-      if (server == null) {
+      if (!helloRead) {
+        helloRead = true;
+        hello(line);
         return;
       }
-      Thread w = new Thread(this::writeLoop, "cotenant-session-" + sessionId + "-out");
-      w.setDaemon(true);
-      writer = w;
-      w.start();
-      Map<String, Object> resumed = resume;
-      if (resumed != null) {
-        // The client has its initialize answer from the daemon that went away: the session is
-        // connected with that initialize, whose answer goes to nobody.
-        @SuppressWarnings("unchecked")
-        Map<String, Object> params = (Map<String, Object>) resumed.get("params");
-        RpcMessage init = RpcMessage.Request.of(RequestId.of(RESUME_ID), "initialize", params);
-        ClientSession c = connect(server, init);
+      ConfiguredServer s = java.util.Objects.requireNonNull(server);
+      Map<String, Object> json;
+      try {
+        json = Wire.object(line);
+      } catch (IOException e) {
+        send(Envelope.error(null, ErrorCode.PARSE_ERROR, "parse error: " + e.getMessage()));
+        return;
+      }
+      RpcMessage message;
+      try {
+        message = RpcMessage.read(json);
+      } catch (RpcMessage.InvalidMessage e) {
+        ClientSession c = clientSession != null ? clientSession : connect(s, null);
+        if (c != null) {
+          c.invalid(json, e);
+        }
+        return;
+      }
+      ClientSession c = clientSession;
+      if (c == null) {
+        c = connect(s, message);
         if (c == null) {
           return;
         }
-        c.fromClient(init);
-        c.fromClient(RpcMessage.Notification.of("notifications/initialized", null));
       }
-      byte[] line;
-      while (!ended && (line = channel.readLine()) != null) {
-        Map<String, Object> json;
-        try {
-          json = Wire.object(line);
-        } catch (IOException e) {
-          send(Envelope.error(null, ErrorCode.PARSE_ERROR, "parse error: " + e.getMessage()));
-          continue;
-        }
-        RpcMessage message;
-        try {
-          message = RpcMessage.read(json);
-        } catch (RpcMessage.InvalidMessage e) {
-          ClientSession c = connection != null ? connection : connect(server, null);
-          if (c == null) {
-            return;
-          }
-          c.invalid(json, e);
-          continue;
-        }
-        ClientSession c = connection;
-        if (c == null) {
-          c = connect(server, message);
-          if (c == null) {
-            return;
-          }
-        }
-        c.fromClient(message);
-      }
-    } catch (IOException e) {
-      if (!ended) {
-        LOG.debug("session {}: {}", sessionId, e.getMessage());
-      }
+      c.fromClient(message);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+      end();
     } catch (RuntimeException e) {
       LOG.warn("session {} of {} failed: {}", sessionId, serverName, e.toString());
-    } finally {
       end();
     }
   }
 
-  private @Nullable ConfiguredServer hello() throws IOException {
-    byte[] line = channel.readLine();
-    if (line == null) {
-      return null;
+  @Override
+  public void ended(@Nullable String why) {
+    if (why != null && !ended) {
+      LOG.debug("session {}: {}", sessionId, why);
     }
+    end();
+  }
+
+  /**
+   * The first line: a shim's hello, answered; a resumed session is connected at once. A control
+   * hello ({@code status}, {@code stop}) or a refused one ends the session once its answer is
+   * written.
+   */
+  private void hello(byte[] line) throws InterruptedException {
+    ConfiguredServer s = accepted(line);
+    if (s == null) {
+      endAfterWritten();
+      return;
+    }
+    server = s;
+    Map<String, Object> resumed = resume;
+    if (resumed != null) {
+      // The client has its initialize answer from the daemon that went away: the session is
+      // connected with that initialize, whose answer goes to nobody.
+      @SuppressWarnings("unchecked")
+      Map<String, Object> params = (Map<String, Object>) resumed.get("params");
+      RpcMessage init = RpcMessage.Request.of(RequestId.of(RESUME_ID), "initialize", params);
+      ClientSession c = connect(s, init);
+      if (c == null) {
+        return;
+      }
+      c.fromClient(init);
+      c.fromClient(RpcMessage.Notification.of("notifications/initialized", null));
+    }
+  }
+
+  /** The server a hello names when it is accepted; null when it was answered otherwise (status, stop, refused). */
+  private @Nullable ConfiguredServer accepted(byte[] line) {
     Map<String, Object> hello;
     try {
       hello = Wire.object(line);
@@ -208,12 +221,12 @@ final class SocketSession implements Runnable {
     if ("status".equals(hello.get("cotenant"))) {
       Map<String, Object> status = new java.util.LinkedHashMap<>(control.status());
       status.put("cotenant", "status");
-      channel.writeLine(Wire.line(status));
+      write(Wire.line(status));
       return null;
     }
     if ("stop".equals(hello.get("cotenant"))) {
       LOG.info("stopping: asked to over the socket");
-      channel.writeLine(Wire.line(Map.of("cotenant", "stopping", "pid", ProcessHandle.current().pid())));
+      write(Wire.line(Map.of("cotenant", "stopping", "pid", ProcessHandle.current().pid())));
       control.stopSoon();
       return null;
     }
@@ -243,7 +256,7 @@ final class SocketSession implements Runnable {
         return resumedServer;
       }
       accepted = true;
-      channel.writeLine(Wire.connected(sessionId));
+      write(Wire.connected(sessionId));
       return s;
     } catch (ConfigException e) {
       refuse(e.file() + ": " + e.problem());
@@ -259,7 +272,7 @@ final class SocketSession implements Runnable {
    * sessions are dedicated is refused, since its session's state ended with the backend.
    */
   @SuppressWarnings("unchecked")
-  private @Nullable ConfiguredServer resumed(ConfiguredServer s, Object init) throws IOException {
+  private @Nullable ConfiguredServer resumed(ConfiguredServer s, Object init) {
     if (!(init instanceof Map) || !"initialize".equals(((Map<String, Object>) init).get("method"))
         || !(((Map<String, Object>) init).get("params") instanceof Map)) {
       refuse("the hello's \"resume\" is not the client's initialize request");
@@ -275,13 +288,18 @@ final class SocketSession implements Runnable {
     }
     resume = (Map<String, Object>) init;
     LOG.info("session {} of {}: resuming a session whose daemon went away", sessionId, s.name());
-    channel.writeLine(Wire.connected(sessionId, true));
+    write(Wire.connected(sessionId, true));
     return s;
   }
 
-  private void refuse(String why) throws IOException {
+  private void refuse(String why) {
     LOG.info("refused a shim: {}", why);
-    channel.writeLine(Wire.refused(why));
+    write(Wire.refused(why));
+  }
+
+  /** Queues a line of the daemon's own for the shim. */
+  private void write(byte[] line) {
+    connection.write(line, OUTBOUND);
   }
 
   /**
@@ -296,7 +314,7 @@ final class SocketSession implements Runnable {
     }
     try {
       ClientSession c = sharing.connect(server.description(), sessionId, params, this::send);
-      connection = c;
+      clientSession = c;
       if (c.deferred()) {
         LOG.info("session {} of {}: deferred ({}); {} at its first call ({})", sessionId, server.name(),
             c.start().why(), c.placement().placement().name().toLowerCase(java.util.Locale.ROOT), c.placement().why());
@@ -306,19 +324,15 @@ final class SocketSession implements Runnable {
             c.backendPid().isPresent() ? c.backendPid().getAsLong() : "unknown", c.start().why());
       }
       // Before the initialize answer: the shim learns whether its session could resume on a new daemon.
-      outbound.offer(Wire.placed(c.placement().placement().name().toLowerCase(java.util.Locale.ROOT)));
+      write(Wire.placed(c.placement().placement().name().toLowerCase(java.util.Locale.ROOT)));
       return c;
     } catch (PoolException e) {
       LOG.warn("session {} of {}: no backend: {}", sessionId, server.name(), e.getMessage());
       if (first instanceof RpcMessage.Request r) {
-        try {
-          // Written directly: the session ends right after.
-          channel.writeLine(Wire.line(Envelope.error(r.id(), ErrorCode.NO_BACKEND,
-              "no backend for " + server.name() + ": " + e.getMessage())));
-        } catch (IOException gone) {
-          LOG.debug("session {}: {}", sessionId, gone.getMessage());
-        }
+        write(Wire.line(Envelope.error(r.id(), ErrorCode.NO_BACKEND,
+            "no backend for " + server.name() + ": " + e.getMessage())));
       }
+      endAfterWritten();
       return null;
     }
   }
@@ -332,41 +346,22 @@ final class SocketSession implements Runnable {
       // The answer to a resumed session's initialize: the client has had its own.
       return;
     }
-    if (!outbound.offer(Wire.line(message))) {
+    if (!connection.write(Wire.line(message), OUTBOUND) && !connection.isClosed()) {
       LOG.warn("session {} of {}: the client has not read its last {} messages; ending its session", sessionId,
           serverName, OUTBOUND);
       end();
     }
   }
 
-  private void writeLoop() {
-    try {
-      while (true) {
-        byte[] line = outbound.take();
-        if (line == END) {
-          return;
-        }
-        channel.writeLine(line);
-      }
-    } catch (IOException e) {
-      end();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
   /**
    * Ends the session of a daemon that is stopping: tells the shim so ({@link Wire#stopping}, so
-   * that it does not start a new daemon), waits a moment for that line to be written, then ends.
+   * that it does not start a new daemon) in place of what still waited for it, waits a moment for
+   * that line to be written, then ends.
    */
   void stopping(String reason) {
-    Thread w = writer;
-    if (serverName != null && !ended && w != null) {
-      outbound.clear();
-      outbound.offer(Wire.stopping(reason));
-      outbound.offer(END);
+    if (server != null && !ended && connection.replaceQueued(Wire.stopping(reason))) {
       try {
-        w.join(1000);
+        connection.awaitWritten(1000);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
@@ -376,23 +371,32 @@ final class SocketSession implements Runnable {
 
   /** Ends the session: closes its connection (releasing its backend) and the socket. Idempotent. */
   void end() {
+    if (markEnded()) {
+      connection.close();
+      onEnd.accept(this);
+    }
+  }
+
+  /** Ends the session as {@link #end} does, but closes the socket only once what waits for the shim is written. */
+  private void endAfterWritten() {
+    if (markEnded()) {
+      connection.closeWhenWritten();
+      onEnd.accept(this);
+    }
+  }
+
+  /** Marks the session ended and releases its backend; false when it had ended already. */
+  private boolean markEnded() {
     synchronized (this) {
       if (ended) {
-        return;
+        return false;
       }
       ended = true;
     }
-    ClientSession c = connection;
+    ClientSession c = clientSession;
     if (c != null) {
       c.close();
     }
-    outbound.clear();
-    outbound.offer(END);
-    try {
-      channel.close();
-    } catch (IOException e) {
-      // Closed already.
-    }
-    onEnd.accept(this);
+    return true;
   }
 }

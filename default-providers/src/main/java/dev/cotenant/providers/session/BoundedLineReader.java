@@ -7,7 +7,9 @@ import java.util.Optional;
 
 /**
  * Reads newline-delimited lines as raw bytes, refusing a line longer than a bound instead of
- * buffering it. Not thread-safe: one reader thread owns it.
+ * buffering it. Not thread-safe: one reader thread owns it. It lives as long as its process, so
+ * it keeps little between lines: a 16 KiB read buffer, and a line buffer that goes back to
+ * 8 KiB after a line longer than {@value #KEPT_LINE} bytes.
  */
 final class BoundedLineReader {
   /** Thrown when a line exceeds the bound; the rest of the stream is not read. */
@@ -21,7 +23,10 @@ final class BoundedLineReader {
 
   private final InputStream in;
   private final int maxLineBytes;
-  private final byte[] chunk = new byte[64 * 1024];
+  /** A line buffer grown past this is let go once its line is read. */
+  static final int KEPT_LINE = 64 * 1024;
+
+  private final byte[] chunk = new byte[16 * 1024];
   private int chunkPos;
   private int chunkLen;
   private byte[] line = new byte[8 * 1024];
@@ -85,7 +90,7 @@ final class BoundedLineReader {
       len--;
     }
     byte[] out = Arrays.copyOf(line, len);
-    if (line.length > 1024 * 1024) {
+    if (line.length > KEPT_LINE) {
       line = new byte[8 * 1024];
     }
     lineLen = 0;

@@ -32,7 +32,8 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * One spawned server and its three pipes: newline-delimited JSON-RPC on stdin/stdout, stderr
  * drained on its own thread (keeping only a short tail for failure messages). A reader thread
- * parses stdout under every bound and hands messages to {@link #next}. Teardown: close stdin,
+ * parses stdout under every bound and hands messages over: {@link #poll} (told of each by
+ * {@link #onEvents}) or {@link #next}. Teardown: close stdin,
  * wait, SIGTERM the process, every descendant and every process carrying the spawn's
  * {@link SpawnCookie}, wait, SIGKILL, then scan for cookie carriers again until none is left or
  * {@link #MAX_SWEEPS} scans were made. Used only by {@link StdioSession}.
@@ -71,6 +72,8 @@ final class ServerProcess {
 
   private static final Logger LOG = LoggerFactory.getLogger(ServerProcess.class);
   private static final int STDERR_TAIL = 2048;
+  /** The most bytes written to stdin at once: what the JDK copies through a buffer on the stack (8 KiB). */
+  static final int WRITE_PIECE = 8192;
   /** The most characters of the last stderr line a failure quotes, escaped. */
   private static final int STDERR_LINE = 160;
   /** How long a failure waits for the exit status, and then for the rest of stderr. */
@@ -88,6 +91,7 @@ final class ServerProcess {
   private final SessionSettings settings;
   private final OutputStream stdin;
   private final BlockingQueue<Event> inbox = new LinkedBlockingQueue<>();
+  private volatile Runnable onEvents = () -> {};
   private final JsonMapper mapper;
   private final byte[] stderrTail = new byte[STDERR_TAIL];
   private int stderrTailLen;
@@ -180,13 +184,45 @@ final class ServerProcess {
     byte[] bytes = mapper.writeValueAsBytes(Json.thaw(message));
     try {
       synchronized (stdin) {
-        stdin.write(bytes);
+        // In pieces of at most WRITE_PIECE bytes, which the JDK writes from a buffer on the
+        // stack: a larger write first copies the whole message into native memory of its own,
+        // which the C library keeps once freed (a few large messages left a daemon holding
+        // tens of MiB).
+        for (int off = 0; off < bytes.length; off += WRITE_PIECE) {
+          stdin.write(bytes, off, Math.min(WRITE_PIECE, bytes.length - off));
+        }
         stdin.write('\n');
         stdin.flush();
       }
     } catch (IOException e) {
       throw exited(when);
     }
+  }
+
+  /**
+   * Runs {@code listener} each time the reader hands over an event, on the reader's thread (it
+   * must not block), and once now when events wait already. Set once, before the events matter.
+   */
+  void onEvents(Runnable listener) {
+    onEvents = listener;
+    if (!inbox.isEmpty()) {
+      listener.run();
+    }
+  }
+
+  /** The next event if one waits; never blocks. */
+  Optional<Event> poll() {
+    return Optional.ofNullable(inbox.poll());
+  }
+
+  /** True when an event waits. */
+  boolean hasEvents() {
+    return !inbox.isEmpty();
+  }
+
+  private void emit(Event e) {
+    inbox.add(e);
+    onEvents.run();
   }
 
   /** The next event, or empty when nothing arrived before {@code deadlineNanos}. */
@@ -436,11 +472,11 @@ final class ServerProcess {
       while (true) {
         Optional<byte[]> line = lines.next();
         if (line.isEmpty()) {
-          inbox.add(new Eof());
+          emit(new Eof());
           return;
         }
         if (lines.totalBytes() > settings.maxTotalBytes()) {
-          inbox.add(new Fatal("wrote more than " + settings.maxTotalBytes() + " bytes to stdout"));
+          emit(new Fatal("wrote more than " + settings.maxTotalBytes() + " bytes to stdout"));
           return;
         }
         byte[] bytes = line.get();
@@ -448,14 +484,14 @@ final class ServerProcess {
           continue;
         }
         if (++count > settings.maxMessages()) {
-          inbox.add(new Fatal("wrote more than " + settings.maxMessages() + " messages"));
+          emit(new Fatal("wrote more than " + settings.maxMessages() + " messages"));
           return;
         }
         Object parsed;
         try {
           parsed = mapper.readValue(bytes, Object.class);
         } catch (StreamConstraintsException e) {
-          inbox.add(new Fatal("sent JSON beyond the bounds (nesting deeper than "
+          emit(new Fatal("sent JSON beyond the bounds (nesting deeper than "
               + settings.maxDepth() + " or a value too long)"));
           return;
         } catch (JacksonException e) {
@@ -464,18 +500,18 @@ final class ServerProcess {
         if (parsed instanceof Map<?, ?>) {
           @SuppressWarnings("unchecked")
           Map<String, Object> json = (Map<String, Object>) Json.freeze(parsed);
-          inbox.add(new Message(json));
+          emit(new Message(json));
         } else if (++nonJson > settings.maxNonJsonLines()) {
-          inbox.add(new Fatal("wrote more than " + settings.maxNonJsonLines() + " lines that are not JSON-RPC to stdout"));
+          emit(new Fatal("wrote more than " + settings.maxNonJsonLines() + " lines that are not JSON-RPC to stdout"));
           return;
         }
       }
     } catch (BoundedLineReader.LineTooLongException e) {
-      inbox.add(new Fatal("wrote " + e.getMessage()));
+      emit(new Fatal("wrote " + e.getMessage()));
     } catch (IOException | RuntimeException e) {
-      inbox.add(new Eof());
+      emit(new Eof());
     } catch (StackOverflowError e) {
-      inbox.add(new Fatal("sent JSON too deeply nested to copy"));
+      emit(new Fatal("sent JSON too deeply nested to copy"));
     }
   }
 

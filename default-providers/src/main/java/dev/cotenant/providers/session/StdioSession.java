@@ -19,6 +19,9 @@ import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -33,9 +36,12 @@ import tools.jackson.databind.json.JsonMapper;
  * {@link SessionSettings} (message length, nesting, non-JSON lines, the totals when a caller set
  * them, teardown waits, the discover timeout of {@link HandshakeEra#AUTO}).
  *
- * <p>{@link #request} writes a request and returns at once with a future of its answer; a
- * dispatcher thread reads stdout, completes the future whose id an answer carries, and hands
- * what the server sends on its own initiative to the {@link ServerMessageHandler}: a request is
+ * <p>{@link #request} writes a request and returns at once with a future of its answer; the
+ * session's dispatcher takes what the process's reader read from stdout, in order, completes the
+ * future whose id an answer carries, and hands what the server sends on its own initiative to
+ * the {@link ServerMessageHandler}. The dispatcher runs on a thread of a pool every session shares
+ * ({@value #DISPATCH_THREADS}-N), held only while the session has something to dispatch: an idle
+ * session holds no thread for it. A request is
  * answered with the handler's reply ({@link ErrorCode#INTERNAL_ERROR} when the handler throws), a
  * notification is passed on. Every message is classified once, as it is taken from the reader
  * ({@link RpcMessage#read}); one that is not JSON-RPC is dropped, and so are responses to ids
@@ -58,6 +64,21 @@ final class StdioSession implements ServerSession {
   private static final ServerMessageHandler.Error INTERNAL_ERROR =
       new ServerMessageHandler.Error(ErrorCode.INTERNAL_ERROR.code(), ErrorCode.INTERNAL_ERROR.title());
 
+  /** The name prefix of the dispatchers' threads. */
+  static final String DISPATCH_THREADS = "cotenant-session-dispatch";
+
+  /** Where every session's dispatcher runs; an idle thread ends after 30 s. */
+  private static final ExecutorService DISPATCH = dispatchPool();
+
+  private static ExecutorService dispatchPool() {
+    AtomicLong n = new AtomicLong();
+    return new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
+      Thread t = new Thread(r, DISPATCH_THREADS + "-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
   private static final Function<String, SessionException> CLOSED =
       when -> new SessionException(SessionException.Kind.EXITED, "the session was closed");
 
@@ -71,7 +92,6 @@ final class StdioSession implements ServerSession {
   private final AtomicBoolean handshakeStarted = new AtomicBoolean();
   private final Object lifecycle = new Object();
   private volatile ServerProcess process;
-  private volatile Thread dispatcher;
   /** Why the session can no longer be used, given what was being done when it is used; null while it can. */
   private volatile Function<String, SessionException> ended;
   private volatile boolean closed;
@@ -104,18 +124,15 @@ final class StdioSession implements ServerSession {
 
   private void spawn() throws SessionException {
     ServerProcess p = ServerProcess.start(server, settings, mapper, label);
-    Thread t = new Thread(() -> dispatch(p), "cotenant-session-dispatch-" + label);
-    t.setDaemon(true);
     boolean unwanted;
     synchronized (lifecycle) {
       process = p;
-      dispatcher = t;
       unwanted = closed || abortReason != null;
       if (!unwanted) {
         ended = null;
       }
     }
-    t.start();
+    p.onEvents(new Dispatcher(p)::schedule);
     if (unwanted) {
       p.kill();
     }
@@ -340,19 +357,14 @@ final class StdioSession implements ServerSession {
   @Override
   public void close() {
     ServerProcess p;
-    Thread d;
     synchronized (lifecycle) {
       closed = true;
       p = process;
-      d = dispatcher;
     }
     // Before the teardown, so an awaited answer fails as closed, not as the exit the teardown causes.
+    // The dispatcher ends with the end of the process's output, which the teardown brings.
     fail(CLOSED);
-    try {
-      p.teardown();
-    } finally {
-      d.interrupt();
-    }
+    p.teardown();
   }
 
   /** Ends the session with {@code cause} unless it already ended, and fails every awaited answer with the first cause. */
@@ -391,46 +403,77 @@ final class StdioSession implements ServerSession {
     failPending(first);
   }
 
-  private void dispatch(ServerProcess p) {
-    try {
+  /**
+   * The dispatcher of one process: its events, in order and one at a time, on a thread of
+   * {@link #DISPATCH} while there are some; it ends at the end of the process's output.
+   */
+  private final class Dispatcher {
+    private final ServerProcess p;
+    private final AtomicBoolean running = new AtomicBoolean();
+    private volatile boolean done;
+
+    Dispatcher(ServerProcess p) {
+      this.p = p;
+    }
+
+    /** An event arrived: dispatches it unless this runs already. On the reader's thread: never blocks. */
+    void schedule() {
+      if (!done && running.compareAndSet(false, true)) {
+        DISPATCH.execute(this::drain);
+      }
+    }
+
+    private void drain() {
       while (true) {
-        Optional<ServerProcess.Event> event = p.next(System.nanoTime() + TimeUnit.HOURS.toNanos(1));
-        if (event.isEmpty()) {
-          continue;
-        }
-        ServerProcess.Event e = event.get();
-        if (e instanceof ServerProcess.Fatal) {
-          SessionException garbage = new SessionException(SessionException.Kind.GARBAGE, ((ServerProcess.Fatal) e).reason());
-          endOf(p, when -> garbage);
-          return;
-        }
-        if (e instanceof ServerProcess.Eof) {
-          endOf(p, p.exit()::failure);
-          return;
-        }
-        RpcMessage message;
-        try {
-          message = RpcMessage.read(((ServerProcess.Message) e).json());
-        } catch (RpcMessage.InvalidMessage invalid) {
-          LOG.debug("session {}: dropped a message that is not JSON-RPC: {}", label, invalid.getMessage());
-          continue;
-        }
-        if (message instanceof RpcMessage.Response response) {
-          Pending f = response.id() == null ? null : pending.remove(response.id());
-          if (f != null) {
-            f.answer().complete(response.json());
+        Optional<ServerProcess.Event> e;
+        while (!done && (e = p.poll()).isPresent()) {
+          if (!dispatch(p, e.get())) {
+            // The end: `running` stays set, nothing is dispatched after it.
+            done = true;
+            return;
           }
-        } else {
-          fromServer(p, message);
+        }
+        running.set(false);
+        if (done || !p.hasEvents() || !running.compareAndSet(false, true)) {
+          return;
         }
       }
-    } catch (InterruptedException e) {
-      // Closed: every awaited answer was failed by close.
-    } catch (RuntimeException | Error e) {
+    }
+  }
+
+  /** Dispatches one event of {@code p}; false at the end of its output. */
+  private boolean dispatch(ServerProcess p, ServerProcess.Event e) {
+    try {
+      if (e instanceof ServerProcess.Fatal) {
+        SessionException garbage = new SessionException(SessionException.Kind.GARBAGE, ((ServerProcess.Fatal) e).reason());
+        endOf(p, when -> garbage);
+        return false;
+      }
+      if (e instanceof ServerProcess.Eof) {
+        endOf(p, p.exit()::failure);
+        return false;
+      }
+      RpcMessage message;
+      try {
+        message = RpcMessage.read(((ServerProcess.Message) e).json());
+      } catch (RpcMessage.InvalidMessage invalid) {
+        LOG.debug("session {}: dropped a message that is not JSON-RPC: {}", label, invalid.getMessage());
+        return true;
+      }
+      if (message instanceof RpcMessage.Response response) {
+        Pending f = response.id() == null ? null : pending.remove(response.id());
+        if (f != null) {
+          f.answer().complete(response.json());
+        }
+      } else {
+        fromServer(p, message);
+      }
+      return true;
+    } catch (RuntimeException | Error failure) {
       SessionException broken = new SessionException(SessionException.Kind.GARBAGE,
-          "the session's reader failed: " + e.getClass().getSimpleName());
+          "the session's reader failed: " + failure.getClass().getSimpleName());
       endOf(p, when -> broken);
-      throw e;
+      throw failure;
     }
   }
 

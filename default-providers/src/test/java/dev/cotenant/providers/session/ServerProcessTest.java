@@ -218,6 +218,27 @@ class ServerProcessTest extends HarnessedProcessTest {
   }
 
   /**
+   * A message several times {@link ServerProcess#WRITE_PIECE} long, and one a byte past a whole
+   * number of pieces, reach the server whole and in order (it echoes each line). Mutants: the
+   * last piece's length, the offset's step.
+   */
+  @Test
+  void aMessageWrittenInPiecesArrivesWhole() throws Exception {
+    ServerProcess p = start("exec cat");
+    String first = "a".repeat(5 * ServerProcess.WRITE_PIECE);
+    String second = "b".repeat(3 * ServerProcess.WRITE_PIECE + 1);
+    p.send(Map.of("jsonrpc", "2.0", "method", "first", "params", Map.of("text", first)), "before reading first");
+    p.send(Map.of("jsonrpc", "2.0", "method", "second", "params", Map.of("text", second)), "before reading second");
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    for (String text : List.of(first, second)) {
+      Optional<Event> e = p.next(deadline);
+      assertTrue(e.isPresent(), "the echo did not come back");
+      Message m = assertInstanceOf(Message.class, e.get());
+      assertEquals(text, ((Map<?, ?>) m.json().get("params")).get("text"));
+    }
+  }
+
+  /**
    * Kills {@code exit} reporting "exited" for a process that has not, and {@code daemon} without
    * {@code setDaemon}: a server that closed its stdout but keeps running is reported as having
    * closed stdout, its stderr reader does not hold the JVM, and teardown ends it.

@@ -71,18 +71,29 @@ public final class DaemonHttpServer implements AutoCloseable {
     if (port < 0 || port > 65_535) {
       throw new IllegalArgumentException("the HTTP port must be 0 to 65535, got " + port);
     }
-    QueuedThreadPool threads = new QueuedThreadPool(MAX_THREADS, 2);
-    threads.setName(THREAD_PREFIX);
-    threads.setDaemon(true);
-    this.server = new Server(threads);
+    this.server = new Server(localThreads(THREAD_PREFIX, MAX_THREADS));
     HttpConfiguration http = new HttpConfiguration();
     http.setSendServerVersion(false);
     http.setSendXPoweredBy(false);
-    this.connector = new ServerConnector(server, new HttpConnectionFactory(http));
+    // No acceptor thread: the selector accepts.
+    this.connector = new ServerConnector(server, 0, 1, new HttpConnectionFactory(http));
     connector.setHost(HOST);
     connector.setPort(port);
     server.addConnector(connector);
     mount(MCP_PATH, endpoint);
+  }
+
+  /**
+   * The thread pool of a server that only local clients use, a few at a time: daemon threads named
+   * {@code name}, at most {@code max}; one kept while idle (the selector's, which also accepts),
+   * and none parked in reserve for a quicker hand-off. Idle threads beyond it end after a minute.
+   */
+  public static QueuedThreadPool localThreads(String name, int max) {
+    QueuedThreadPool threads = new QueuedThreadPool(max, 1);
+    threads.setReservedThreads(0);
+    threads.setName(name);
+    threads.setDaemon(true);
+    return threads;
   }
 
   /**
