@@ -156,7 +156,7 @@ public final class DaemonMemory {
       snapshot.attribute(nmt).print("the daemon (" + label + ")");
       printByProgram("below the daemon (its watchdog excepted), by program:", below);
       if (nmt) {
-        System.out.print("  " + JvmMemoryMap.liveHeap(daemonPid, 12));
+        System.out.print("  " + JvmMemoryMap.liveHeap(daemonPid, Integer.getInteger("cotenant.heapTop", 12)));
       }
     } finally {
       DaemonFootprint.closeAll(peers, counted, label);
