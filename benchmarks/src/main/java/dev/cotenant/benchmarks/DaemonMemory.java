@@ -44,7 +44,7 @@ import tools.jackson.databind.JsonNode;
  * daemon the harness starts itself ({@code java OPTIONS -cp cotenant.jar dev.cotenant.cli.Main
  * serve}, in the home, before the first client), which the shims then find running; a word of
  * the form {@code NAME=VALUE} is put in its environment instead ({@code "MALLOC_ARENA_MAX=2
- * -Xmn8m"}).
+ * -Xmn4m"}).
  *
  * <p>Usage, from the repository root after {@code mvn -B -o -q -DskipTests package}:
  * {@code java -cp benchmarks/target/benchmarks.jar dev.cotenant.benchmarks.DaemonMemory
