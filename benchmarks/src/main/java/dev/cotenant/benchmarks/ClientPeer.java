@@ -59,15 +59,8 @@ final class ClientPeer implements AutoCloseable {
   /** Starts {@code command} in {@code cwd} with this JVM's environment changed by {@code env} (null removes). */
   static ClientPeer start(String label, Kind kind, List<String> command, Path cwd, Map<String, String> env,
       Path workspace, ProcessBuilder.Redirect stderr) throws IOException {
-    ProcessBuilder pb = new ProcessBuilder(command).directory(cwd.toFile()).redirectError(stderr);
-    env.forEach((k, v) -> {
-      if (v == null) {
-        pb.environment().remove(k);
-      } else {
-        pb.environment().put(k, v);
-      }
-    });
-    return new ClientPeer(label, kind, ProcStats.killOnExit(pb.start()), workspace);
+    return new ClientPeer(label, kind, ProcStats.killOnExit(StdioPeer.builder(command, cwd, env, stderr).start()),
+        workspace);
   }
 
   long pid() {

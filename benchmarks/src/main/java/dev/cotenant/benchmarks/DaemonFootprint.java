@@ -241,6 +241,24 @@ public final class DaemonFootprint {
     return StdioPeer.start(s.name(), cmd, cwd, env, ProcessBuilder.Redirect.to(err.toFile()));
   }
 
+  /**
+   * The daemon of {@code home} ({@code daemon.json}) by part: {@code daemon}, {@code watchdog} and
+   * {@code backends} (everything below the daemon but its watchdog) into {@code parts}; returns the
+   * backends' pids.
+   */
+  static Set<Long> daemonParts(Path home, Map<String, ProcStats.Memory> parts) {
+    JsonNode state = DaemonProcess.JSON.readTree(home.resolve("daemon.json").toFile());
+    long daemonPid = state.path("pid").asLong();
+    long watchdog = state.path("watchdog_pid").asLong(-1);
+    Set<Long> below = ProcStats.tree(daemonPid);
+    below.remove(daemonPid);
+    below.remove(watchdog);
+    parts.put("daemon", ProcStats.memory(daemonPid));
+    parts.put("watchdog", ProcStats.alive(watchdog) ? ProcStats.memory(watchdog) : ProcStats.Memory.NONE);
+    parts.put("backends", ProcStats.memory(below));
+    return below;
+  }
+
   /** Closes every client's input and checks that every process counted (and every peer) is gone. */
   static void closeAll(List<StdioPeer> peers, Set<Long> counted, String way) throws Exception {
     List<String> unclean = new ArrayList<>();

@@ -204,15 +204,7 @@ public final class DesktopDay {
       Map<String, ProcStats.Memory> parts = new LinkedHashMap<>();
       Map<String, String> placements = Map.of();
       if (home != null && !routedNames.isEmpty()) {
-        JsonNode state = DaemonProcess.JSON.readTree(home.resolve("daemon.json").toFile());
-        long daemonPid = state.path("pid").asLong();
-        long watchdog = state.path("watchdog_pid").asLong(-1);
-        Set<Long> below = ProcStats.tree(daemonPid);
-        below.remove(daemonPid);
-        below.remove(watchdog);
-        parts.put("daemon", ProcStats.memory(daemonPid));
-        parts.put("watchdog", ProcStats.alive(watchdog) ? ProcStats.memory(watchdog) : ProcStats.Memory.NONE);
-        parts.put("backends", ProcStats.memory(below));
+        DaemonFootprint.daemonParts(home, parts);
         DaemonProcess.Run status = DaemonProcess.run(CotenantJar.locate(), home, config.getParent(), Duration.ofMinutes(1),
             "status", "--json");
         JsonNode s = DaemonProcess.JSON.readTree(status.out());

@@ -187,15 +187,8 @@ public final class RoutedFootprint {
       Map<String, ProcStats.Memory> parts = new LinkedHashMap<>();
       Map<String, String> placements = Map.of();
       if (!routedNames.isEmpty()) {
-        JsonNode state = DaemonProcess.JSON.readTree(home.resolve("daemon.json").toFile());
-        daemonPid = state.path("pid").asLong();
-        long watchdog = state.path("watchdog_pid").asLong(-1);
-        Set<Long> below = ProcStats.tree(daemonPid);
-        below.remove(daemonPid);
-        below.remove(watchdog);
-        parts.put("daemon", ProcStats.memory(daemonPid));
-        parts.put("watchdog", ProcStats.alive(watchdog) ? ProcStats.memory(watchdog) : ProcStats.Memory.NONE);
-        parts.put("backends", ProcStats.memory(below));
+        Set<Long> below = DaemonFootprint.daemonParts(home, parts);
+        daemonPid = DaemonProcess.JSON.readTree(home.resolve("daemon.json").toFile()).path("pid").asLong();
         DaemonMemory.printByProgram("backends by program:", below);
         DaemonProcess.Run status = DaemonProcess.run(CotenantJar.locate(), home, root, Duration.ofMinutes(1), "status",
             "--json");

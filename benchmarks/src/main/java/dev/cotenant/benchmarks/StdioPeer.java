@@ -63,6 +63,16 @@ final class StdioPeer implements AutoCloseable {
    */
   static StdioPeer start(String label, List<String> command, Path cwd, Map<String, String> env,
       ProcessBuilder.Redirect stderr) throws IOException {
+    ProcessBuilder pb = builder(command, cwd, env, stderr);
+    long t0 = System.nanoTime();
+    return new StdioPeer(label, ProcStats.killOnExit(pb.start()), t0);
+  }
+
+  /**
+   * A builder for {@code command} in {@code cwd}, with this JVM's environment changed by {@code env}
+   * (a null value removes a variable) and standard error to {@code stderr}.
+   */
+  static ProcessBuilder builder(List<String> command, Path cwd, Map<String, String> env, ProcessBuilder.Redirect stderr) {
     ProcessBuilder pb = new ProcessBuilder(command).directory(cwd.toFile()).redirectError(stderr);
     env.forEach((k, v) -> {
       if (v == null) {
@@ -71,8 +81,7 @@ final class StdioPeer implements AutoCloseable {
         pb.environment().put(k, v);
       }
     });
-    long t0 = System.nanoTime();
-    return new StdioPeer(label, ProcStats.killOnExit(pb.start()), t0);
+    return pb;
   }
 
   long pid() {
