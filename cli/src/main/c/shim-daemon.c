@@ -339,8 +339,65 @@ int try_connect(int *fd_out) {
   return C_OK;
 }
 
+/*
+ * Whether PATH may be run (PrivateFiles.whyUntrusted): a regular file this user owns that group and
+ * others may not write, under directories owned by this user or root that group and others may not
+ * write unless sticky. Writes why not into WHY.
+ */
+int trusted_file(const char *path, char *why, size_t n) {
+  struct stat st;
+  uid_t self = geteuid();
+  if (lstat(path, &st) != 0) {
+    snprintf(why, n, "cannot read %s: %s", path, strerror(errno));
+    return 0;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    snprintf(why, n, "%s is not a regular file", path);
+    return 0;
+  }
+  if (st.st_uid != self) {
+    snprintf(why, n, "%s belongs to uid %ld, not to uid %ld", path, (long)st.st_uid, (long)self);
+    return 0;
+  }
+  if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+    snprintf(why, n, "%s is writable by others (mode %04o)", path, (unsigned)(st.st_mode & 07777));
+    return 0;
+  }
+  char *dir = normalize(path);
+  for (char *slash = strrchr(dir, '/'); slash != NULL; slash = strrchr(dir, '/')) {
+    if (slash == dir) {
+      slash[1] = '\0';
+    } else {
+      slash[0] = '\0';
+    }
+    char *real = realpath(dir, NULL);
+    int ok = real != NULL && stat(real, &st) == 0;
+    if (!ok) {
+      snprintf(why, n, "cannot read its directory %s: %s", dir, strerror(errno));
+    } else if (st.st_uid != self && st.st_uid != 0) {
+      snprintf(why, n, "its directory %s belongs to uid %ld, not to uid %ld or root", real, (long)st.st_uid, (long)self);
+      ok = 0;
+    } else if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX)) {
+      snprintf(why, n, "its directory %s is writable by others (mode %04o)", real, (unsigned)(st.st_mode & 07777));
+      ok = 0;
+    }
+    free(real);
+    if (!ok || strcmp(dir, "/") == 0) {
+      free(dir);
+      return ok;
+    }
+  }
+  free(dir);
+  return 1;
+}
+
 /* Runs JAVA -jar JAR connect NAME --start-only ...: the JVM takes the start lock and starts the daemon. */
 void spawn_starter(void) {
+  char why[PATH_MAX + 128];
+  if (!trusted_file(g_jar, why, sizeof why)) {
+    fail(EXIT_DAEMON, "refusing to start the daemon with %s: %s (run cotenant route again to install it afresh)",
+        g_jar, why);
+  }
   int argc = 0;
   const char **argv = calloc((size_t)g_serve_count + 16, sizeof *argv);
   if (argv == NULL) {

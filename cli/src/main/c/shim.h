@@ -159,6 +159,7 @@ char *resolve_home(const char *option);
 const char *user_name(uid_t uid, char *into, size_t n);
 int check_peer(int fd);
 int try_connect(int *fd_out);
+int trusted_file(const char *path, char *why, size_t n);
 void spawn_starter(void);
 void send_hello(int fd);
 void no_daemon(void);

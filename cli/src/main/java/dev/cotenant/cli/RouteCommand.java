@@ -11,6 +11,8 @@ import dev.cotenant.cli.route.Router;
 import dev.cotenant.cli.route.Sidecar;
 import dev.cotenant.gateway.config.McpConfigReader;
 import dev.cotenant.gateway.records.RecordsDirectory;
+import dev.cotenant.cli.daemon.CotenantHome;
+import dev.cotenant.cli.daemon.PrivateFiles;
 import dev.cotenant.spi.files.AtomicFiles;
 import java.io.PrintWriter;
 import java.net.URISyntaxException;
@@ -120,8 +122,8 @@ public final class RouteCommand extends CliCommand {
         sidecarRemoved = sidecar.remove(plan.originals());
       }
     } else if (apply) {
-      if (installed.isPresent() && !plan.of(Kind.ROUTED).isEmpty()) {
-        installed.get().install();
+      if (installed.isPresent() && !(plan.of(Kind.ROUTED).isEmpty() && plan.of(Kind.ALREADY_ROUTED).isEmpty())) {
+        installed.get().install(cotenantHome());
         if (choice != null && choice.isNative()) {
           NativeShim.Choice put = NativeShim.installAndCheck(installed.get().shim().orElseThrow(), lib());
           if (!put.isNative() && shim.equals("native")) {
@@ -220,7 +222,7 @@ public final class RouteCommand extends CliCommand {
   }
 
   private Path lib() throws UsageException {
-    return cotenantHome().dir().resolve("lib");
+    return cotenantHome().lib();
   }
 
   private ObjectNode json(RoutePlan plan, String shown, Sidecar sidecar, boolean sidecarRemoved,
@@ -322,18 +324,43 @@ public final class RouteCommand extends CliCommand {
    *
    * @param shim the native shim the jar holds for this machine, if any
    */
-  private record Installed(String javaCommand, Path jar, Path copy, Optional<byte[]> shim) {
+  private record Installed(String javaCommand, Path jar, String digest, Path copy, Optional<byte[]> shim) {
     /** The native shim's entry when {@code choice} is native, else the JVM shim's. */
     Launch launch(NativeShim.Choice choice) {
       return choice.isNative() ? Launch.nativeShim(choice.path(), javaCommand, copy) : Launch.jar(javaCommand, copy);
     }
 
-    void install() throws java.io.IOException {
-      if (Files.isRegularFile(copy) && Files.size(copy) == Files.size(jar)) {
+    /**
+     * Makes the home and {@code lib/} 0700 and checks the copy by its whole SHA-256 and its owner
+     * and mode ({@link PrivateFiles#whyUntrusted}); writes it again (0600) unless both hold.
+     *
+     * @throws java.io.IOException when it cannot be written, or others could change it even so
+     */
+    void install(CotenantHome home) throws java.io.IOException {
+      home.ensure();
+      PrivateFiles.directory(copy.getParent());
+      if (PrivateFiles.whyUntrusted(copy).isEmpty() && digest.equals(sha256(copy))) {
         return;
       }
-      Files.createDirectories(copy.getParent());
-      AtomicFiles.replace(copy, null, out -> Files.copy(jar, out));
+      AtomicFiles.replace(copy, AtomicFiles.OWNER_ONLY, out -> Files.copy(jar, out));
+      Optional<String> why = PrivateFiles.whyUntrusted(copy);
+      if (why.isPresent()) {
+        throw new java.io.IOException("cannot install " + copy + " where only you could change it: " + why.get());
+      }
+    }
+  }
+
+  /** The SHA-256 of {@code file}'s content, in hex. */
+  static String sha256(Path file) throws java.io.IOException {
+    try (java.io.InputStream in = Files.newInputStream(file)) {
+      java.security.MessageDigest sha = java.security.MessageDigest.getInstance("SHA-256");
+      byte[] buf = new byte[1 << 16];
+      for (int n = in.read(buf); n > 0; n = in.read(buf)) {
+        sha.update(buf, 0, n);
+      }
+      return java.util.HexFormat.of().formatHex(sha.digest());
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is part of every JDK", e);
     }
   }
 
@@ -345,14 +372,9 @@ public final class RouteCommand extends CliCommand {
           + "name the command with --launcher PATH (e.g. --launcher /path/to/cotenant)");
     }
     String digest;
-    try (java.io.InputStream in = Files.newInputStream(jar.get())) {
-      java.security.MessageDigest sha = java.security.MessageDigest.getInstance("SHA-256");
-      byte[] buf = new byte[1 << 16];
-      for (int n = in.read(buf); n > 0; n = in.read(buf)) {
-        sha.update(buf, 0, n);
-      }
-      digest = java.util.HexFormat.of().formatHex(sha.digest()).substring(0, 16);
-    } catch (java.io.IOException | java.security.NoSuchAlgorithmException e) {
+    try {
+      digest = sha256(jar.get());
+    } catch (java.io.IOException e) {
       throw new UsageException("cannot read the running jar " + jar.get() + ": " + e.getMessage());
     }
     String javaCommand = ProcessHandle.current().info().command().orElse("java");
@@ -362,7 +384,8 @@ public final class RouteCommand extends CliCommand {
     } catch (java.io.IOException e) {
       throw new UsageException("cannot read the native shim in the running jar " + jar.get() + ": " + e.getMessage());
     }
-    return new Installed(javaCommand, jar.get(), lib().resolve("cotenant-" + digest + ".jar"), shimBinary);
+    return new Installed(javaCommand, jar.get(), digest, lib().resolve("cotenant-" + digest.substring(0, 16) + ".jar"),
+        shimBinary);
   }
 
   /** How routed entries start {@code connect}: {@code --launcher}, else the installed copy of this jar. */

@@ -22,8 +22,9 @@ import java.util.Map;
  *   <li>{@code daemon.json}: the running daemon's pid, socket and HTTP address;
  *   <li>{@code daemon.log}: the output of a daemon a shim (or {@code serve --detach}) started;
  *   <li>{@code api-token}: the bearer token of the HTTP surfaces, mode 0600;
- *   <li>{@code routes/}: the sidecars of routed client configurations;
- *   <li>{@code lib/}: the jars routed entries start, {@code cotenant-<sha-256 prefix>.jar}.
+ *   <li>{@code routes/}: the sidecars of routed client configurations, mode 0700;
+ *   <li>{@code lib/}: the files routed entries start, mode 0700: {@code cotenant-<sha-256
+ *       prefix>.jar} (0600) and the native shim (0700), checked by content and owner before use.
  * </ul>
  *
  * @param dir the directory, absolute
@@ -85,26 +86,32 @@ public record CotenantHome(Path dir) {
     return dir.resolve("api-token");
   }
 
+  /** The installed files routed entries run: the jar and the native shim. */
+  public Path lib() {
+    return dir.resolve("lib");
+  }
+
+  /** The sidecars of routed client configurations. */
+  public Path routes() {
+    return dir.resolve("routes");
+  }
+
   /**
-   * Creates the directory when it is missing, readable by its owner only (0700). An existing
-   * directory is left as it is: the socket's own mode (0600) is what closes it to others.
+   * Creates the directory when it is missing, and makes it mode 0700 whatever the umask: an
+   * existing home of the user's that group or others may enter is tightened to 0700
+   * ({@link PrivateFiles#directory}).
+   *
+   * @throws IOException when it cannot be made, or is another user's
    */
   public void ensure() throws IOException {
-    if (!Files.isDirectory(dir)) {
-      Files.createDirectories(dir.getParent());
-      try {
-        Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-      } catch (java.nio.file.FileAlreadyExistsException e) {
-        // Another process made it first.
-      }
-    }
+    PrivateFiles.directory(dir);
   }
 
   /**
    * Checks, as OpenSSH's StrictModes does, that what the daemon trusts is its user's alone: the
    * home (the directory a symbolic link leads to), its {@code api-token}, and each of
    * {@code more} (the records directory) that exists must be owned by the user the daemon runs
-   * as, and writable by no group and no other user. Another user who owns or may write any of
+   * as, and writable by no group and no other user; the token readable by no one else either. Another user who owns or may write any of
    * them could plant a token the API then accepts, or swap the socket for a listener of their own.
    *
    * @throws IOException naming the first path that fails, its owner or mode, and what to do
@@ -126,6 +133,11 @@ public record CotenantHome(Path dir) {
             + " to a directory of your own)");
       }
       java.util.Set<java.nio.file.attribute.PosixFilePermission> mode = Files.getPosixFilePermissions(real);
+      if (p.equals(token()) && PrivateFiles.openToOthers(real)) {
+        throw new IOException(shown + " may be read by others (" + java.nio.file.attribute.PosixFilePermissions.toString(mode)
+            + "): refusing to start, since whoever read it may use the daemon's HTTP API. Remove it (the daemon"
+            + " writes a new one) or make it yours alone (chmod 600 " + real + ")");
+      }
       if (mode.contains(java.nio.file.attribute.PosixFilePermission.GROUP_WRITE)
           || mode.contains(java.nio.file.attribute.PosixFilePermission.OTHERS_WRITE)) {
         throw new IOException(shown + " is writable by others (" + java.nio.file.attribute.PosixFilePermissions.toString(mode)

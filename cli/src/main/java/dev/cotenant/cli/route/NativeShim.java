@@ -1,5 +1,6 @@
 package dev.cotenant.cli.route;
 
+import dev.cotenant.cli.daemon.PrivateFiles;
 import dev.cotenant.spi.files.AtomicFiles;
 import java.io.IOException;
 import java.io.InputStream;
@@ -82,18 +83,25 @@ public final class NativeShim {
 
   /**
    * Installs {@code binary} into {@code dir} under {@link #fileName}, unless a copy with the same
-   * content is there: written atomically ({@link AtomicFiles#replace}, 0755 from the temp file's
-   * creation on), so a client never starts half a file.
+   * content is there and no one else could have written it ({@link PrivateFiles#whyUntrusted}):
+   * written atomically ({@link AtomicFiles#replace}, 0700 from the temp file's creation on), so a
+   * client never starts half a file, in {@code dir} made 0700 ({@link PrivateFiles#directory}).
    *
    * @return the installed path
+   * @throws IOException when it cannot be written, or when others could change it even so (the
+   *     reason: a directory above it open to others)
    */
   public static Path install(Path dir, byte[] binary) throws IOException {
     Path target = dir.resolve(fileName(binary));
-    if (sameContent(target, binary) && Files.isExecutable(target)) {
+    PrivateFiles.directory(dir);
+    if (sameContent(target, binary) && Files.isExecutable(target) && PrivateFiles.whyUntrusted(target).isEmpty()) {
       return target;
     }
-    Files.createDirectories(dir);
-    AtomicFiles.replace(target, binary, AtomicFiles.EXECUTABLE);
+    AtomicFiles.replace(target, binary, AtomicFiles.OWNER_EXECUTABLE);
+    Optional<String> why = PrivateFiles.whyUntrusted(target);
+    if (why.isPresent()) {
+      throw new IOException("others could change it: " + why.get());
+    }
     return target;
   }
 

@@ -1,5 +1,7 @@
 package dev.cotenant.cli.route;
 
+import dev.cotenant.cli.daemon.PrivateFiles;
+
 import dev.cotenant.gateway.config.ConfigException;
 import dev.cotenant.gateway.config.LockedJsonFile;
 import dev.cotenant.gateway.config.McpConfigReader;
@@ -218,14 +220,9 @@ public final class Sidecar {
     }
   }
 
+  /** The home's {@code routes/}, made 0700 with the home ({@link PrivateFiles#directory}). */
   private static void createDirectory(Path dir) throws IOException {
-    if (Files.isDirectory(dir)) {
-      return;
-    }
-    try {
-      Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-    } catch (UnsupportedOperationException e) {
-      Files.createDirectories(dir);
-    }
+    PrivateFiles.directory(dir.getParent());
+    PrivateFiles.directory(dir);
   }
 }

@@ -30,7 +30,7 @@ class NativeShimInstallTest {
     Path installed = NativeShim.install(lib, BINARY);
     assertEquals(lib.resolve(NativeShim.fileName(BINARY)), installed);
     assertArrayEquals(BINARY, Files.readAllBytes(installed));
-    assertEquals("rwxr-xr-x", PosixFilePermissions.toString(Files.getPosixFilePermissions(installed)));
+    assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(installed)));
     assertEquals(List.of(installed.getFileName().toString()), namesIn(lib), "no temp file left");
   }
 
@@ -41,7 +41,20 @@ class NativeShimInstallTest {
     Files.setPosixFilePermissions(stale, PosixFilePermissions.fromString("rw-------"));
     Path installed = NativeShim.install(lib, BINARY);
     assertEquals(stale, installed);
-    assertEquals("rwxr-xr-x", PosixFilePermissions.toString(Files.getPosixFilePermissions(installed)));
+    assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(installed)));
     assertEquals(List.of(installed.getFileName().toString()), namesIn(lib));
+  }
+
+  /** A copy others may write is written again, 0700, in a {@code lib/} made 0700. Mutant: content and mode alone checked. */
+  @Test
+  void aCopyOthersMayWriteIsReplaced() throws IOException {
+    Path lib = Files.createDirectories(home.resolve("lib"));
+    Files.setPosixFilePermissions(lib, PosixFilePermissions.fromString("rwxrwxr-x"));
+    Path stale = Files.write(lib.resolve(NativeShim.fileName(BINARY)), BINARY);
+    Files.setPosixFilePermissions(stale, PosixFilePermissions.fromString("rwxrwxrwx"));
+    Path installed = NativeShim.install(lib, BINARY);
+    assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(installed)));
+    assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(lib)));
+    assertArrayEquals(BINARY, Files.readAllBytes(installed));
   }
 }

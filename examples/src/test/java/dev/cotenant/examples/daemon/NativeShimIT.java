@@ -202,7 +202,7 @@ class NativeShimIT {
         Path installed = Path.of(echo.path("command").asString());
         assertEquals(f.home.resolve("lib").toRealPath(), installed.getParent().toRealPath(), echo.toString());
         assertTrue(installed.getFileName().toString().matches("cotenant-shim-[0-9a-f]{16}"), installed.toString());
-        assertEquals("rwxr-xr-x", PosixFilePermissions.toString(Files.getPosixFilePermissions(installed)));
+        assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(installed)));
         assertArrayEquals(Files.readAllBytes(reference), Files.readAllBytes(installed), "the installed shim is the jar's");
         assertEquals(installed.toString(), answer.path("shim").path("path").asString());
         List<String> args = echo.path("args").valueStream().map(JsonNode::stringValue).toList();
@@ -329,8 +329,70 @@ class NativeShimIT {
       .enable(tools.jackson.core.json.JsonReadFeature.ALLOW_TRAILING_COMMA)
       .build();
 
+  /**
+   * Under a umask that lets the group write ({@code 002}), {@code route --apply} makes the home,
+   * {@code lib/} and {@code routes/} 0700, the jar's copy 0600 and the native shim 0700; a copy
+   * made group-writable and changed is written again, content and mode, by the next
+   * {@code route}; and the native shim refuses to start a daemon with a jar others may write,
+   * saying which file and why, and starts none. Mutants: directories made with the umask's mode,
+   * the copy checked by size, the shim's check of the jar removed.
+   */
+  @Test
+  void routeUnderAGroupUmaskKeepsTheHomePrivateAndTheShimRunsNoJarOthersMayWrite() throws Exception {
+    try (DaemonFixture f = new DaemonFixture()) {
+      Path home = f.home.resolve("h");
+      Path config = Files.writeString(f.home.resolve("client.json"), "{\"mcpServers\": {\"echo\": {\"command\": \""
+          + DaemonFixture.ROOT.resolve("examples/bin/echo") + "\"}}}\n");
+      Path build = Files.createTempDirectory(Path.of("/tmp"), "ctb");
+      Path jarCopy = Files.copy(DaemonFixture.JAR, build.resolve("cotenant.jar"));
+      List<String> route = List.of("sh", "-c", "umask 002 && exec \"$@\"", "sh", DaemonFixture.java(), "-jar",
+          jarCopy.toString(), "route", config.toString(), "--apply", "--json", "--all");
+      try {
+        DaemonFixture.Run routed = run(f, route, Map.of("COTENANT_HOME", home.toString()));
+        assertEquals(0, routed.code(), routed.err());
+        assertEquals("native", DaemonFixture.JSON.readTree(routed.out()).path("shim").path("kind").asString(), routed.out());
+        for (Path dir : List.of(home, home.resolve("lib"), home.resolve("routes"))) {
+          assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir)), dir.toString());
+        }
+        JsonNode echo = JSONC.readTree(Files.readString(config)).path("mcpServers").path("echo");
+        Path shim = Path.of(echo.path("command").asString());
+        List<String> args = echo.path("args").valueStream().map(JsonNode::stringValue).toList();
+        Path jar = Path.of(args.get(3));
+        assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(shim)));
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(jar)));
+
+        // Someone who could write the copy changes it, keeping its size: route writes it again.
+        byte[] bytes = Files.readAllBytes(jar);
+        bytes[bytes.length / 2] ^= 1;
+        Files.write(jar, bytes);
+        Files.setPosixFilePermissions(jar, PosixFilePermissions.fromString("rw-rw-r--"));
+        DaemonFixture.Run again = run(f, route, Map.of("COTENANT_HOME", home.toString()));
+        assertEquals(0, again.code(), again.err());
+        assertEquals(-1L, Files.mismatch(DaemonFixture.JAR, jar), "the copy is the jar's again");
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(jar)));
+
+        // A copy others may write is never run: the shim refuses to start the daemon with it.
+        Files.setPosixFilePermissions(jar, PosixFilePermissions.fromString("rw-rw-rw-"));
+        List<String> entry = new ArrayList<>(List.of(shim.toString()));
+        entry.addAll(args);
+        DaemonFixture.Run refused = run(f, entry, Map.of("COTENANT_HOME", home.toString()));
+        assertEquals(1, refused.code(), refused.err());
+        assertTrue(refused.err().contains("refusing to start the daemon with " + jar)
+            && refused.err().contains("is writable by others (mode 0666)"), refused.err());
+        assertTrue(Files.notExists(home.resolve("daemon.json")), "no daemon was started");
+      } finally {
+        Files.deleteIfExists(jarCopy);
+        Files.deleteIfExists(build);
+      }
+    }
+  }
+
   private static DaemonFixture.Run run(DaemonFixture f, List<String> command) throws Exception {
-    Process p = f.start(command, Map.of());
+    return run(f, command, Map.of());
+  }
+
+  private static DaemonFixture.Run run(DaemonFixture f, List<String> command, Map<String, String> env) throws Exception {
+    Process p = f.start(command, env);
     p.getOutputStream().close();
     CompletableFuture<String> out = DaemonFixture.drain(p.getInputStream());
     CompletableFuture<String> err = DaemonFixture.drain(p.getErrorStream());

@@ -44,6 +44,9 @@ public final class AtomicFiles {
   /** {@code rwxr-xr-x}: an executable anyone may run, writable by the owner only. */
   public static final Set<PosixFilePermission> EXECUTABLE = Set.copyOf(PosixFilePermissions.fromString("rwxr-xr-x"));
 
+  /** Mode 0700: a program only its owner may read, run or change. */
+  public static final Set<PosixFilePermission> OWNER_EXECUTABLE = Set.copyOf(PosixFilePermissions.fromString("rwx------"));
+
   private static final ConcurrentHashMap<Path, ReentrantLock> IN_PROCESS = new ConcurrentHashMap<>();
   private static final SecureRandom NAMES = new SecureRandom();
 
