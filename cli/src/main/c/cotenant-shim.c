@@ -55,7 +55,7 @@ pid_t g_child = -1;
 int g_started; /* a daemon was started for this connection attempt */
 
 /* The client's requests not answered yet, by their id's JSON text, in the order sent. */
-char **g_pending;
+pending_t *g_pending;
 size_t g_pending_count, g_pending_cap;
 
 /* The client's initialize request as it sent it, its id, and whether the daemon answered it with a result. */
@@ -174,8 +174,8 @@ void client_line(const char *line, size_t n) {
   }
   peek_t m;
   peek(line, n, &m);
-  if (m.object && m.id != NULL && m.method != NULL) {
-    pending_add(m.id);
+  if (m.object && m.key != NULL && m.method != NULL) {
+    pending_add(m.id, m.key);
     if (strcmp(m.method, "initialize") == 0) {
       size_t len = n;
       while (len > 0 && (line[len - 1] == '\r' || line[len - 1] == ' ' || line[len - 1] == '\t')) {
@@ -189,7 +189,7 @@ void client_line(const char *line, size_t n) {
       memcpy(g_init, line, len);
       g_init_len = len;
       free(g_init_id);
-      g_init_id = dup_str(m.id);
+      g_init_id = dup_str(m.key);
       g_initialized = 0;
     }
   }
@@ -239,9 +239,9 @@ void daemon_line(const char *line, size_t n) {
     peek_free(&m);
     return;
   }
-  if (m.object && m.id != NULL && m.method == NULL) {
-    pending_remove(m.id);
-    if (g_init_id != NULL && strcmp(m.id, g_init_id) == 0 && m.result) {
+  if (m.object && m.key != NULL && m.method == NULL) {
+    pending_remove(m.key);
+    if (g_init_id != NULL && strcmp(m.key, g_init_id) == 0 && m.result) {
       g_initialized = 1;
     }
   }

@@ -7,28 +7,33 @@ long long now_ms(void) {
   return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
-void pending_add(const char *id) {
+/* Notes a request the client sent, unless one with the same key is pending. */
+void pending_add(const char *id, const char *key) {
   for (size_t i = 0; i < g_pending_count; i++) {
-    if (strcmp(g_pending[i], id) == 0) {
+    if (strcmp(g_pending[i].key, key) == 0) {
       return;
     }
   }
   if (g_pending_count == g_pending_cap) {
     size_t cap = g_pending_cap ? g_pending_cap * 2 : 16;
-    char **q = realloc(g_pending, cap * sizeof *q);
+    pending_t *q = realloc(g_pending, cap * sizeof *q);
     if (q == NULL) {
       out_of_memory();
     }
     g_pending = q;
     g_pending_cap = cap;
   }
-  g_pending[g_pending_count++] = dup_str(id);
+  g_pending[g_pending_count].id = dup_str(id);
+  g_pending[g_pending_count].key = dup_str(key);
+  g_pending_count++;
 }
 
-void pending_remove(const char *id) {
+/* Forgets the request the daemon answered: the same key, however the daemon wrote the id. */
+void pending_remove(const char *key) {
   for (size_t i = 0; i < g_pending_count; i++) {
-    if (strcmp(g_pending[i], id) == 0) {
-      free(g_pending[i]);
+    if (strcmp(g_pending[i].key, key) == 0) {
+      free(g_pending[i].id);
+      free(g_pending[i].key);
       memmove(g_pending + i, g_pending + i + 1, (g_pending_count - i - 1) * sizeof *g_pending);
       g_pending_count--;
       return;
@@ -40,7 +45,7 @@ void pending_remove(const char *id) {
 void answer_pending(const char *why) {
   for (size_t i = 0; i < g_pending_count; i++) {
     buf_adds(&g_out, "{\"jsonrpc\":\"2.0\",\"id\":");
-    buf_adds(&g_out, g_pending[i]);
+    buf_adds(&g_out, g_pending[i].id);
     char code[48];
     snprintf(code, sizeof code, ",\"error\":{\"code\":%d,\"message\":", INTERRUPTED);
     buf_adds(&g_out, code);
@@ -50,7 +55,8 @@ void answer_pending(const char *why) {
     json_quote(&g_out, buf_data(&m), buf_size(&m));
     free(m.p);
     buf_adds(&g_out, "}}\n");
-    free(g_pending[i]);
+    free(g_pending[i].id);
+    free(g_pending[i].key);
   }
   g_pending_count = 0;
 }

@@ -1,5 +1,6 @@
 /* Byte buffers, JSON quoting and the peek at a message's top-level members: see shim.h. */
 #include "shim.h"
+#include <math.h>
 
 /* ---- byte buffers ------------------------------------------------------------------------ */
 
@@ -302,8 +303,105 @@ int json_value(cursor_t *c) {
 }
 
 
+/*
+ * The key of a request id (RequestId.key), so that ids naming the same request match however each
+ * side wrote them: a string id is "s" and its text quoted as json_quote quotes it; an integer is
+ * "n:" and its digits without leading zeros ("-0" is "0"); any other number is read as a double,
+ * as the daemon reads it, and is "n:" and that double in plain decimal without trailing zeros, in
+ * the fewest digits that read back to the same double (1.0, 1e0 and 1 are all "n:1"). NULL when
+ * the text names no valid id (not finite, null, or any other kind).
+ */
+char *id_key(const char *text, size_t len, int kind) {
+  buf_t k = {0};
+  if (kind == V_STRING) {
+    buf_addc(&k, 's');
+    buf_add(&k, text, len);
+  } else if (kind == V_INTEGER) {
+    const char *p = text;
+    const char *end = text + len;
+    int negative = p < end && *p == '-';
+    if (negative) {
+      p++;
+    }
+    while (end - p > 1 && *p == '0') {
+      p++;
+    }
+    buf_adds(&k, "n:");
+    if (negative && !(end - p == 1 && *p == '0')) {
+      buf_addc(&k, '-');
+    }
+    buf_add(&k, p, (size_t)(end - p));
+  } else if (kind == V_NUMBER) {
+    char *copy = malloc(len + 1);
+    if (copy == NULL) {
+      out_of_memory();
+    }
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+    double d = strtod(copy, NULL);
+    free(copy);
+    if (!isfinite(d)) {
+      return NULL;
+    }
+    char e[40];
+    for (int digits = 1; digits <= 17; digits++) {
+      snprintf(e, sizeof e, "%.*e", digits - 1, d);
+      if (strtod(e, NULL) == d) {
+        break;
+      }
+    }
+    /* e is [-]D[.DDD]e[+-]X: the digits, and the power of ten of the first. */
+    char mantissa[24];
+    size_t m = 0;
+    const char *p = e;
+    int negative = *p == '-';
+    if (negative) {
+      p++;
+    }
+    for (; *p != 'e'; p++) {
+      if (*p != '.') {
+        mantissa[m++] = *p;
+      }
+    }
+    int exponent = atoi(p + 1);
+    while (m > 1 && mantissa[m - 1] == '0') {
+      m--;
+    }
+    buf_adds(&k, "n:");
+    if (m == 1 && mantissa[0] == '0') {
+      buf_addc(&k, '0');
+    } else {
+      if (negative) {
+        buf_addc(&k, '-');
+      }
+      if (exponent < 0) {
+        buf_adds(&k, "0.");
+        for (int i = -1; i > exponent; i--) {
+          buf_addc(&k, '0');
+        }
+        buf_add(&k, mantissa, m);
+      } else if ((size_t)exponent + 1 >= m) {
+        buf_add(&k, mantissa, m);
+        for (size_t i = m; i < (size_t)exponent + 1; i++) {
+          buf_addc(&k, '0');
+        }
+      } else {
+        buf_add(&k, mantissa, (size_t)exponent + 1);
+        buf_addc(&k, '.');
+        buf_add(&k, mantissa + exponent + 1, m - (size_t)exponent - 1);
+      }
+    }
+  } else {
+    return NULL;
+  }
+  char *key = buf_cstr(&k);
+  free(k.p);
+  return key;
+}
+
 void peek_free(peek_t *m) {
   free(m->id);
+  free(m->key);
   free(m->method);
   free(m->kind);
   free(m->error);
@@ -313,9 +411,19 @@ void peek_free(peek_t *m) {
   m->pid = -1;
 }
 
+/*
+ * Keeps a decoded string as a C string. A NUL inside it (written \u0000) would end the C string
+ * early, and "initialize\u0000x" would read as "initialize": each is kept as the byte 0xFF, which
+ * no UTF-8 text and so no method or kind the shim compares with holds.
+ */
 void set_string(char **slot, const buf_t *decoded) {
   free(*slot);
   *slot = buf_cstr(decoded);
+  for (size_t i = 0; i < buf_size(decoded); i++) {
+    if ((*slot)[i] == '\0') {
+      (*slot)[i] = (char)0xFF;
+    }
+  }
 }
 
 /* Peeks at a line's top-level members; m->object is 0 when the line is not a JSON object. */
@@ -364,11 +472,14 @@ void peek(const char *line, size_t n, peek_t *m) {
     }
     if (KEY_IS("id")) {
       free(m->id);
+      free(m->key);
       m->id = NULL;
+      m->key = NULL;
       if (kind == V_STRING) {
         buf_t q = {0};
         json_quote(&q, buf_data(&text), buf_size(&text));
         m->id = buf_cstr(&q);
+        m->key = id_key(buf_data(&q), buf_size(&q), V_STRING);
         free(q.p);
       } else if (kind == V_INTEGER || kind == V_NUMBER || kind == V_NULL) {
         size_t len = (size_t)(c.p - start);
@@ -378,6 +489,7 @@ void peek(const char *line, size_t n, peek_t *m) {
         }
         memcpy(m->id, start, len);
         m->id[len] = '\0';
+        m->key = id_key(start, len, kind);
       }
     } else if (KEY_IS("method")) {
       if (kind == V_STRING) {
@@ -403,8 +515,12 @@ void peek(const char *line, size_t n, peek_t *m) {
         set_string(&m->reason, &text);
       }
     } else if (KEY_IS("daemon_pid")) {
-      if (kind == V_INTEGER) {
-        m->pid = strtoll(start, NULL, 10);
+      size_t len = (size_t)(c.p - start);
+      if (kind == V_INTEGER && len < 24) {
+        char digits[24];
+        memcpy(digits, start, len);
+        digits[len] = '\0';
+        m->pid = strtoll(digits, NULL, 10);
       }
     }
 #undef KEY_IS

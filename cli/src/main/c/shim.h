@@ -64,6 +64,7 @@ typedef struct {
 typedef struct {
   int object;       /* the line is a JSON object */
   char *id;         /* the "id" as JSON text (string ids quoted as the daemon quotes them); NULL when absent */
+  char *key;        /* the id's RequestId key ("n:1" for 1, 1.0 and 1e0; "s" and the quoted text for a string); NULL when no valid id */
   char *method;     /* the "method" when a string */
   int result;       /* a "result" member is present */
   int cotenant;     /* a "cotenant" member is present: the line is the daemon's own, never JSON-RPC */
@@ -108,7 +109,12 @@ extern long long g_retry_at;
 extern int g_resuming;
 extern pid_t g_child;
 extern int g_started;
-extern char **g_pending;
+/* A request the client sent and the daemon has not answered: its id as the client wrote it, and its key. */
+typedef struct {
+  char *id;
+  char *key;
+} pending_t;
+extern pending_t *g_pending;
 extern size_t g_pending_count, g_pending_cap;
 extern char *g_init;
 extern size_t g_init_len;
@@ -142,8 +148,9 @@ void peek_free(peek_t *m);
 void set_string(char **slot, const buf_t *decoded);
 void peek(const char *line, size_t n, peek_t *m);
 long long now_ms(void);
-void pending_add(const char *id);
-void pending_remove(const char *id);
+char *id_key(const char *text, size_t len, int kind);
+void pending_add(const char *id, const char *key);
+void pending_remove(const char *key);
 void answer_pending(const char *why);
 void finish(int status);
 void fail(int status, const char *fmt, ...);

@@ -12,7 +12,7 @@ import dev.cotenant.cli.route.Sidecar;
 import dev.cotenant.gateway.config.McpConfigReader;
 import dev.cotenant.gateway.records.RecordsDirectory;
 import dev.cotenant.cli.daemon.CotenantHome;
-import dev.cotenant.cli.daemon.PrivateFiles;
+import dev.cotenant.cli.route.PrivateFiles;
 import dev.cotenant.spi.files.AtomicFiles;
 import java.io.PrintWriter;
 import java.net.URISyntaxException;
@@ -331,7 +331,7 @@ public final class RouteCommand extends CliCommand {
     }
 
     /**
-     * Makes the home and {@code lib/} 0700 and checks the copy by its whole SHA-256 and its owner
+     * Makes a missing home 0700, {@code lib/} 0700, and checks the copy by its whole SHA-256 and its owner
      * and mode ({@link PrivateFiles#whyUntrusted}); writes it again (0600) unless both hold.
      *
      * @throws java.io.IOException when it cannot be written, or others could change it even so

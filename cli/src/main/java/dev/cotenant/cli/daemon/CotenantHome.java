@@ -1,5 +1,6 @@
 package dev.cotenant.cli.daemon;
 
+import dev.cotenant.cli.route.PrivateFiles;
 import dev.cotenant.gateway.records.RecordsDirectory;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -97,14 +98,12 @@ public record CotenantHome(Path dir) {
   }
 
   /**
-   * Creates the directory when it is missing, and makes it mode 0700 whatever the umask: an
-   * existing home of the user's that group or others may enter is tightened to 0700
-   * ({@link PrivateFiles#directory}).
-   *
-   * @throws IOException when it cannot be made, or is another user's
+   * Creates the directory (and missing parents) when it is missing, mode 0700 whatever the umask
+   * ({@link PrivateFiles#create}). An existing home is left as it is: {@link #checkOwnership}
+   * refuses one that others may write, since they could have planted what it holds.
    */
   public void ensure() throws IOException {
-    PrivateFiles.directory(dir);
+    PrivateFiles.create(dir);
   }
 
   /**

@@ -137,7 +137,7 @@ final class SocketSession implements SocketConnection.Handler {
       try {
         json = Wire.object(line);
       } catch (IOException e) {
-        send(Envelope.error(null, ErrorCode.PARSE_ERROR, "parse error: " + e.getMessage()));
+        send(Envelope.error(dev.cotenant.cli.daemon.http.ReadableId.in(line), ErrorCode.PARSE_ERROR, "parse error: " + e.getMessage()));
         return;
       }
       RpcMessage message;

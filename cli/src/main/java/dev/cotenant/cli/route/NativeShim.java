@@ -1,6 +1,5 @@
 package dev.cotenant.cli.route;
 
-import dev.cotenant.cli.daemon.PrivateFiles;
 import dev.cotenant.spi.files.AtomicFiles;
 import java.io.IOException;
 import java.io.InputStream;

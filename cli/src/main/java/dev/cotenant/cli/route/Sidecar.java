@@ -1,6 +1,5 @@
 package dev.cotenant.cli.route;
 
-import dev.cotenant.cli.daemon.PrivateFiles;
 
 import dev.cotenant.gateway.config.ConfigException;
 import dev.cotenant.gateway.config.LockedJsonFile;
@@ -220,9 +219,9 @@ public final class Sidecar {
     }
   }
 
-  /** The home's {@code routes/}, made 0700 with the home ({@link PrivateFiles#directory}). */
+  /** The home's {@code routes/}, made 0700 (and a missing home with it: {@link PrivateFiles}). */
   private static void createDirectory(Path dir) throws IOException {
-    PrivateFiles.directory(dir.getParent());
+    PrivateFiles.create(dir.getParent());
     PrivateFiles.directory(dir);
   }
 }

@@ -383,6 +383,36 @@ class DaemonTest {
    * exits 1 with one line saying why. It lingered before, its reading side still waiting on a
    * daemon that had nothing to say.
    */
+  /**
+   * A request nested deeper than the parser allows is answered a parse error that carries its id,
+   * read before the depth ran out, and the session goes on; a line that shows no id gets the error
+   * with a null id. Mutant: the parse error always sent with a null id (the client waits forever).
+   */
+  @Test
+  void aMessageTooDeepToParseIsAnsweredWithTheIdItShows() throws Exception {
+    Daemon d = startedEcho();
+    try (Client a = new Client("fake", home().socket())) {
+      a.initialize();
+      String deep = "[".repeat(5000) + "]".repeat(5000);
+      a.toShim.write(("{\"jsonrpc\":\"2.0\",\"id\":\"deep\",\"method\":\"tools/call\",\"params\":{\"name\":\"echo\","
+          + "\"arguments\":{\"text\":" + deep + "}}}\n").getBytes(StandardCharsets.UTF_8));
+      a.toShim.flush();
+      JsonNode error = JSON.readTree(CompletableFuture.supplyAsync(() -> {
+        try {
+          return a.reader.readLine();
+        } catch (IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      }).get(30, TimeUnit.SECONDS));
+      assertEquals("deep", error.path("id").asString(), error.toString());
+      assertEquals(-32700, error.path("error").path("code").asInt(), error.toString());
+      a.send("id", 9, "method", "tools/call", "params", Map.of("name", "echo", "arguments", Map.of("text", "after")));
+      assertTrue(a.answer(9).toString().contains("after"), "the session goes on");
+    }
+    assertEquals(null, dev.cotenant.cli.daemon.http.ReadableId.in("{\"method\":\"x\",\"params\":[[[".getBytes(StandardCharsets.UTF_8)));
+    assertEquals(dev.cotenant.spi.rpc.RequestId.of(7), dev.cotenant.cli.daemon.http.ReadableId.in("{\"id\":7.0,\"params\":[".getBytes(StandardCharsets.UTF_8)));
+  }
+
   @Test
   void aClientMessageOverTheLimitEndsTheSessionAndTheShimExits1() throws Exception {
     Daemon d = startedEcho();

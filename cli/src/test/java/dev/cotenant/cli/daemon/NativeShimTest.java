@@ -449,6 +449,47 @@ class NativeShimTest {
     assertTrue(!daemon.anyoneWaiting(), "the shim did not connect again");
   }
 
+  /**
+   * Ids follow one rule, RequestId's: the daemon writes back {@code 2e0} as {@code 2.0} and
+   * {@code 3.10} as {@code 3.1}, and those answers still answer the client's requests, so when the
+   * session ends only the one left unanswered ({@code -0}, written as the client wrote it) is told
+   * it was interrupted; {@code "2"} and {@code 2} stay two requests. A method written
+   * {@code "initialize\u0000x"} is not taken for {@code initialize}. Mutants: pending ids matched
+   * by their text (a second, -32005, answer for {@code 2e0} and {@code 3.10}); the decoded method
+   * cut at its NUL (the answer to it taken for initialize's).
+   */
+  @Test
+  void anIdIsAnsweredOnceHoweverTheDaemonWritesIt() throws Exception {
+    FakeDaemon daemon = new FakeDaemon();
+    Process first = daemonProcess();
+    Client client = echoShim();
+    Peer peer = initialized(daemon, client, first.pid());
+    List<String> ids = List.of("2e0", "\"2\"", "3.10", "-0", "4");
+    for (String id : ids) {
+      String method = id.equals("4") ? "initialize\\u0000x" : "ping";
+      String line = "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"" + method + "\"}";
+      client.send(line);
+      assertEquals(line, peer.read());
+    }
+    for (String id : List.of("2.0", "\"2\"", "3.1", "4")) {
+      String answer = "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"result\":{}}";
+      peer.send(answer);
+      assertEquals(answer, client.line());
+    }
+    kill(first);
+    peer.close();
+    assertEquals("{\"jsonrpc\":\"2.0\",\"id\":-0,\"error\":{\"code\":-32005,\"message\":\"call interrupted: the daemon (pid "
+        + first.pid() + ") went away\"}}", client.line());
+    // The session resumes with the client's own initialize, not the look-alike.
+    String resume = expectedHello(client).substring(0, expectedHello(client).length() - 1) + ",\"resume\":" + INIT + "}";
+    Peer again = connected(daemon, resume, ProcessHandle.current().pid());
+    client.in.close();
+    assertNull(again.read());
+    again.close();
+    assertEquals("(end of output)", client.line(), "no request is answered twice");
+    assertEquals(0, client.exit());
+  }
+
   /** Before the client's initialize was answered there is nothing to resume with: exit 1 when the daemon goes away. */
   @Test
   void aDaemonThatWentAwayBeforeInitializeWasAnsweredIsNotResumedFrom() throws Exception {

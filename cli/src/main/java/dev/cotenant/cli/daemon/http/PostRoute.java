@@ -66,7 +66,8 @@ final class PostRoute {
     try {
       parsed = JsonRpc.parse(body);
     } catch (JacksonException e) {
-      reply(response, callback, 400, null, ErrorCode.PARSE_ERROR, "Parse error: the body is not one JSON value: "
+      reply(response, callback, 400, ReadableId.in(body), ErrorCode.PARSE_ERROR,
+          "Parse error: the body is not one JSON value: "
           + LogSafe.escape(String.valueOf(e.getOriginalMessage()), 200));
       return;
     }

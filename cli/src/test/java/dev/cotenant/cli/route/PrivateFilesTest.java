@@ -1,4 +1,6 @@
-package dev.cotenant.cli.daemon;
+package dev.cotenant.cli.route;
+
+import dev.cotenant.cli.daemon.CotenantHome;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -30,7 +32,7 @@ class PrivateFilesTest {
     assertEquals("rwx------", mode(tmp), "an existing parent is left as it is");
   }
 
-  /** A directory of the user's open to others is tightened. Mutant: an existing directory left as it is. */
+  /** A {@code lib/} of the user's open to others is tightened. Mutant: an existing directory left as it is. */
   @Test
   void anOpenDirectoryIsTightened() throws IOException {
     Path home = Files.createDirectory(tmp.resolve("home"));

@@ -1,4 +1,5 @@
-package dev.cotenant.cli.daemon;
+package dev.cotenant.cli.route;
+
 
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
@@ -12,8 +13,9 @@ import java.util.Optional;
 /**
  * The rule for what the Cotenant home holds and what a routed entry runs: only files no one but
  * the user could have written. A directory of the home ({@code ~/.cotenant}, {@code lib/},
- * {@code routes/}) is made mode 0700 whatever the umask, and tightened to 0700 when it is the
- * user's and open to others; a file that a routed entry or a shim runs ({@link #whyUntrusted}) must
+ * {@code routes/}) is made mode 0700 whatever the umask ({@link #create}); {@code lib/} and
+ * {@code routes/}, whose files are checked or rewritten before use, are tightened to 0700 when
+ * they are the user's and open to others ({@link #directory}); a file that a routed entry or a shim runs ({@link #whyUntrusted}) must
  * be a regular file the user owns that neither group nor others may write, in directories the user
  * or root owns that neither group nor others may write (unless sticky, as {@code /tmp} is), up to
  * the root: otherwise another user could have replaced it, and whoever runs it would run theirs.
@@ -41,7 +43,7 @@ public final class PrivateFiles {
     int uid = uid(real);
     if (uid != self()) {
       throw new IOException(shown(dir, real) + " belongs to uid " + uid + ", not to uid " + self()
-          + ", who runs Cotenant: the Cotenant home must be yours alone (chown it, or set " + CotenantHome.ENV
+          + ", who runs Cotenant: the Cotenant home must be yours alone (chown it, or set COTENANT_HOME"
           + " to a directory of your own)");
     }
     if ((mode(real) & GROUP_OR_OTHER_ANY) != 0) {
@@ -49,8 +51,8 @@ public final class PrivateFiles {
     }
   }
 
-  /** Creates {@code dir} and its missing parents, each 0700; leaves what exists as it is. */
-  private static void create(Path dir) throws IOException {
+  /** Creates {@code dir} and its missing parents, each 0700 whatever the umask; leaves what exists as it is. */
+  public static void create(Path dir) throws IOException {
     if (Files.isDirectory(dir)) {
       return;
     }
@@ -105,7 +107,7 @@ public final class PrivateFiles {
   }
 
   /** Whether {@code file} has any permission for group or others. */
-  static boolean openToOthers(Path file) throws IOException {
+  public static boolean openToOthers(Path file) throws IOException {
     return (mode(file) & GROUP_OR_OTHER_ANY) != 0;
   }
 
