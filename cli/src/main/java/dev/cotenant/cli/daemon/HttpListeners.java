@@ -202,7 +202,8 @@ final class HttpListeners implements AutoCloseable {
       closeAll();
     }
     selector.wakeup();
-    if (!thread.isAlive() && thread.getState() == Thread.State.NEW) {
+    if (thread.getState() == Thread.State.NEW) {
+      // Never started: no thread is there to close the selector.
       closeSelector();
     }
   }
