@@ -2,11 +2,12 @@ package dev.cotenant.cli.daemon;
 
 import dev.cotenant.cli.daemon.api.ApiHandler;
 import dev.cotenant.cli.daemon.api.DaemonProcesses;
-import dev.cotenant.cli.daemon.http.HttpGuard;
 import dev.cotenant.gateway.Cotenant;
 import dev.cotenant.gateway.sharing.Sharing;
 import dev.cotenant.spi.files.AtomicFiles;
 import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.channels.ServerSocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -29,7 +30,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.eclipse.jetty.server.Handler;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,6 +48,12 @@ public final class Daemon implements AutoCloseable {
   /** The default HTTP port on 127.0.0.1. */
   public static final int DEFAULT_PORT = 7587;
 
+  private static final String LOOPBACK = "127.0.0.1";
+  /** The name of the {@code api.sock} listener in {@link HttpListeners}. */
+  static final String API_LISTENER = "the API on api.sock";
+  /** The name of the loopback port's listener in {@link HttpListeners}. */
+  static final String HTTP_LISTENER = "HTTP on 127.0.0.1";
+
   private final CotenantHome home;
   private final Cotenant cotenant;
   private final ServerDirectory directory;
@@ -62,9 +68,11 @@ public final class Daemon implements AutoCloseable {
   private @Nullable Watchdog watchdog;
   private @Nullable Sharing sharing;
   private @Nullable UnixSocketListener listener;
-  private @Nullable HttpSurface http;
-  private @Nullable ApiHandler api;
-  private @Nullable ApiSocket apiSocket;
+  private @Nullable HttpListeners httpListeners;
+  /** The HTTP port bound; -1 when none is. */
+  private volatile int httpPort = -1;
+  /** Made at the first HTTP connection (on {@code api.sock} or the port): Jetty is loaded then. */
+  private volatile @Nullable HttpStart httpStart;
   private @Nullable RecordsWatcher watcher;
   /** The daemon's one timer thread: the records watch, the heap trim. */
   private @Nullable ScheduledExecutorService timer;
@@ -117,22 +125,19 @@ public final class Daemon implements AutoCloseable {
         sharing = cotenant.sharing();
         LOG.info("backends start {}", cotenant.backendNamespace().mode().describe());
         String token = ApiToken.readOrCreate(home.token());
-        api = new ApiHandler(cotenant, sharing, directory, new HttpGuard(token), processes());
-        apiSocket = ApiSocket.open(home.apiSocket(), api.unguarded());
-        Map<String, Handler> mounts = new LinkedHashMap<>();
-        mounts.put(ApiHandler.PATH, api);
+        // Both HTTP listeners are bound now; Jetty starts on each at its first connection.
+        HttpListeners l = new HttpListeners();
+        httpListeners = l;
+        Path apiPath = home.apiSocket();
+        l.watch(API_LISTENER, HttpListeners.bindUnix(apiPath), apiPath, ch -> httpStart(token).apiSocket(apiPath, ch));
+        LOG.info("API listening on {}", apiPath);
         if (port >= 0) {
-          try {
-            http = HttpSurface.start(port, sharing, directory, token, mounts);
-          } catch (IOException e) {
-            boolean inUse = e instanceof java.net.BindException || e.getCause() instanceof java.net.BindException;
-            if (!inUse || portChosen || port == 0) {
-              throw new IOException("cannot listen on 127.0.0.1:" + port + ": " + e.getMessage(), e);
-            }
-            LOG.warn("port {} on 127.0.0.1 is in use; serving HTTP on a free port instead (see {})", port, home.state());
-            http = HttpSurface.start(0, sharing, directory, token, mounts);
-          }
+          ServerSocketChannel tcp = bindHttp();
+          httpPort = ((InetSocketAddress) tcp.getLocalAddress()).getPort();
+          l.watch(HTTP_LISTENER, tcp, null, ch -> httpStart(token).http(ch));
+          LOG.info("HTTP listening on 127.0.0.1:{} (MCP at /mcp/<server>)", httpPort);
         }
+        l.start();
         ScheduledExecutorService t = Executors.newSingleThreadScheduledExecutor(r -> {
           Thread th = new Thread(r, "cotenant-daemon-timer");
           th.setDaemon(true);
@@ -148,12 +153,39 @@ public final class Daemon implements AutoCloseable {
         // ready, daemon.json written and HTTP listening.
         listener = UnixSocketListener.open(home.socket(), this::accept);
         LOG.info("daemon {} ready: socket {}{}", ProcessHandle.current().pid(), home.socket(),
-            http == null ? "" : ", http://127.0.0.1:" + http.port() + "/mcp/{server}");
+            httpPort < 0 ? "" : ", http://127.0.0.1:" + httpPort + "/mcp/{server}");
       } catch (IOException | RuntimeException e) {
         stop();
         throw e;
       }
     }
+  }
+
+  /**
+   * The TCP socket of HTTP on 127.0.0.1: on {@link #port}, or on a free one when that is the
+   * default port and in use.
+   */
+  private ServerSocketChannel bindHttp() throws IOException {
+    try {
+      return HttpListeners.bindTcp(LOOPBACK, port);
+    } catch (IOException e) {
+      boolean inUse = e instanceof java.net.BindException || e.getCause() instanceof java.net.BindException;
+      if (!inUse || portChosen || port == 0) {
+        throw new IOException("cannot listen on 127.0.0.1:" + port + ": " + e.getMessage(), e);
+      }
+      LOG.warn("port {} on 127.0.0.1 is in use; serving HTTP on a free port instead (see {})", port, home.state());
+      return HttpListeners.bindTcp(LOOPBACK, 0);
+    }
+  }
+
+  /** What starts Jetty on the HTTP listeners, made at the first connection to either. */
+  private synchronized HttpStart httpStart(String token) {
+    HttpStart h = httpStart;
+    if (h == null) {
+      h = new HttpStart(cotenant, sharing(), directory, token, processes());
+      httpStart = h;
+    }
+    return h;
   }
 
   /** A new connection's session; on the socket's thread, so nothing here blocks. */
@@ -196,8 +228,8 @@ public final class Daemon implements AutoCloseable {
 
   /** The HTTP port, when HTTP is served. */
   public Optional<Integer> httpPort() {
-    HttpSurface h = http;
-    return h == null ? Optional.empty() : Optional.of(h.port());
+    int p = httpPort;
+    return p < 0 ? Optional.empty() : Optional.of(p);
   }
 
   /**
@@ -278,9 +310,9 @@ public final class Daemon implements AutoCloseable {
    */
   public Map<String, Object> status() {
     Map<String, Object> s = basics();
-    HttpSurface h = http;
+    HttpStart h = httpStart;
     s.put("socket_sessions", socketSessions());
-    s.put("http_sessions", h == null ? 0 : h.sessions());
+    s.put("http_sessions", h == null ? 0 : h.httpSessions());
     List<Map<String, Object>> backends = new ArrayList<>();
     Sharing sh = sharing;
     for (EntrySnapshot e : sh == null ? List.<EntrySnapshot>of() : sh.accounting()) {
@@ -309,10 +341,10 @@ public final class Daemon implements AutoCloseable {
     Map<String, Object> s = new LinkedHashMap<>();
     s.put("pid", ProcessHandle.current().pid());
     s.put("socket", home.socket().toString());
-    HttpSurface h = http;
-    if (h != null) {
-      s.put("port", h.port());
-      s.put("mcp", "http://127.0.0.1:" + h.port() + "/mcp/{server}");
+    int p = httpPort;
+    if (p >= 0) {
+      s.put("port", p);
+      s.put("mcp", "http://127.0.0.1:" + p + "/mcp/{server}");
     }
     s.put("records", cotenant.recordsDirectory().toString());
     s.put("backends_start", cotenant.backendNamespace().mode().describe());
@@ -349,14 +381,14 @@ public final class Daemon implements AutoCloseable {
     }
     long t0 = System.nanoTime();
     closeQuietly(listener);
-    closeQuietly(apiSocket);
+    closeQuietly(httpListeners);
     closeQuietly(watcher);
     ScheduledExecutorService t = timer;
     if (t != null) {
       t.shutdownNow();
     }
-    closeQuietly(http);
-    closeQuietly(api);
+    // No HTTP server starts once the listeners are closed.
+    closeQuietly(httpStart);
     for (SocketSession s : Set.copyOf(sessions)) {
       s.stopping("the daemon was stopped");
     }

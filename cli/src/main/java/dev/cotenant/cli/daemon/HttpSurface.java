@@ -9,6 +9,7 @@ import dev.cotenant.cli.daemon.http.ServerLookup;
 import dev.cotenant.gateway.config.ConfigException;
 import dev.cotenant.gateway.sharing.Sharing;
 import java.io.IOException;
+import java.nio.channels.ServerSocketChannel;
 import org.eclipse.jetty.server.Handler;
 import java.util.List;
 import java.util.Map;
@@ -28,24 +29,23 @@ final class HttpSurface implements AutoCloseable {
   }
 
   /**
-   * Listens on {@code port} (0: any free port), with {@code mounts} (context path to handler)
-   * beside the MCP endpoint.
+   * Serves {@code channel}, a TCP socket bound to 127.0.0.1 already, with {@code mounts} (context
+   * path to handler) beside the MCP endpoint; connections pending on it are accepted first.
    *
-   * @throws IOException when the port cannot be had (a {@link java.net.BindException} as cause when in use)
+   * @throws IOException when Jetty does not start (the channel is closed then)
    */
-  static HttpSurface start(int port, Sharing sharing, ServerDirectory directory, String token,
+  static HttpSurface start(ServerSocketChannel channel, Sharing sharing, ServerDirectory directory, String token,
       Map<String, Handler> mounts) throws IOException {
     McpHttpEndpoint endpoint = new McpHttpEndpoint(sharing, lookup(directory), new HttpGuard(token));
-    DaemonHttpServer server = new DaemonHttpServer(endpoint, port);
+    DaemonHttpServer server = new DaemonHttpServer(endpoint, channel);
     mounts.forEach(server::mount);
     // The dashboard's page at "/": the longer context paths (/mcp, /api) still win.
     server.mount("/", new DashboardHandler());
     try {
       server.start();
-    } catch (IOException e) {
-      throw e;
     } catch (Exception e) {
-      throw new IOException(e.getMessage(), e);
+      channel.close();
+      throw e instanceof IOException io ? io : new IOException(e.getMessage(), e);
     }
     return new HttpSurface(server);
   }
@@ -60,10 +60,6 @@ final class HttpSurface implements AutoCloseable {
         throw new LookupException(e.file() + ": " + e.problem(), e);
       }
     };
-  }
-
-  int port() {
-    return server.port();
   }
 
   int sessions() {

@@ -1,6 +1,9 @@
 package dev.cotenant.cli.daemon.http;
 
+import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -17,6 +20,7 @@ import org.eclipse.jetty.server.handler.ContextHandler;
 import org.eclipse.jetty.server.handler.ContextHandlerCollection;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -67,6 +71,19 @@ public final class DaemonHttpServer implements AutoCloseable {
    * @param port the TCP port; 0 for one the system picks ({@link #port()} says which)
    */
   public DaemonHttpServer(McpHttpEndpoint endpoint, int port) {
+    this(endpoint, port, null);
+  }
+
+  /**
+   * A server for {@code endpoint} on {@code channel}, a TCP socket bound to {@value #HOST}
+   * already (connections pending on it are accepted first once started); not started. Stopping
+   * the server closes the channel.
+   */
+  public DaemonHttpServer(McpHttpEndpoint endpoint, ServerSocketChannel channel) throws IOException {
+    this(endpoint, boundPort(channel), channel);
+  }
+
+  private DaemonHttpServer(McpHttpEndpoint endpoint, int port, @Nullable ServerSocketChannel channel) {
     this.endpoint = Objects.requireNonNull(endpoint, "endpoint");
     if (port < 0 || port > 65_535) {
       throw new IllegalArgumentException("the HTTP port must be 0 to 65535, got " + port);
@@ -76,11 +93,24 @@ public final class DaemonHttpServer implements AutoCloseable {
     http.setSendServerVersion(false);
     http.setSendXPoweredBy(false);
     // No acceptor thread: the selector accepts.
-    this.connector = new ServerConnector(server, 0, 1, new HttpConnectionFactory(http));
+    HttpConnectionFactory factory = new HttpConnectionFactory(http);
+    this.connector = channel == null ? new ServerConnector(server, 0, 1, factory) : new ServerConnector(server, 0, 1, factory) {
+      @Override
+      protected ServerSocketChannel openAcceptChannel() {
+        return channel;
+      }
+    };
     connector.setHost(HOST);
     connector.setPort(port);
     server.addConnector(connector);
     mount(MCP_PATH, endpoint);
+  }
+
+  private static int boundPort(ServerSocketChannel channel) throws IOException {
+    if (!(channel.getLocalAddress() instanceof InetSocketAddress bound) || !bound.getAddress().isLoopbackAddress()) {
+      throw new IllegalArgumentException("the HTTP server's channel must be bound to " + HOST + ", is " + channel.getLocalAddress());
+    }
+    return bound.getPort();
   }
 
   /**
