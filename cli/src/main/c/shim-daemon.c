@@ -36,7 +36,7 @@ void pending_remove(const char *id) {
   }
 }
 
-/* Answers every unanswered request with "call interrupted: WHY" (-32005), and forgets them. */
+/* Answers every unanswered request with "call interrupted: WHY" (-32073), and forgets them. */
 void answer_pending(const char *why) {
   for (size_t i = 0; i < g_pending_count; i++) {
     buf_adds(&g_out, "{\"jsonrpc\":\"2.0\",\"id\":");
