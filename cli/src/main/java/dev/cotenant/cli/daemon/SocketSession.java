@@ -56,6 +56,8 @@ final class SocketSession implements SocketConnection.Handler {
   private volatile boolean ended;
   /** The client's {@code initialize} a resuming shim sent in its hello; null for a new session. */
   private volatile @Nullable Map<String, Object> resume;
+  /** The placement the shim was told last ({@link Wire#placed}); null before the first notice. */
+  private volatile @Nullable String lastPlaced;
 
   /**
    * The id under which a resumed session's {@code initialize} is sent again; its answer goes to
@@ -324,7 +326,11 @@ final class SocketSession implements SocketConnection.Handler {
             c.backendPid().isPresent() ? c.backendPid().getAsLong() : "unknown", c.start().why());
       }
       // Before the initialize answer: the shim learns whether its session could resume on a new daemon.
-      write(Wire.placed(c.placement().placement().name().toLowerCase(java.util.Locale.ROOT)));
+      placed(c.placement());
+      // And again each time the session lands elsewhere (a deferred start, a move after a hazard
+      // or a drain), before the message that moved it is forwarded: the shim's notice is always
+      // where the session is.
+      c.onPlaced(this::placed);
       return c;
     } catch (PoolException e) {
       LOG.warn("session {} of {}: no backend: {}", sessionId, server.name(), e.getMessage());
@@ -334,6 +340,15 @@ final class SocketSession implements SocketConnection.Handler {
       }
       endAfterWritten();
       return null;
+    }
+  }
+
+  /** Tells the shim where the session is placed, when that is not what it was told last. */
+  private void placed(dev.cotenant.gateway.sharing.PlacementDecision d) {
+    String placement = d.placement().name().toLowerCase(java.util.Locale.ROOT);
+    if (!placement.equals(lastPlaced)) {
+      lastPlaced = placement;
+      write(Wire.placed(placement));
     }
   }
 

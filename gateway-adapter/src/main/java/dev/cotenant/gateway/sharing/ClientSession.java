@@ -25,6 +25,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -91,6 +92,8 @@ public final class ClientSession implements AutoCloseable {
    */
   private volatile @Nullable DeferredStart deferred;
   private volatile StartDecision start = StartDecision.eager("not placed yet");
+  /** Told each time the session lands on a backend ({@link #onPlaced}). */
+  private volatile Consumer<PlacementDecision> placed = d -> {};
   /** Requests the session wrote on the client's behalf (a level set again at a deferred start): their answers are its own. */
   private final Set<RequestId> own = ConcurrentHashMap.newKeySet();
   private int replayed;
@@ -130,6 +133,16 @@ public final class ClientSession implements AutoCloseable {
     synchronized (lock) {
       return Objects.requireNonNull(decision, "not placed");
     }
+  }
+
+  /**
+   * Tells {@code listener} where the session lands each time from now on that it is attached to a
+   * backend: a deferred session's start, a move after a hazard or a drain, a shared backend that
+   * would not take it. Called under the session's lock, on the thread handing in the client's
+   * message that placed it, before that message is forwarded; must not block.
+   */
+  public void onPlaced(Consumer<PlacementDecision> listener) {
+    placed = Objects.requireNonNull(listener, "listener");
   }
 
   /** Whether the session's start was answered from the records, and why (or why not). Never blocks. */
@@ -189,6 +202,7 @@ public final class ClientSession implements AutoCloseable {
           generation = b.generation;
           decision = d;
           recordsChecked = host.recordsRevision();
+          placed.accept(d);
           return;
         }
         l.release();
@@ -347,8 +361,12 @@ public final class ClientSession implements AutoCloseable {
       PlacementDecision d = Objects.requireNonNull(decision);
       boolean movable = d.placement() == Placement.SHARED && starts && calls.isEmpty() && asked.isEmpty();
       if (movable && host.hazardous(l.key())) {
-        // A hazard was observed on this shared backend: this session moves to one of its own.
-        return moveTo(new PlacementDecision(Placement.DEDICATED, false, "a hazard was observed on its shared backend"));
+        // A hazard was observed on this shared backend: this session leaves it, placed as a new
+        // session would be now (a backend of its own while the hazard stands; a fresh shared one
+        // once it was cleared, never this one).
+        PlacementDecision now = host.placement(server, shape);
+        return moveTo(new PlacementDecision(now.placement(), now.forced(), "a hazard was observed on its shared backend; "
+            + now.why(), now.group()));
       }
       if (movable && recordsChecked != host.recordsRevision()) {
         // The records changed (a hazard from the API, another terminal, another replica): the
