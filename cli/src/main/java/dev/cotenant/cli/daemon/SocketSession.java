@@ -30,7 +30,9 @@ import org.slf4j.LoggerFactory;
  * worker of the socket ({@link UnixSocketListener}), and what the backend sends the client is
  * written on the thread that has it, without blocking (what the socket does not take yet waits,
  * at most {@value #OUTBOUND} messages), so a client that stops reading never holds up a shared
- * backend: when that many wait, its session is ended. Ends when either side closes.
+ * backend: when that many wait, its session is ended. Ends when the daemon ends it or the socket
+ * fails, and, when the shim closes its side at its client's end of input, once the calls in
+ * flight are answered ({@link ClientSession#closeWhenAnswered}) and written.
  */
 final class SocketSession implements SocketConnection.Handler {
   private static final Logger LOG = LoggerFactory.getLogger(SocketSession.class);
@@ -173,6 +175,14 @@ final class SocketSession implements SocketConnection.Handler {
   public void ended(@Nullable String why) {
     if (why != null && !ended) {
       LOG.debug("session {}: {}", sessionId, why);
+    }
+    ClientSession c = clientSession;
+    if (why == null && c != null && !ended && !connection.isClosed()) {
+      // The client closed its input (its shim half-closes the socket), and may still read: the
+      // calls it has in flight are answered, or told they were interrupted, before the session
+      // ends, and the socket closes once what waits for the shim is written.
+      c.closeWhenAnswered(ClientSession.ANSWER_WAIT).whenComplete((v, e) -> endAfterWritten());
+      return;
     }
     end();
   }
