@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
  * the other SDKs that docs/daemon.md names. Kills {@code BUSY = -32002} (MCP's "resource not
  * found", as it was) and any own code moved onto one of those.
  */
-class ErrorCodesTest {
+class McpErrorCodeCollisionTest {
   /** Codes the other SDKs give a meaning (docs/daemon.md, "Error codes"). */
   private static final Map<Integer, String> OTHER_SDKS = Map.of(
       -32000, "connection closed (TypeScript SDK), overloaded (Go SDK's JSON-RPC)",
