@@ -106,6 +106,13 @@ void daemon_gone(const char *why) {
   }
   buf_clear(&g_sock_out);
   if (!g_stdin_open) {
+    /*
+     * The client closed its input, and the daemon has answered the calls in flight before it
+     * ended the session; any it did not answer (it went away meanwhile) are answered here.
+     */
+    char ended[128];
+    snprintf(ended, sizeof ended, "the daemon (pid %lld) ended the session before answering it", g_daemon_pid);
+    answer_pending(ended);
     finish(EXIT_CLIENT_CLOSED);
   }
   char reason[1024];
@@ -306,6 +313,8 @@ void read_client(void) {
     buf_clear(&g_stdin_in);
   }
   if (g_state != ST_RELAY) {
+    /* Between daemons (resuming): what the client asked is not sent anywhere, and is answered so. */
+    answer_pending("the client closed its input while the session was resuming on a new daemon");
     finish(EXIT_CLIENT_CLOSED);
   }
 }

@@ -41,7 +41,7 @@ void pending_remove(const char *key) {
   }
 }
 
-/* Answers every unanswered request with "call interrupted: WHY" (-32005), and forgets them. */
+/* Answers every unanswered request with "call interrupted: WHY" (-32073), and forgets them. */
 void answer_pending(const char *why) {
   for (size_t i = 0; i < g_pending_count; i++) {
     buf_adds(&g_out, "{\"jsonrpc\":\"2.0\",\"id\":");
@@ -171,19 +171,25 @@ char *absolute(const char *path) {
 }
 
 /*
- * The user's home directory as Java's user.home has it on Linux: the password database's entry
- * of this user; $HOME when there is none.
+ * The user's home directory as the Java side has it (RecordsDirectory.userHome): $HOME when it
+ * is an absolute path, else the password database's entry of this user.
  */
 char *user_home(void) {
+  const char *h = getenv("HOME");
+  if (h != NULL) {
+    char *s = strip(h);
+    if (s[0] == '/') {
+      char *r = normalize(s);
+      free(s);
+      return r;
+    }
+    free(s);
+  }
   struct passwd *pw = getpwuid(getuid());
   if (pw != NULL && pw->pw_dir != NULL && pw->pw_dir[0] != '\0') {
     return absolute(pw->pw_dir);
   }
-  const char *h = getenv("HOME");
-  if (h != NULL && h[0] != '\0') {
-    return absolute(h);
-  }
-  fail(EXIT_USAGE, "cannot tell this user's home directory (no password entry, no HOME): set COTENANT_HOME");
+  fail(EXIT_USAGE, "cannot tell this user's home directory (no absolute HOME, no password entry): set COTENANT_HOME");
   return NULL;
 }
 

@@ -36,7 +36,7 @@
 /* The longest message either side may send, in bytes (LineChannel.MAX_LINE). */
 #define MAX_LINE ((size_t)32 << 20)
 /* The error code of a request whose daemon went away (Shim.INTERRUPTED). */
-#define INTERRUPTED (-32005)
+#define INTERRUPTED (-32073)
 /* How long the daemon may take to answer the hello (Shim.HELLO_TIMEOUT). */
 #define HELLO_TIMEOUT_MS 120000LL
 /* How long a shim tries to reach a daemon again after its daemon went away. */

@@ -19,7 +19,7 @@ public final class Main {
       // The shim: no CLI framework, no logging set-up, no JSON data binding.
       PrintWriter err = new PrintWriter(new OutputStreamWriter(System.err, Charset.defaultCharset()), true);
       java.util.Optional<Integer> status = dev.cotenant.cli.daemon.Connect.fastPath(args, System.getenv(),
-          Path.of(System.getProperty("user.home")), Path.of("").toAbsolutePath(), err);
+          dev.cotenant.gateway.records.RecordsDirectory.userHome(System.getenv()), Path.of("").toAbsolutePath(), err);
       if (status.isPresent()) {
         err.flush();
         System.exit(status.get());
@@ -59,7 +59,7 @@ public final class Main {
             err,
             System.getenv(),
             Path.of("").toAbsolutePath(),
-            Path.of(System.getProperty("user.home")),
+            dev.cotenant.gateway.records.RecordsDirectory.userHome(System.getenv()),
             b -> b,
             System.console() != null);
     int status = new Cli(context).run(args);

@@ -203,10 +203,32 @@ public final class RouteCommand extends CliCommand {
           ledger.snapshot().incomplete());
       why.put(r.name(), start.deferred() ? Optional.empty()
           : Optional.of("left direct: " + d.why() + ", and its sessions cannot wait for their first call to start it ("
-              + start.why() + "), so each session would start a backend of its own and a shim would only add to it (to"
-              + " share it: cotenant share " + r.name() + ", then route --refresh; --all routes it anyway)"));
+              + start.why() + "), so each session would start a backend of its own and a shim would only add to it ("
+              + whatNext(r) + "; --all routes it anyway)"));
     }
     return name -> why.getOrDefault(name, Optional.of("left direct: no verdict could be read for it"));
+  }
+
+  /**
+   * What the user may do about a server left direct: {@code cotenant share} only where it can
+   * succeed. A refuted server (a hazard was observed under its current launch identity) and a
+   * disqualified one stop {@code share} before it runs anything, so they get their reason instead.
+   */
+  static String whatNext(dev.cotenant.gateway.rows.Row r) {
+    if (r.strength() == dev.cotenant.api.Strength.REFUTED) {
+      return "a hazard was observed on it under its current launch identity (" + reasons(r,
+          dev.cotenant.api.ReasonRole.OBSERVATION) + "), so it cannot share a backend until the server is fixed (a"
+          + " new build is a new identity): see cotenant hazards list";
+    }
+    if (r.strength() == dev.cotenant.api.Strength.DISQUALIFIED) {
+      return "it cannot share a backend (" + reasons(r, dev.cotenant.api.ReasonRole.DISQUALIFYING_FACT) + ")";
+    }
+    return "to share it: cotenant share " + r.name() + ", then route --refresh";
+  }
+
+  private static String reasons(dev.cotenant.gateway.rows.Row r, dev.cotenant.api.ReasonRole role) {
+    return r.verdict().reasons().stream().filter(x -> x.code().role() == role).map(Output::reason)
+        .collect(java.util.stream.Collectors.joining(", "));
   }
 
   /** Which shim entries routed to the installed jar start, before anything is written ({@link NativeShim#plan}). */

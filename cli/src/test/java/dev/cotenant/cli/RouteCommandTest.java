@@ -474,4 +474,32 @@ class RouteCommandTest {
         + " wait for their first call to start it (its pre-flight recorded no start: it sent a request roots/list before"
         + " its listings ended)"), files);
   }
+
+  /**
+   * A server on which a hazard was observed is left direct with that reason and no suggestion to
+   * {@code share} it ({@code share} stops at once on a refuted server); a server whose verdict is
+   * only unproven is still told {@code cotenant share NAME}. Kills the mutant that suggests
+   * {@code share} for every server left direct (as before).
+   */
+  @Test
+  void aRefutedServerIsToldItsHazardAndNeverToShareIt() throws Exception {
+    dev.cotenant.gateway.Cotenant writer = dev.cotenant.gateway.Cotenant.builder().recordsDirectory(cli.records)
+        .environment(cli.env).build();
+    for (dev.cotenant.gateway.config.ConfiguredServer s : new McpConfigReader().readFile(config)) {
+      if (s.name().equals("files")) {
+        writer.recordStores().hazardLedger().record("files", writer.identityOf(s.description()).ledgerKey(),
+            dev.cotenant.api.HazardCode.values()[0], 2);
+      }
+    }
+    writer.recordStores().hazardLedger().flush();
+    JsonNode plan = JSON.readTree(cli.run("route", "claude_desktop_config.json", "--launcher", LAUNCHER, "--json").out());
+    Map<String, String> reasons = new java.util.HashMap<>();
+    plan.path("notRouted").forEach(n -> reasons.put(n.path("name").asString(), n.path("reason").asString()));
+    String files = reasons.getOrDefault("files", "");
+    assertTrue(files.startsWith("left direct: its verdict (refuted) does not recommend sharing"), plan.toString());
+    assertTrue(files.contains("a hazard was observed on it") && files.contains("cotenant hazards list"), files);
+    assertFalse(files.contains("cotenant share"), files);
+    String git = reasons.getOrDefault("git", "");
+    assertTrue(git.contains("to share it: cotenant share git, then route --refresh"), plan.toString());
+  }
 }

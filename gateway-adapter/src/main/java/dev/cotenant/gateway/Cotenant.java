@@ -105,7 +105,7 @@ public final class Cotenant {
   private Cotenant(Builder b) {
     this.config = b.config;
     this.recordsDirectory =
-        b.recordsDirectory != null ? b.recordsDirectory : RecordsDirectory.resolve(config, b.environment, userHome());
+        b.recordsDirectory != null ? b.recordsDirectory : RecordsDirectory.resolve(config, b.environment, RecordsDirectory.userHome(b.environment));
     this.identities = ExecutionIdentities.fromConfig(config, b.environment);
     this.sandbox = Sandbox.fromConfig(config, b.environment);
     this.backendNamespace = PidNamespace.fromConfig(config, b.environment);
@@ -119,10 +119,6 @@ public final class Cotenant {
         singles.put(spi, lazy(spi, b, discovery, spi == Spi.SESSION_TRANSPORT ? bare : context));
       }
     }
-  }
-
-  private static Path userHome() {
-    return Path.of(System.getProperty("user.home"));
   }
 
   private static <T extends NamedProvider, R> Lazy<R> lazy(

@@ -141,6 +141,9 @@ public final class Shim {
         return fail(clientError);
       }
       if (clientClosed) {
+        // The daemon answers the calls in flight at the client's end of input before it ends the
+        // session; any it did not answer (it went away meanwhile) are answered here.
+        interruptPending("the daemon (pid " + daemonPid + ") ended the session before answering it");
         return EXIT_CLIENT_CLOSED;
       }
       boolean alive = daemonPid > 0 && stillRunning(daemonPid);

@@ -30,7 +30,9 @@ import org.slf4j.LoggerFactory;
  * worker of the socket ({@link UnixSocketListener}), and what the backend sends the client is
  * written on the thread that has it, without blocking (what the socket does not take yet waits,
  * at most {@value #OUTBOUND} messages), so a client that stops reading never holds up a shared
- * backend: when that many wait, its session is ended. Ends when either side closes.
+ * backend: when that many wait, its session is ended. Ends when the daemon ends it or the socket
+ * fails, and, when the shim closes its side at its client's end of input, once the calls in
+ * flight are answered ({@link ClientSession#closeWhenAnswered}) and written.
  */
 final class SocketSession implements SocketConnection.Handler {
   private static final Logger LOG = LoggerFactory.getLogger(SocketSession.class);
@@ -56,6 +58,8 @@ final class SocketSession implements SocketConnection.Handler {
   private volatile boolean ended;
   /** The client's {@code initialize} a resuming shim sent in its hello; null for a new session. */
   private volatile @Nullable Map<String, Object> resume;
+  /** The placement the shim was told last ({@link Wire#placed}); null before the first notice. */
+  private volatile @Nullable String lastPlaced;
 
   /**
    * The id under which a resumed session's {@code initialize} is sent again; its answer goes to
@@ -171,6 +175,14 @@ final class SocketSession implements SocketConnection.Handler {
   public void ended(@Nullable String why) {
     if (why != null && !ended) {
       LOG.debug("session {}: {}", sessionId, why);
+    }
+    ClientSession c = clientSession;
+    if (why == null && c != null && !ended && !connection.isClosed()) {
+      // The client closed its input (its shim half-closes the socket), and may still read: the
+      // calls it has in flight are answered, or told they were interrupted, before the session
+      // ends, and the socket closes once what waits for the shim is written.
+      c.closeWhenAnswered(ClientSession.ANSWER_WAIT).whenComplete((v, e) -> endAfterWritten());
+      return;
     }
     end();
   }
@@ -324,7 +336,11 @@ final class SocketSession implements SocketConnection.Handler {
             c.backendPid().isPresent() ? c.backendPid().getAsLong() : "unknown", c.start().why());
       }
       // Before the initialize answer: the shim learns whether its session could resume on a new daemon.
-      write(Wire.placed(c.placement().placement().name().toLowerCase(java.util.Locale.ROOT)));
+      placed(c.placement());
+      // And again each time the session lands elsewhere (a deferred start, a move after a hazard
+      // or a drain), before the message that moved it is forwarded: the shim's notice is always
+      // where the session is.
+      c.onPlaced(this::placed);
       return c;
     } catch (PoolException e) {
       LOG.warn("session {} of {}: no backend: {}", sessionId, server.name(), e.getMessage());
@@ -334,6 +350,15 @@ final class SocketSession implements SocketConnection.Handler {
       }
       endAfterWritten();
       return null;
+    }
+  }
+
+  /** Tells the shim where the session is placed, when that is not what it was told last. */
+  private void placed(dev.cotenant.gateway.sharing.PlacementDecision d) {
+    String placement = d.placement().name().toLowerCase(java.util.Locale.ROOT);
+    if (!placement.equals(lastPlaced)) {
+      lastPlaced = placement;
+      write(Wire.placed(placement));
     }
   }
 

@@ -23,7 +23,10 @@ import tools.jackson.databind.module.SimpleModule;
  * before it closes it (a line with a top-level {@code cotenant} member is never a JSON-RPC
  * message), so that its shim ends instead of starting a new daemon; and once the session is
  * placed, before the answer to its {@code initialize}, {@code {"cotenant":"placed","placement":
- * "shared"|"dedicated"}}, so that the shim knows whether its session could resume.
+ * "shared"|"dedicated"}}, so that the shim knows whether its session could resume, and again,
+ * before the message that moved it, each time the session lands on a backend placed otherwise
+ * (a deferred session's start, a move after a hazard or a drain): the last notice is always where
+ * the session is.
  *
  * <p><b>Resuming.</b> A shim whose daemon died (killed, crashed: gone without that notice) says
  * hello to a new daemon with one more member, {@code "resume": INITIALIZE}, the client's

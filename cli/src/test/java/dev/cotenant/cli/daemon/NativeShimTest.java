@@ -368,7 +368,7 @@ class NativeShimTest {
 
   /**
    * The daemon went away (its pid is gone) with a call in flight, after the client's initialize
-   * was answered: the call is answered -32005, the shim connects again with the client's
+   * was answered: the call is answered -32073, the shim connects again with the client's
    * initialize, verbatim, as {@code resume} (again when a connection is dropped unanswered, as a
    * daemon that is still exiting drops it), holds what the client sends meanwhile until the daemon
    * says {@code connected}, and the session goes on without initialize being sent again.
@@ -384,7 +384,7 @@ class NativeShimTest {
 
     kill(first);
     peer.close();
-    assertEquals("{\"jsonrpc\":\"2.0\",\"id\":\"call-7\",\"error\":{\"code\":-32005,\"message\":\"call interrupted: the daemon"
+    assertEquals("{\"jsonrpc\":\"2.0\",\"id\":\"call-7\",\"error\":{\"code\":-32073,\"message\":\"call interrupted: the daemon"
         + " (pid " + first.pid() + ") went away\"}}", client.line());
     String held = "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/call\",\"params\":{\"name\":\"after\"}}";
     client.send(held);
@@ -407,7 +407,7 @@ class NativeShimTest {
 
   /**
    * After a {@code stopping} notice the shim does not resume, even though the daemon's pid is
-   * gone: it answers the call in flight -32005 with the reason and exits 1. The notice itself
+   * gone: it answers the call in flight -32073 with the reason and exits 1. The notice itself
    * never reaches the client.
    */
   @Test
@@ -425,7 +425,7 @@ class NativeShimTest {
 
     kill(first);
     peer.close();
-    assertEquals("{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32005,\"message\":\"call interrupted: the daemon (pid "
+    assertEquals("{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32073,\"message\":\"call interrupted: the daemon (pid "
         + first.pid() + ") stopped: cotenant stop was run\"}}", client.line());
     assertEquals(1, client.exit());
     assertEquals("cotenant connect echo: the daemon (pid " + first.pid() + ") stopped: cotenant stop was run\n", client.stderr());
@@ -442,7 +442,7 @@ class NativeShimTest {
     client.send("{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\"}");
     peer.read();
     peer.close();
-    assertEquals("{\"jsonrpc\":\"2.0\",\"id\":5,\"error\":{\"code\":-32005,\"message\":\"call interrupted: the daemon (pid "
+    assertEquals("{\"jsonrpc\":\"2.0\",\"id\":5,\"error\":{\"code\":-32073,\"message\":\"call interrupted: the daemon (pid "
         + alive + ") ended echo's session\"}}", client.line());
     assertEquals(1, client.exit());
     assertEquals("cotenant connect echo: the daemon (pid " + alive + ") ended echo's session\n", client.stderr());
@@ -501,7 +501,7 @@ class NativeShimTest {
     assertEquals(INIT, peer.read());
     kill(first);
     peer.close();
-    assertEquals("{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32005,\"message\":\"call interrupted: the daemon (pid "
+    assertEquals("{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32073,\"message\":\"call interrupted: the daemon (pid "
         + first.pid() + ") went away\"}}", client.line());
     assertEquals(1, client.exit());
     assertEquals("cotenant connect echo: the daemon (pid " + first.pid() + ") went away\n", client.stderr());

@@ -193,7 +193,7 @@ class DaemonIT {
 
       daemon.destroyForcibly();
       JsonNode interrupted = busy.answer(9);
-      assertEquals(-32005, interrupted.path("error").path("code").asInt(), interrupted.toString());
+      assertEquals(-32073, interrupted.path("error").path("code").asInt(), interrupted.toString());
       assertTrue(own.process.waitFor(60, TimeUnit.SECONDS), "the session on a backend of its own ended");
       assertEquals(1, own.process.exitValue());
       String err = own.err.get(10, TimeUnit.SECONDS);

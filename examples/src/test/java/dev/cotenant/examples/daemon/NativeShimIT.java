@@ -111,7 +111,7 @@ class NativeShimIT {
 
   /**
    * The daemon killed with SIGKILL while a call is in flight on a shared backend: the call is
-   * answered -32005, and the shim starts a new daemon (through {@code java -jar cotenant.jar
+   * answered -32073, and the shim starts a new daemon (through {@code java -jar cotenant.jar
    * connect --start-only}, with its own {@code --set}) and resumes its session there, where the
    * next call is answered; closing the client's input then ends it with 0.
    */
@@ -137,7 +137,7 @@ class NativeShimIT {
 
       daemon.destroyForcibly();
       JsonNode interrupted = busy.answer(9);
-      assertEquals(-32005, interrupted.path("error").path("code").asInt(), interrupted.toString());
+      assertEquals(-32073, interrupted.path("error").path("code").asInt(), interrupted.toString());
       assertEquals("call interrupted: the daemon (pid " + daemon.pid() + ") went away",
           interrupted.path("error").path("message").asString());
       assertEquals(List.of(), DaemonFixture.awaitGone(backends, java.time.Duration.ofSeconds(30)));

@@ -68,9 +68,27 @@ public final class RecordsDirectory {
     return resolve(config.get(SOCKET_PATH_KEY), env, userHome);
   }
 
-  /** Resolves from configuration and this process's environment and {@code user.home}. */
+  /** Resolves from configuration and this process's environment and home ({@link #userHome(Map)}). */
   public static Path resolveForThisProcess(ProviderConfig config) {
-    return resolve(config, System.getenv(), Path.of(System.getProperty("user.home")));
+    Map<String, String> env = System.getenv();
+    return resolve(config, env, userHome(env));
+  }
+
+  /**
+   * The user's home directory as a shell has it: {@code $HOME} when {@code env} sets it to an
+   * absolute path, else the JVM's {@code user.home} (the password database's entry). The native
+   * shim reads it the same way, so {@code HOME=/x cotenant status} and {@code HOME=/x
+   * cotenant-shim} agree on {@code /x/.cotenant}.
+   */
+  public static Path userHome(Map<String, String> env) {
+    String home = env.get("HOME");
+    if (home != null && !home.isBlank()) {
+      Path p = Path.of(home.strip());
+      if (p.isAbsolute()) {
+        return p.normalize();
+      }
+    }
+    return Path.of(System.getProperty("user.home"));
   }
 
   /** True unless the value is empty, blank or {@code "."} (optionally with a trailing slash). */

@@ -21,10 +21,12 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -59,6 +61,13 @@ import org.jspecify.annotations.Nullable;
  * {@link RequestId}s. Thread-safe.
  */
 public final class ClientSession implements AutoCloseable {
+  /**
+   * How long the calls a client has in flight when it closes its input are waited for
+   * ({@link #closeWhenAnswered}): as long as an MCP client waits for an answer by default (the
+   * TypeScript SDK's request timeout), since a call carries no deadline of its own.
+   */
+  public static final Duration ANSWER_WAIT = Duration.ofSeconds(60);
+
   /** The slot of a call admitted without a limit. */
   private static final Permit NO_SLOT = () -> {};
 
@@ -91,6 +100,10 @@ public final class ClientSession implements AutoCloseable {
    */
   private volatile @Nullable DeferredStart deferred;
   private volatile StartDecision start = StartDecision.eager("not placed yet");
+  /** Completed once no call is in flight, after the client closed its input ({@link #closeWhenAnswered}). */
+  private volatile @Nullable CompletableFuture<Void> drained;
+  /** Told each time the session lands on a backend ({@link #onPlaced}). */
+  private volatile Consumer<PlacementDecision> placed = d -> {};
   /** Requests the session wrote on the client's behalf (a level set again at a deferred start): their answers are its own. */
   private final Set<RequestId> own = ConcurrentHashMap.newKeySet();
   private int replayed;
@@ -130,6 +143,16 @@ public final class ClientSession implements AutoCloseable {
     synchronized (lock) {
       return Objects.requireNonNull(decision, "not placed");
     }
+  }
+
+  /**
+   * Tells {@code listener} where the session lands each time from now on that it is attached to a
+   * backend: a deferred session's start, a move after a hazard or a drain, a shared backend that
+   * would not take it. Called under the session's lock, on the thread handing in the client's
+   * message that placed it, before that message is forwarded; must not block.
+   */
+  public void onPlaced(Consumer<PlacementDecision> listener) {
+    placed = Objects.requireNonNull(listener, "listener");
   }
 
   /** Whether the session's start was answered from the records, and why (or why not). Never blocks. */
@@ -189,6 +212,7 @@ public final class ClientSession implements AutoCloseable {
           generation = b.generation;
           decision = d;
           recordsChecked = host.recordsRevision();
+          placed.accept(d);
           return;
         }
         l.release();
@@ -292,6 +316,7 @@ public final class ClientSession implements AutoCloseable {
       RequestId cancelled = RequestId.parse(n.params().get("requestId"));
       if (cancelled != null) {
         answered(cancelled);
+        drainedIfIdle();
       }
     }
     c.fromClient(message);
@@ -347,8 +372,12 @@ public final class ClientSession implements AutoCloseable {
       PlacementDecision d = Objects.requireNonNull(decision);
       boolean movable = d.placement() == Placement.SHARED && starts && calls.isEmpty() && asked.isEmpty();
       if (movable && host.hazardous(l.key())) {
-        // A hazard was observed on this shared backend: this session moves to one of its own.
-        return moveTo(new PlacementDecision(Placement.DEDICATED, false, "a hazard was observed on its shared backend"));
+        // A hazard was observed on this shared backend: this session leaves it, placed as a new
+        // session would be now (a backend of its own while the hazard stands; a fresh shared one
+        // once it was cleared, never this one).
+        PlacementDecision now = host.placement(server, shape);
+        return moveTo(new PlacementDecision(now.placement(), now.forced(), "a hazard was observed on its shared backend; "
+            + now.why(), now.group()));
       }
       if (movable && recordsChecked != host.recordsRevision()) {
         // The records changed (a hazard from the API, another terminal, another replica): the
@@ -455,6 +484,7 @@ public final class ClientSession implements AutoCloseable {
    * plain envelopes to its sink, so each is classified here, where the session reads it.
    */
   private void toClient(Map<String, Object> message) {
+    RequestId answer = null;
     try {
       RpcMessage m = RpcMessage.read(message);
       if (m instanceof RpcMessage.Request r) {
@@ -463,12 +493,17 @@ public final class ClientSession implements AutoCloseable {
         if (own.remove(a.id())) {
           return;
         }
-        answered(a.id());
+        answer = a.id();
+        answered(answer);
       }
     } catch (RpcMessage.InvalidMessage e) {
       // Not one of the multiplexer's envelopes: passed on, nothing to account.
     }
     realSink.send(message);
+    if (answer != null) {
+      // Once the answer is on its way: the last one ends a session whose client closed its input.
+      drainedIfIdle();
+    }
   }
 
   /** The call {@code id} is answered or cancelled: it is no longer outstanding, and its slot is freed. */
@@ -477,6 +512,36 @@ public final class ClientSession implements AutoCloseable {
     if (p != null) {
       close(p);
     }
+  }
+
+  /** Completes {@link #drained} once no call is in flight. */
+  private void drainedIfIdle() {
+    CompletableFuture<Void> d = drained;
+    if (d != null && calls.isEmpty()) {
+      d.complete(null);
+    }
+  }
+
+  /**
+   * The client has closed its input: the session is closed once every call it has in flight has
+   * been answered (the answers reach the client as before), or, after {@code bound}, once each
+   * call still unanswered has been answered {@link ErrorCode#CALL_INTERRUPTED} {@code "call
+   * interrupted: ..."}; a message that arrives after that is not the client's any more. The
+   * future completes when the session is closed. Nothing the client sends is taken meanwhile by
+   * its transport, which has read its end.
+   */
+  public CompletableFuture<Void> closeWhenAnswered(Duration bound) {
+    CompletableFuture<Void> d = new CompletableFuture<>();
+    drained = d;
+    drainedIfIdle();
+    return d.completeOnTimeout(null, Math.max(0, bound.toMillis()), TimeUnit.MILLISECONDS).thenRun(() -> {
+      List<RequestId> unanswered = List.copyOf(calls.keySet());
+      close();
+      for (RequestId id : unanswered) {
+        realSink.send(Envelope.error(id, ErrorCode.CALL_INTERRUPTED, "call interrupted: the client closed its input,"
+            + " and no answer came within " + bound.toSeconds() + " s"));
+      }
+    });
   }
 
   private static void close(Permit p) {

@@ -112,8 +112,19 @@ public final class Sharing implements AutoCloseable {
   private final ExecutorService flusher;
   /** How each entry's backend starts: the first session that asked for it; a dedicated one is forgotten with its session. */
   private final Map<String, Start> starts = new ConcurrentHashMap<>();
-  /** The connection ids of shared backends on which a hazard was observed. */
+  /**
+   * The connection ids of shared backends on which a hazard was observed. Never taken by a new
+   * session: a shared key is never handed out again once in here ({@link #sharedClients}).
+   */
   private final Set<String> hazardous = ConcurrentHashMap.newKeySet();
+  /**
+   * Per server, the round of its shared backends new sessions join ({@link #sharedClients}): a
+   * round ends when the server was seen refuted ({@link #refuted}), so once the hazard is cleared
+   * its next shared session starts a fresh backend, never one that was running when it was refuted.
+   */
+  private final Map<String, Integer> rounds = new ConcurrentHashMap<>();
+  /** The servers seen refuted (a hazard observed or recorded) since their last shared backend was acquired. */
+  private final Set<String> refuted = ConcurrentHashMap.newKeySet();
   /** Counts {@link #recordsChanged} calls: a session on a shared backend asks its verdict again when it moved. */
   private final java.util.concurrent.atomic.AtomicLong recordsRevision = new java.util.concurrent.atomic.AtomicLong();
   private final SessionHost host = new Host();
@@ -188,7 +199,32 @@ public final class Sharing implements AutoCloseable {
    * capability a server asks its client about.
    */
   public PlacementDecision placement(ServerDescription server) {
-    return PlacementDecision.decide(server.name(), verdicts.apply(server), settings);
+    Verdict verdict = verdicts.apply(server);
+    if (verdict.strength() == dev.cotenant.api.Strength.REFUTED) {
+      refuted.add(server.name());
+    }
+    return PlacementDecision.decide(server.name(), verdict, settings);
+  }
+
+  /**
+   * The clients text of the shared key a session of {@code server} whose clients are
+   * {@code clients} acquires: the round of the server's shared backends is in it (from the second
+   * round on), and a server seen refuted since its last shared acquire starts a new round. A key
+   * on whose backend a hazard was observed is skipped, so a new session never joins a backend
+   * that saw a hazard, even when the hazard has been cleared since.
+   */
+  private synchronized String sharedClients(ServerDescription server, String clients) {
+    int round = rounds.getOrDefault(server.name(), 0) + (refuted.remove(server.name()) ? 1 : 0);
+    String c = clients;
+    while (true) {
+      c = round == 0 ? clients : clients + "#round " + round;
+      if (!hazardous.contains(PoolKey.shared(server, c).connectionId())) {
+        break;
+      }
+      round++;
+    }
+    rounds.put(server.name(), round);
+    return c;
   }
 
   /**
@@ -308,7 +344,8 @@ public final class Sharing implements AutoCloseable {
     @Override
     public Lease<MuxBackend> acquire(ServerDescription server, String sessionId, PlacementDecision d,
         Map<String, Object> initializeParams, ClientShape shape) throws PoolException, InterruptedException {
-      String clients = d.group().map(ShapeGroup::key).orElse(shape.key());
+      String group = d.group().map(ShapeGroup::key).orElse(shape.key());
+      String clients = d.placement() == Placement.SHARED ? sharedClients(server, group) : group;
       // Before the acquire, which starts a backend that is not running: the backend initializes
       // with the capabilities of its first client (sampling, roots, elicitation), as a server of
       // the client's own would.
@@ -477,6 +514,7 @@ public final class Sharing implements AutoCloseable {
   private void observed(PoolKey key, String name, String identity, HazardCode code, int attached, String detail) {
     if (code.refutesSharing()) {
       hazardous.add(key.connectionId());
+      refuted.add(name);
     }
     ledger.record(name, identity, code, attached);
     LOG.info("backend of {}: observed {} with {} sessions attached: {}", LogSafe.escape(name), code.wireName(),

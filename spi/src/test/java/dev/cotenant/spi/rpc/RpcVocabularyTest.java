@@ -85,9 +85,9 @@ class RpcVocabularyTest {
 
   @Test
   void envelopesCarryTheVersionAndLeaveOutWhatIsAbsent() {
-    Map<String, Object> e = Envelope.error(RequestId.of(2), -32005, "call interrupted", null);
+    Map<String, Object> e = Envelope.error(RequestId.of(2), -32073, "call interrupted", null);
     assertEquals(List.of("jsonrpc", "id", "error"), List.copyOf(e.keySet()));
-    assertEquals(Map.of("code", -32005, "message", "call interrupted"), e.get("error"));
+    assertEquals(Map.of("code", -32073, "message", "call interrupted"), e.get("error"));
     assertEquals(List.of("jsonrpc", "method"), List.copyOf(Envelope.notification("x", null).keySet()));
     assertEquals(Json.NULL, Envelope.error(null, ErrorCode.INVALID_REQUEST, "bad").get("id"));
     assertEquals(Map.of("code", 1, "message", "m", "data", "d"), Envelope.error(RequestId.of(1), 1, "m", "d").get("error"));
@@ -98,7 +98,7 @@ class RpcVocabularyTest {
     Map<Integer, List<ErrorCode>> byNumber = Arrays.stream(ErrorCode.values())
         .collect(Collectors.groupingBy(ErrorCode::code));
     byNumber.forEach((n, codes) -> assertEquals(1, codes.size(), n + " means " + codes));
-    assertEquals(ErrorCode.CALL_INTERRUPTED, ErrorCode.of(-32005).orElseThrow());
+    assertEquals(ErrorCode.CALL_INTERRUPTED, ErrorCode.of(-32073).orElseThrow());
     assertEquals(ErrorCode.SESSION_NOT_FOUND, ErrorCode.of(-32001).orElseThrow());
     assertFalse(ErrorCode.of(-1).isPresent());
   }

@@ -62,6 +62,8 @@ final class HazardRoutes {
     boolean had = ledger.clear(name);
     if (had) {
       ledger.flush();
+      // Sessions still on a backend of this server ask its verdict again at their next call.
+      sharing.recordsChanged();
     }
     return Answer.ok(HazardsView.cleared(name, had));
   }

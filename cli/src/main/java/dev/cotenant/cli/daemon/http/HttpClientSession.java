@@ -272,8 +272,29 @@ final class HttpClientSession implements ClientSink {
   }
 
   /**
-   * Ends the session: closes its connection, answers each request in flight with an error and
-   * ends the standalone stream. Idempotent.
+   * Ends the session its client ended ({@code DELETE}): each request in flight is answered on its
+   * stream first, as {@link ClientSession#closeWhenAnswered} waits for it (at most
+   * {@link ClientSession#ANSWER_WAIT}, then answered "call interrupted"), and then the session is
+   * closed ({@link #close}).
+   */
+  void closeWhenAnswered(String why) {
+    ClientSession c;
+    synchronized (lock) {
+      if (closed) {
+        return;
+      }
+      c = connection;
+    }
+    if (c == null) {
+      close(why);
+      return;
+    }
+    c.closeWhenAnswered(ClientSession.ANSWER_WAIT).whenComplete((v, e) -> close(why));
+  }
+
+  /**
+   * Ends the session: closes its connection, answers each request in flight
+   * {@link ErrorCode#CALL_INTERRUPTED} and ends the standalone stream. Idempotent.
    */
   void close(String why) {
     List<Pending> pending;
@@ -301,8 +322,8 @@ final class HttpClientSession implements ClientSink {
           LogSafe.escape(String.valueOf(e.getMessage()), 200));
     }
     for (Pending p : pending) {
-      p.stream().finish(JsonRpc.encode(Envelope.error(p.requestId(), ErrorCode.INTERNAL_ERROR,
-          "the session was closed: " + why)));
+      p.stream().finish(JsonRpc.encode(Envelope.error(p.requestId(), ErrorCode.CALL_INTERRUPTED,
+          "call interrupted: the session was closed: " + why)));
     }
     if (s != null) {
       s.end();

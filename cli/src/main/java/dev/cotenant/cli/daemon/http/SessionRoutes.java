@@ -58,7 +58,8 @@ final class SessionRoutes {
       notFound(response, callback);
       return;
     }
-    session.get().close("the client ended it");
+    // No request of the session is taken from now on; those in flight are answered first.
+    session.get().closeWhenAnswered("the client ended it");
     LOG.info("HTTP session {} of {} ended by its client", session.get().id(), LogSafe.escape(name));
     response.setStatus(204);
     callback.succeeded();

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.cotenant.spi.rpc.ErrorCode;
 import dev.cotenant.spi.rpc.RequestId;
 import dev.cotenant.spi.rpc.RpcMessage;
 import java.util.ArrayList;
@@ -259,8 +260,8 @@ class HttpClientSessionTest {
     for (FakeExchange x : List.of(a, b)) {
       Map<String, Object> error = x.messages().get(0);
       assertTrue(x.completed());
-      assertEquals(-32603, ((Number) ((Map<?, ?>) error.get("error")).get("code")).intValue());
-      assertEquals("the session was closed: the daemon stops", ((Map<?, ?>) error.get("error")).get("message"));
+      assertEquals(ErrorCode.CALL_INTERRUPTED.code(), ((Number) ((Map<?, ?>) error.get("error")).get("code")).intValue());
+      assertEquals("call interrupted: the session was closed: the daemon stops", ((Map<?, ?>) error.get("error")).get("message"));
     }
     assertEquals(1, ((Number) a.messages().get(0).get("id")).intValue());
     assertEquals("two", b.messages().get(0).get("id"));
@@ -272,7 +273,7 @@ class HttpClientSessionTest {
     session.send(notice("after close"));
     assertFalse(session.openStandalone(() -> new FakeExchange().stream(session::streamGone)));
     session.close("twice");
-    assertEquals("the session was closed: the daemon stops",
+    assertEquals("call interrupted: the session was closed: the daemon stops",
         ((Map<?, ?>) a.messages().get(0).get("error")).get("message"), "closing twice writes nothing more");
   }
 
