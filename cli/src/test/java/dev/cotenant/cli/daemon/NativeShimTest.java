@@ -455,7 +455,7 @@ class NativeShimTest {
    * session ends only the one left unanswered ({@code -0}, written as the client wrote it) is told
    * it was interrupted; {@code "2"} and {@code 2} stay two requests. A method written
    * {@code "initialize\u0000x"} is not taken for {@code initialize}. Mutants: pending ids matched
-   * by their text (a second, -32005, answer for {@code 2e0} and {@code 3.10}); the decoded method
+   * by their text (a second, -32073, answer for {@code 2e0} and {@code 3.10}); the decoded method
    * cut at its NUL (the answer to it taken for initialize's).
    */
   @Test
@@ -478,7 +478,7 @@ class NativeShimTest {
     }
     kill(first);
     peer.close();
-    assertEquals("{\"jsonrpc\":\"2.0\",\"id\":-0,\"error\":{\"code\":-32005,\"message\":\"call interrupted: the daemon (pid "
+    assertEquals("{\"jsonrpc\":\"2.0\",\"id\":-0,\"error\":{\"code\":-32073,\"message\":\"call interrupted: the daemon (pid "
         + first.pid() + ") went away\"}}", client.line());
     // The session resumes with the client's own initialize, not the look-alike.
     String resume = expectedHello(client).substring(0, expectedHello(client).length() - 1) + ",\"resume\":" + INIT + "}";
