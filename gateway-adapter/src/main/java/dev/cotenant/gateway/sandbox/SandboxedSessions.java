@@ -58,7 +58,9 @@ final class SandboxedSessions implements SessionTransport {
     }
     ServerSession session;
     try {
-      session = delegate.open(launch.server(), label, handler);
+      // From the one thread that lives as long as this process: bubblewrap's --die-with-parent
+      // follows the thread that spawned it.
+      session = Spawner.SANDBOXES.open(delegate, launch.server(), label, handler);
     } catch (SessionException | InterruptedException | RuntimeException e) {
       SandboxLayout.delete(launch.root());
       throw e;
