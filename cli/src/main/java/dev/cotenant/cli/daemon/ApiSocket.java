@@ -120,6 +120,7 @@ public final class ApiSocket implements AutoCloseable {
 
     @Override
     protected void configure(SocketChannel channel) throws IOException {
+      PeerCheck.admit(channel, "the API socket"); // its user, and its user and mount namespaces
       try {
         UnixDomainPrincipal peer = channel.getOption(ExtendedSocketOptions.SO_PEERCRED);
         if (!peer.user().getName().equals(self)) {
