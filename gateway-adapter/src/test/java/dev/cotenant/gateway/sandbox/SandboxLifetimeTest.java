@@ -2,13 +2,11 @@ package dev.cotenant.gateway.sandbox;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cotenant.api.ServerDescription;
 import dev.cotenant.spi.ServerMessageHandler;
 import dev.cotenant.spi.ServerSession;
-import dev.cotenant.spi.SessionException;
 import dev.cotenant.spi.SessionTransport;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -69,18 +67,26 @@ class SandboxLifetimeTest {
   }
 
   /**
-   * Kills the mutant that opens sandboxed servers on the caller's thread: a pool thread that ends
-   * would take the server with it ({@code --die-with-parent} follows the spawning thread).
+   * Kills the mutants that open sandboxed servers on the caller's thread, or on a thread that ends
+   * once the server is started: either thread's end would take the server with it
+   * ({@code --die-with-parent} follows the spawning thread). The thread lives until the session is
+   * closed, and then ends.
    */
   @Test
-  void everySandboxedServerIsSpawnedFromOneThreadWhateverThreadAsks() throws Exception {
-    List<String> threads = new ArrayList<>();
+  void eachSandboxedServerIsSpawnedFromAThreadThatLivesUntilItsSessionIsClosed() throws Exception {
+    List<Thread> spawners = new ArrayList<>();
+    List<String> closed = new ArrayList<>();
     SessionTransport recording = new SessionTransport() {
       @Override
-      public ServerSession open(ServerDescription server, String label, ServerMessageHandler handler)
-          throws SessionException {
-        threads.add(Thread.currentThread().getName());
-        throw new SessionException(SessionException.Kind.START, "recorded");
+      public ServerSession open(ServerDescription server, String label, ServerMessageHandler handler) {
+        spawners.add(Thread.currentThread());
+        return (ServerSession) java.lang.reflect.Proxy.newProxyInstance(ServerSession.class.getClassLoader(),
+            new Class<?>[] {ServerSession.class}, (proxy, method, args) -> {
+              if (method.getName().equals("close")) {
+                closed.add(label);
+              }
+              return null;
+            });
       }
 
       @Override
@@ -90,16 +96,27 @@ class SandboxLifetimeTest {
     };
     SandboxedSessions sessions = new SandboxedSessions(recording,
         new SandboxLayout("bwrap", false, temp, temp, new HostBoundary(List.of(), Map.of())), List.of());
-    for (int i = 0; i < 2; i++) {
-      Thread t = new Thread(() -> assertThrows(SessionException.class,
-          () -> sessions.open(ServerDescription.stdio("s", "sh"), "b", ServerMessageHandler.noUser("test"))), "asker-" + i);
-      t.start();
-      t.join();
-    }
-    assertEquals(List.of("cotenant-sandbox-spawner", "cotenant-sandbox-spawner"), threads);
+    ServerSession[] opened = new ServerSession[1];
+    Thread asker = new Thread(() -> {
+      try {
+        opened[0] = sessions.open(ServerDescription.stdio("s", "sh"), "b", ServerMessageHandler.noUser("test"));
+      } catch (Exception e) {
+        throw new AssertionError(e);
+      }
+    }, "asker");
+    asker.start();
+    asker.join();
+    assertEquals(1, spawners.size());
+    Thread spawner = spawners.get(0);
+    assertTrue(spawner != asker && spawner.getName().startsWith("cotenant-sandbox-"), spawner.getName());
+    assertTrue(spawner.isAlive(), "the spawning thread ended while its server runs");
+    opened[0].close();
+    spawner.join(TimeUnit.SECONDS.toMillis(60));
+    assertFalse(spawner.isAlive(), "the spawning thread outlived its session");
+    assertEquals(List.of("b"), closed);
     try (var left = Files.list(temp)) {
       assertFalse(left.anyMatch(p -> p.getFileName().toString().startsWith(SandboxLayout.PREFIX)),
-          "the private directory of a launch that failed is removed");
+          "the private directory is removed with the session");
     }
   }
 }
