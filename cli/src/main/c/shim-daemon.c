@@ -375,7 +375,7 @@ int trusted_file(const char *path, char *why, size_t n) {
     snprintf(why, n, "%s is writable by others (mode %04o)", path, (unsigned)(st.st_mode & 07777));
     return 0;
   }
-  char *dir = normalize(path);
+  char *dir = absolute(path);
   for (char *slash = strrchr(dir, '/'); slash != NULL; slash = strrchr(dir, '/')) {
     if (slash == dir) {
       slash[1] = '\0';

@@ -107,7 +107,7 @@ public final class Cotenant {
     this.recordsDirectory =
         b.recordsDirectory != null ? b.recordsDirectory : RecordsDirectory.resolve(config, b.environment, RecordsDirectory.userHome(b.environment));
     this.identities = ExecutionIdentities.fromConfig(config, b.environment);
-    this.sandbox = Sandbox.fromConfig(config, b.environment);
+    this.sandbox = Sandbox.fromConfig(config, b.environment, java.util.Optional.of(recordsDirectory));
     this.backendNamespace = PidNamespace.fromConfig(config, b.environment);
     // A provider that starts servers (the pre-flight) starts them in the probes' sandbox.
     this.context = new ProviderContext(config, recordsDirectory, this::probeSessionTransport);

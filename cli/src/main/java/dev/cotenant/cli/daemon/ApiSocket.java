@@ -11,8 +11,6 @@ import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicReference;
-import jdk.net.ExtendedSocketOptions;
-import jdk.net.UnixDomainPrincipal;
 import org.eclipse.jetty.io.Connection;
 import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.io.ManagedSelector;
@@ -141,7 +139,6 @@ public final class ApiSocket implements AutoCloseable {
    * one selector accepts.
    */
   private static final class OwnerOnlyConnector extends AbstractConnector {
-    private final String self = System.getProperty("user.name");
     private final ServerSocketChannel channel;
     private final SelectorManager selectors;
     private final AtomicReference<Closeable> acceptor = new AtomicReference<>();
@@ -182,17 +179,9 @@ public final class ApiSocket implements AutoCloseable {
       selectors.accept(accepted);
     }
 
+    /** Its user, in its own user and mount namespaces ({@link PeerCheck}); closed otherwise. */
     private void checkPeer(SocketChannel accepted) throws IOException {
-      try {
-        UnixDomainPrincipal peer = accepted.getOption(ExtendedSocketOptions.SO_PEERCRED);
-        if (!peer.user().getName().equals(self)) {
-          LOG.warn("refused an API connection from user {}: the socket is {}'s", peer.user().getName(), self);
-          accepted.close();
-          throw new IOException("a connection from another user was refused");
-        }
-      } catch (UnsupportedOperationException e) {
-        LOG.debug("no peer credentials ({}); the socket's mode 0600 guards it", e.toString());
-      }
+      PeerCheck.admit(accepted, "the API socket");
     }
 
     @Override

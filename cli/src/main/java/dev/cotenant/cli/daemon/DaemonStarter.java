@@ -229,7 +229,9 @@ public final class DaemonStarter {
    *       find out through JMX, whose platform server it starts for that alone (about 280 classes
    *       and 3 MiB);
    *   <li>{@code -Djdk.nio.maxCachedBufferSize=262144}: a thread that wrote or read one large
-   *       message over a socket would otherwise keep a native buffer of that size for its life.
+   *       message over a socket would otherwise keep a native buffer of that size for its life;
+   *   <li>{@code --add-opens=java.base/sun.nio.ch=ALL-UNNAMED}: so the daemon can read a socket
+   *       peer's pid ({@code SO_PEERCRED}) and refuse a peer in another namespace ({@link PeerCheck}).
    * </ul>
    */
   public static final List<String> DAEMON_JVM_OPTIONS = List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
@@ -237,7 +239,7 @@ public final class DaemonStarter {
       "-XX:Tier3CompileThreshold=20000", "-XX:Tier3BackEdgeThreshold=600000", "-Xms16m", "-XX:-ShrinkHeapInSteps",
       "-XX:MinHeapFreeRatio=20",
       "-XX:MaxHeapFreeRatio=40", "-Dorg.eclipse.jetty.util.referencesPerCacheLine=16",
-      "-Djdk.nio.maxCachedBufferSize=262144");
+      "-Djdk.nio.maxCachedBufferSize=262144", "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED");
 
   /**
    * The command that runs this same cotenant in a new JVM: this JVM's {@code java}, this JVM's

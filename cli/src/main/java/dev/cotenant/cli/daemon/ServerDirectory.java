@@ -104,6 +104,7 @@ public final class ServerDirectory implements ConfigFiles {
     LinkedHashSet<Path> looked = new LinkedHashSet<>();
     for (Path f : clientFiles) {
       looked.add(f);
+      checkTrusted(f);
       ServerConfigs read = reader.read(List.of(f));
       remember(f);
       Optional<ConfiguredServer> s = named(read, name);
@@ -127,6 +128,41 @@ public final class ServerDirectory implements ConfigFiles {
     throw new UnknownServerException("no server named '" + name + "' in "
         + (looked.isEmpty() ? "any configuration file (the daemon was started without one; name the file: "
             + "cotenant connect " + name + " CONFIG)" : looked.stream().map(Path::toString).collect(Collectors.joining(", "))));
+  }
+
+  /**
+   * Refuses a client's configuration file the daemon's user could not have written alone: the
+   * daemon starts the commands it names outside any sandbox, so it must be a regular file (the
+   * file a symbolic link leads to) owned by the daemon's user and not writable by every user. A
+   * file that does not exist is left to the reader, which says so.
+   *
+   * @throws ConfigException naming the file, what is wrong and what to do
+   */
+  static void checkTrusted(Path f) throws ConfigException {
+    Path real;
+    try {
+      real = f.toRealPath();
+    } catch (java.io.IOException e) {
+      return;
+    }
+    try {
+      String user = System.getProperty("user.name");
+      if (!Files.isRegularFile(real)) {
+        throw new ConfigException(f, "is not a regular file: the daemon starts servers only from a configuration file");
+      }
+      String owner = Files.getOwner(real).getName();
+      if (!owner.equals(user)) {
+        throw new ConfigException(f, "belongs to " + owner + ", not to " + user + ", who runs the daemon: it starts"
+            + " servers only from its own user's configuration files");
+      }
+      if (Files.getPosixFilePermissions(real).contains(java.nio.file.attribute.PosixFilePermission.OTHERS_WRITE)) {
+        throw new ConfigException(f, "is writable by every user: the daemon starts no server from it (chmod o-w "
+            + real + ")");
+      }
+    } catch (java.io.IOException | UnsupportedOperationException e) {
+      throw new ConfigException(f, "its owner and mode cannot be read (" + e.getMessage() + "): the daemon starts no"
+          + " server from it");
+    }
   }
 
   /**

@@ -17,8 +17,6 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
-import jdk.net.ExtendedSocketOptions;
-import jdk.net.UnixDomainPrincipal;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,8 +25,9 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li><b>Mode 0600 from the first moment</b> ({@link OwnerOnlySocket}).
- *   <li><b>Peer credentials.</b> Each accepted connection's peer user ({@code SO_PEERCRED}) must
- *       be the daemon's own user; any other is closed at once (root bypasses file modes).
+ *   <li><b>Peer credentials.</b> Each accepted connection's peer ({@code SO_PEERCRED}) must be
+ *       the daemon's own user, in the daemon's own user and mount namespaces ({@link PeerCheck});
+ *       any other is closed at once (root bypasses file modes; a sandbox may reach the socket).
  * </ul>
  *
  * <p>A stale socket left by a daemon that was killed is replaced (the caller holds the
@@ -156,7 +155,6 @@ final class UnixSocketListener implements AutoCloseable {
    * already open are still served.
    */
   private void acceptAll(SelectionKey acceptKey) {
-    String self = System.getProperty("user.name");
     while (!closed) {
       SocketChannel ch;
       try {
@@ -172,14 +170,9 @@ final class UnixSocketListener implements AutoCloseable {
         return;
       }
       try {
-        UnixDomainPrincipal peer = ch.getOption(ExtendedSocketOptions.SO_PEERCRED);
-        if (!peer.user().getName().equals(self)) {
-          LOG.warn("refused a connection from user {}: the socket is {}'s", peer.user().getName(), self);
-          ch.close();
-          continue;
-        }
-      } catch (IOException | UnsupportedOperationException e) {
-        LOG.debug("no peer credentials ({}); the socket's mode 0600 guards it", e.toString());
+        PeerCheck.admit(ch, path.toString());
+      } catch (IOException refused) {
+        continue;
       }
       try {
         ch.configureBlocking(false);

@@ -35,8 +35,11 @@ import tools.jackson.databind.json.JsonMapper;
  * opened concurrently; construction does no IO.
  */
 public final class StdioSessionTransport implements SessionTransport {
-  /** The settings {@link #openWithin} put in force for the sessions this thread opens meanwhile. */
-  private static final ThreadLocal<SessionSettings> WITHIN = new ThreadLocal<>();
+  /**
+   * The settings {@link #openWithin} put in force for the sessions this thread opens meanwhile,
+   * and a thread it makes meanwhile (a sandbox spawns each server from a thread of its own).
+   */
+  private static final ThreadLocal<SessionSettings> WITHIN = new InheritableThreadLocal<>();
 
   private final SessionSettings settings;
   private final JsonMapper mapper;
@@ -62,7 +65,8 @@ public final class StdioSessionTransport implements SessionTransport {
   /**
    * Runs {@code opening} on this thread with every session a {@code StdioSessionTransport} opens
    * meanwhile bounded by {@code bounds} instead of the transport's own settings: directly, or
-   * through a transport that wraps this one and opens on the caller's thread (a sandbox). A
+   * through a transport that wraps this one and opens on the caller's thread or on a thread the
+   * caller's thread makes meanwhile (a sandbox). A
    * session keeps the bounds it was opened with for its whole life. Another session transport
    * ignores them.
    */

@@ -20,6 +20,8 @@ final class ScratchDirectories {
     if (root == null) {
       Sandbox.sweepLeftovers(SurfaceProbe.SCRATCH_PREFIX);
       root = Files.createTempDirectory(SurfaceProbe.SCRATCH_PREFIX + ProcessHandle.current().pid() + "-");
+      // Every sandbox whose server works in it holds this lock while it runs: the sweep leaves it.
+      Files.createFile(root.resolve(Sandbox.LOCK));
     }
     return root;
   }

@@ -1,6 +1,5 @@
 package dev.cotenant.gateway.sandbox;
 
-import dev.cotenant.api.LogSafe;
 import dev.cotenant.api.ServerDescription;
 import dev.cotenant.api.Transport;
 import dev.cotenant.spi.ProviderConfig;
@@ -16,11 +15,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Where a backend's processes live: each stdio backend the transport pool starts runs in a pid
@@ -73,7 +67,8 @@ public final class PidNamespace {
   private final Bubblewrap.Decision decision;
   /** The {@code PATH} a command without a slash is looked for on, unless the server's env sets one. */
   private final String path;
-  private @Nullable ExecutorService spawner;
+  /** One thread for the life of this object: never replaced, never ended while backends it spawned may run. */
+  private final Spawner spawner = new Spawner("cotenant-backend-spawner");
 
   PidNamespace(Sandbox.Setting setting, Optional<String> configuredBwrap, String path, String osName) {
     this.decision = new Bubblewrap.Decision(Objects.requireNonNull(setting, "setting"), "turned off (" + KEY + "=off)",
@@ -112,19 +107,6 @@ public final class PidNamespace {
       return sessions;
     }
     return new Contained(sessions);
-  }
-
-  private synchronized ExecutorService spawner() {
-    if (spawner == null) {
-      // One thread for the life of this object: never replaced (a task's failure is its future's),
-      // never ended while backends it spawned may run.
-      spawner = Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "cotenant-backend-spawner");
-        t.setDaemon(true);
-        return t;
-      });
-    }
-    return spawner;
   }
 
   /**
@@ -185,36 +167,7 @@ public final class PidNamespace {
       if (wrapped.isEmpty()) {
         return delegate.open(server, label, handler);
       }
-      CompletableFuture<ServerSession> started = CompletableFuture.supplyAsync(() -> {
-        try {
-          return delegate.open(wrapped.get(), label, handler);
-        } catch (SessionException e) {
-          throw new java.util.concurrent.CompletionException(e);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new java.util.concurrent.CompletionException(e);
-        }
-      }, spawner());
-      try {
-        return started.get();
-      } catch (InterruptedException e) {
-        // Nobody will use a session that starts now: it is closed as soon as it exists.
-        started.thenAccept(ServerSession::close);
-        throw e;
-      } catch (ExecutionException e) {
-        Throwable cause = e.getCause();
-        if (cause instanceof SessionException se) {
-          throw se;
-        }
-        if (cause instanceof InterruptedException ie) {
-          throw ie;
-        }
-        if (cause instanceof RuntimeException re) {
-          throw re;
-        }
-        throw new SessionException(SessionException.Kind.START, "the backend could not be started: "
-            + LogSafe.escape(String.valueOf(cause), 200));
-      }
+      return spawner.open(delegate, wrapped.get(), label, handler);
     }
 
     @Override

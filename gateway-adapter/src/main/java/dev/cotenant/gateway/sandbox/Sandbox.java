@@ -1,6 +1,7 @@
 package dev.cotenant.gateway.sandbox;
 
 import dev.cotenant.api.LogSafe;
+import dev.cotenant.gateway.records.RecordsDirectory;
 import dev.cotenant.spi.ProviderConfig;
 import dev.cotenant.spi.SessionTransport;
 import java.nio.file.Path;
@@ -36,6 +37,12 @@ public final class Sandbox {
   /** The configuration key of the bubblewrap executable; by default {@code bwrap} on {@code PATH}. */
   public static final String BWRAP_KEY = "cotenant.sandbox.bwrap";
 
+  /**
+   * The name of the lock file a directory the sandbox's servers work in may hold: while a server
+   * runs, its sandbox holds the lock, and the sweep of leftovers does not remove the directory.
+   */
+  public static final String LOCK = Leftovers.LOCK;
+
   /** The namespaces every sandboxed server gets; the network one only when the network is not allowed. */
   static final List<String> NAMESPACES =
       List.of("--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try");
@@ -66,9 +73,15 @@ public final class Sandbox {
   private final Bubblewrap.Decision decision;
   private final Path temp;
   private final Path home;
+  private final HostBoundary boundary;
 
   Sandbox(Setting setting, String offWhy, Optional<String> configuredBwrap, String path, String osName, Path temp,
       Path home) {
+    this(setting, offWhy, configuredBwrap, path, osName, temp, home, HostBoundary.of(System.getenv(), home, Optional.empty()));
+  }
+
+  Sandbox(Setting setting, String offWhy, Optional<String> configuredBwrap, String path, String osName, Path temp,
+      Path home, HostBoundary boundary) {
     List<String> flags = new ArrayList<>(NAMESPACES);
     flags.addAll(List.of("--unshare-net", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"));
     this.decision = new Bubblewrap.Decision(Objects.requireNonNull(setting, "setting"),
@@ -77,6 +90,7 @@ public final class Sandbox {
         "create the sandbox's namespaces");
     this.temp = Objects.requireNonNull(temp, "temp");
     this.home = Objects.requireNonNull(home, "home");
+    this.boundary = Objects.requireNonNull(boundary, "boundary");
   }
 
   /**
@@ -86,11 +100,31 @@ public final class Sandbox {
    * @throws IllegalArgumentException naming {@value #KEY} when its value is not one of the three
    */
   public static Sandbox fromConfig(ProviderConfig config, Map<String, String> environment) {
+    Path userHome = Path.of(System.getProperty("user.home"));
+    Optional<Path> records;
+    try {
+      records = Optional.of(RecordsDirectory.resolve(config, environment, userHome));
+    } catch (IllegalArgumentException e) {
+      records = Optional.empty();
+    }
+    return fromConfig(config, environment, records);
+  }
+
+  /**
+   * {@link #fromConfig(ProviderConfig, Map)} with the records directory in use, which the sandbox
+   * hides as it hides the Cotenant home ({@code docs/statelessness.md}, "What a sandboxed server
+   * can reach").
+   */
+  public static Sandbox fromConfig(ProviderConfig config, Map<String, String> environment, Optional<Path> records) {
     Setting setting = Bubblewrap.setting(KEY, config.get(KEY, "auto"));
     Optional<String> bwrap = config.get(BWRAP_KEY).map(String::strip).filter(s -> !s.isEmpty());
+    Path userHome = Path.of(System.getProperty("user.home"));
+    // What servers inherit is this process's environment; the home is read from both.
+    Map<String, String> env = new java.util.HashMap<>(System.getenv());
+    env.putAll(environment);
     return new Sandbox(setting, "turned off (" + KEY + "=off)", bwrap, environment.getOrDefault("PATH", ""),
-        System.getProperty("os.name", ""),
-        Path.of(System.getProperty("java.io.tmpdir")), Path.of(System.getProperty("user.home")));
+        System.getProperty("os.name", ""), Path.of(System.getProperty("java.io.tmpdir")), userHome,
+        HostBoundary.of(env, userHome, records));
   }
 
   /** A sandbox that is never used: every probe runs in the fallback. */
@@ -133,16 +167,18 @@ public final class Sandbox {
     if (!m.sandboxed()) {
       return sessions;
     }
-    return new SandboxedSessions(sessions, new SandboxLayout(decision.get().exe().orElseThrow(), network, temp, home), live);
+    return new SandboxedSessions(sessions, new SandboxLayout(decision.get().exe().orElseThrow(), network, temp, home, boundary),
+        live);
   }
 
   /**
    * Removes the directories named {@code <prefix><pid>-...} in the temp directory whose process
    * is gone: what a JVM killed during a probe left (its probe scratch root, its sandboxes'
-   * private directories). A directory of a live process is never touched.
+   * private directories). A directory of a live process, or whose {@value #LOCK} file a sandbox
+   * still holds, is never touched, and no symbolic link is followed.
    */
   public static void sweepLeftovers(String prefix) {
-    SandboxLayout.sweep(Path.of(System.getProperty("java.io.tmpdir")), Objects.requireNonNull(prefix, "prefix"));
+    Leftovers.sweep(Path.of(System.getProperty("java.io.tmpdir")), Objects.requireNonNull(prefix, "prefix"));
   }
 
   /**

@@ -76,12 +76,19 @@ final class SandboxLayout {
   private final boolean network;
   private final Path temp;
   private final Path home;
+  private final HostBoundary boundary;
 
+  /** A layout that hides what {@link HostBoundary#of} finds for {@code home} and this process's environment. */
   SandboxLayout(String bwrap, boolean network, Path temp, Path home) {
+    this(bwrap, network, temp, home, HostBoundary.of(System.getenv(), home, Optional.empty()));
+  }
+
+  SandboxLayout(String bwrap, boolean network, Path temp, Path home, HostBoundary boundary) {
     this.bwrap = Objects.requireNonNull(bwrap, "bwrap");
     this.network = network;
     this.temp = temp.toAbsolutePath().normalize();
     this.home = home.toAbsolutePath().normalize();
+    this.boundary = Objects.requireNonNull(boundary, "boundary");
   }
 
   /**
@@ -113,6 +120,7 @@ final class SandboxLayout {
     Path privateHome = Files.createDirectory(root.resolve("home"), PosixFilePermissions.asFileAttribute(
         PosixFilePermissions.fromString("rwx------")));
     Path privateTmp = Files.createDirectory(root.resolve("tmp"));
+    Path lock = Files.createFile(root.resolve(Leftovers.LOCK));
     List<String> notes = new ArrayList<>();
     Set<Path> liveDirs = new LinkedHashSet<>();
     for (Path p : live) {
@@ -142,6 +150,10 @@ final class SandboxLayout {
     int n = 0;
     for (Path p : named) {
       if (system(p) || p.getNameCount() == 0 || p.startsWith(root) || under(p, liveDirs) || under(p, copies.keySet())) {
+        continue;
+      }
+      if (boundary.isHidden(p)) {
+        notes.add(p + ": hidden (the sandbox shows an empty directory there)");
         continue;
       }
       if (Files.isDirectory(p)) {
@@ -216,7 +228,8 @@ final class SandboxLayout {
     if (!network) {
       args.add("--unshare-net");
     }
-    args.addAll(List.of("--new-session", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"));
+    args.addAll(List.of("--new-session", "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+        "--tmpfs", "/tmp"));
     if (Files.isDirectory(Path.of("/var/tmp"))) {
       args.addAll(List.of("--tmpfs", "/var/tmp"));
     }
@@ -245,12 +258,29 @@ final class SandboxLayout {
     copies.forEach((original, copy) -> ordered.put(original, new String[] {"--bind", copy.toString(), original.toString()}));
     fileCopies.forEach((original, copy) -> ordered.put(original, new String[] {"--bind", copy.toString(), original.toString()}));
     siblings.forEach(p -> ordered.put(p, new String[] {"--ro-bind-try", p.toString(), p.toString()}));
-    ordered.put(root, new String[] {"--bind", root.toString(), root.toString()});
+    // The private directory is read-only but for its HOME and TMPDIR: its lock file cannot be
+    // replaced, so the sweep always sees the lock bubblewrap holds.
+    ordered.put(root, new String[] {"--ro-bind", root.toString(), root.toString()});
+    ordered.put(privateHome, new String[] {"--bind", privateHome.toString(), privateHome.toString()});
+    ordered.put(privateTmp, new String[] {"--bind", privateTmp.toString(), privateTmp.toString()});
     for (Path l : liveDirs) {
       ordered.put(l, new String[] {"--bind", l.toString(), l.toString()});
     }
     ordered.values().forEach(m -> mounts.addAll(List.of(m)));
     args.addAll(mounts);
+    // Last, over everything above: what of the host the server must not reach.
+    args.addAll(boundary.hideDirectories());
+    args.addAll(boundary.maskSockets(p -> visible(p, ordered, copies.keySet(), fileCopies.keySet()), ordered.keySet()));
+    args.addAll(boundary.unsetEnvironment(server.env()));
+    // bubblewrap holds these locks for as long as anything runs in the sandbox (see Leftovers).
+    args.addAll(List.of("--lock-file", lock.toString()));
+    for (Path l : liveDirs) {
+      for (Path a = l.getParent(); a != null && a.startsWith(temp) && !a.equals(temp); a = a.getParent()) {
+        if (Files.isRegularFile(a.resolve(Leftovers.LOCK), LinkOption.NOFOLLOW_LINKS)) {
+          args.addAll(List.of("--lock-file", a.resolve(Leftovers.LOCK).toString()));
+        }
+      }
+    }
     cwd.ifPresent(c -> args.addAll(List.of("--chdir", c.toString())));
     args.add("--");
     Map<String, String> env = new TreeMap<>(server.env());
@@ -424,33 +454,11 @@ final class SandboxLayout {
   /**
    * Removes the private directories that processes which are gone left in {@code temp}: a JVM
    * killed while a server ran in the sandbox could not remove its own. Each directory's name
-   * carries the pid of the process that made it; one whose process is not alive is removed.
+   * carries the pid of the process that made it; one whose process is not alive, and whose lock
+   * no sandbox holds, is removed ({@link Leftovers#sweep}).
    */
   static void sweep(Path temp) {
-    sweep(temp, PREFIX);
-  }
-
-  /** {@link #sweep(Path)} for the directories named {@code <prefix><pid>-...}. */
-  static void sweep(Path temp, String prefix) {
-    try (Stream<Path> entries = Files.list(temp)) {
-      entries.filter(p -> p.getFileName().toString().startsWith(prefix)).forEach(p -> {
-        String rest = p.getFileName().toString().substring(prefix.length());
-        int dash = rest.indexOf('-');
-        if (dash <= 0) {
-          return;
-        }
-        try {
-          long pid = Long.parseLong(rest.substring(0, dash));
-          if (ProcessHandle.of(pid).map(h -> !h.isAlive()).orElse(true)) {
-            delete(p);
-          }
-        } catch (NumberFormatException e) {
-          // not one of ours
-        }
-      });
-    } catch (IOException e) {
-      // nothing to sweep
-    }
+    Leftovers.sweep(temp, PREFIX);
   }
 
   /** The entries of {@code dir} (at most one more than {@value #MAX_SHADOW_ENTRIES}); none when it cannot be read. */
@@ -462,18 +470,21 @@ final class SandboxLayout {
     }
   }
 
-  /** Removes {@code dir} and everything in it, as far as it can; never follows a link out. */
+  /** Removes {@code dir} and everything in it, as far as it can; never follows a link ({@link Leftovers#delete}). */
   static void delete(Path dir) {
-    try (Stream<Path> walk = Files.walk(dir)) {
-      walk.sorted(Comparator.reverseOrder()).forEach(p -> {
-        try {
-          Files.deleteIfExists(p);
-        } catch (IOException e) {
-          // best effort: what is left is under the temp directory
-        }
-      });
-    } catch (IOException e) {
-      // already gone
+    Leftovers.delete(dir);
+  }
+
+  /**
+   * Whether the host's {@code p} is seen in the sandbox: not when the deepest mount holding it is
+   * a private copy, nor under the private {@code /tmp} and {@code /var/tmp} unless a host entry
+   * mounted there holds it.
+   */
+  private static boolean visible(Path p, Map<Path, String[]> mounts, Set<Path> copies, Set<Path> fileCopies) {
+    Optional<Path> deepest = mounts.keySet().stream().filter(p::startsWith).max(Comparator.comparingInt(Path::getNameCount));
+    if (deepest.isPresent()) {
+      return !copies.contains(deepest.get()) && !fileCopies.contains(deepest.get());
     }
+    return !p.startsWith("/tmp") && !p.startsWith("/var/tmp");
   }
 }

@@ -56,25 +56,29 @@ final class SandboxedSessions implements SessionTransport {
     if (LOG.isDebugEnabled()) {
       LOG.debug("sandbox for {}: {}", LogSafe.escape(server.name(), 80), launch.notes());
     }
-    ServerSession session;
+    Spawner.Held held;
     try {
-      session = delegate.open(launch.server(), label, handler);
+      // From a thread that lives as long as the session: bubblewrap's --die-with-parent follows
+      // the thread that spawned it.
+      held = Spawner.openHeld(delegate, launch.server(), label, handler);
     } catch (SessionException | InterruptedException | RuntimeException e) {
       SandboxLayout.delete(launch.root());
       throw e;
     }
-    return new Session(session, launch.root());
+    return new Session(held.session(), launch.root(), held.release());
   }
 
   /** The session, and the private directory removed after it. */
   private static final class Session implements ServerSession {
     private final ServerSession session;
     private final Path root;
+    private final Runnable release;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    Session(ServerSession session, Path root) {
+    Session(ServerSession session, Path root, Runnable release) {
       this.session = session;
       this.root = root;
+      this.release = release;
     }
 
     @Override
@@ -133,6 +137,7 @@ final class SandboxedSessions implements SessionTransport {
         session.close();
       } finally {
         if (closed.compareAndSet(false, true)) {
+          release.run();
           SandboxLayout.delete(root);
         }
       }
