@@ -136,14 +136,16 @@ final class HostBoundary {
   /**
    * The bubblewrap options that leave nothing to connect to at the host's path-named sockets the
    * sandbox would show: {@code visible} says whether a path is seen in the sandbox at all (a socket
-   * under a hidden directory, or in the sandbox's private {@code /tmp}, is not). A directory that
+   * under a hidden directory, or in the sandbox's private {@code /tmp}, is not), and a socket its
+   * user could not reach anyway is left alone ({@link #reachable}: bubblewrap could not mount over
+   * it either). A directory that
    * holds only sockets, and no mount destination ({@code mounted}), is covered by an empty tmpfs;
    * every other socket by {@code /dev/null}. To be placed after every other mount.
    */
   List<String> maskSockets(Predicate<Path> visible, Collection<Path> mounted) {
     Set<Path> sockets = new TreeSet<>();
     for (Path s : hostSockets()) {
-      if (!isHidden(s) && visible.test(s) && isSocket(s)) {
+      if (!isHidden(s) && visible.test(s) && isSocket(s) && reachable(s)) {
         sockets.add(s);
       }
     }
@@ -253,6 +255,56 @@ final class HostBoundary {
       // What was found so far.
     }
     return found;
+  }
+
+  /**
+   * Whether a process of this user with no privilege over other users' files (as every process in
+   * the sandbox's user namespace is, root included) could connect to the socket {@code s}: each
+   * directory above it searchable by it, and the socket writable by it, by owner, group (this
+   * process's groups, supplementary ones included) or other bits. When a mode cannot be read the
+   * answer is yes, so the socket is masked.
+   */
+  static boolean reachable(Path s) {
+    try {
+      int uid = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+      Set<Integer> groups = groups();
+      for (Path d = s.toAbsolutePath().getParent(); d != null; d = d.getParent()) {
+        if (!permits(d, uid, groups, 1, true)) {
+          return false;
+        }
+      }
+      return permits(s, uid, groups, 2, false);
+    } catch (IOException | RuntimeException e) {
+      return true;
+    }
+  }
+
+  private static boolean permits(Path p, int uid, Set<Integer> groups, int bit, boolean follow) throws IOException {
+    LinkOption[] how = follow ? new LinkOption[0] : new LinkOption[] {LinkOption.NOFOLLOW_LINKS};
+    int mode = (Integer) Files.getAttribute(p, "unix:mode", how);
+    if ((Integer) Files.getAttribute(p, "unix:uid", how) == uid) {
+      return (mode >> 6 & bit) != 0;
+    }
+    if (groups.contains((Integer) Files.getAttribute(p, "unix:gid", how))) {
+      return (mode >> 3 & bit) != 0;
+    }
+    return (mode & bit) != 0;
+  }
+
+  /** This process's group and supplementary groups ({@code /proc/self/status}). */
+  private static Set<Integer> groups() throws IOException {
+    Set<Integer> out = new java.util.HashSet<>();
+    out.add((Integer) Files.getAttribute(Path.of("/proc/self"), "unix:gid"));
+    for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+      if (line.startsWith("Groups:")) {
+        for (String g : line.substring("Groups:".length()).trim().split("\\s+")) {
+          if (!g.isEmpty()) {
+            out.add(Integer.parseInt(g));
+          }
+        }
+      }
+    }
+    return out;
   }
 
   /** True when {@code p} is a socket (not following a link). */
