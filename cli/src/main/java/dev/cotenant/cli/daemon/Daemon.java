@@ -413,7 +413,8 @@ public final class Daemon implements AutoCloseable {
     stopped.countDown();
   }
 
-  private static void closeQuietly(@Nullable AutoCloseable c) {
+  /** Closes {@code c} when there is one, logging (not throwing) what closing it threw. */
+  static void closeQuietly(@Nullable AutoCloseable c) {
     if (c == null) {
       return;
     }

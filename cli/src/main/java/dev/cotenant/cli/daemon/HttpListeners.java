@@ -231,13 +231,6 @@ final class HttpListeners implements AutoCloseable {
   }
 
   private static void closeQuietly(@Nullable AutoCloseable c) {
-    if (c == null) {
-      return;
-    }
-    try {
-      c.close();
-    } catch (Exception e) {
-      LOG.warn("stopping {}: {}", c, e.toString());
-    }
+    Daemon.closeQuietly(c);
   }
 }
