@@ -66,9 +66,26 @@ public abstract class NamedProviderContract<P extends NamedProvider, T> {
     return new ProviderContext(ProviderConfig.empty(), directory);
   }
 
-  /** A new provider from {@link #constructor()}. */
+  /**
+   * A new provider from {@link #constructor()}, made with {@code user.home} and
+   * {@code java.io.tmpdir} pointed at directories of {@link #directory}: a provider whose
+   * constructor writes (which {@link #constructionDoesNoIo} reports) writes there, never into the
+   * home of whoever runs the suite.
+   */
   protected final P provider() {
-    return assertNotNullProvider(constructor().get());
+    Path scratch = directory.resolve("construction");
+    String oldHome = System.getProperty("user.home");
+    String oldTmp = System.getProperty("java.io.tmpdir");
+    try {
+      System.setProperty("user.home", Files.createDirectories(scratch.resolve("user.home")).toString());
+      System.setProperty("java.io.tmpdir", Files.createDirectories(scratch.resolve("java.io.tmpdir")).toString());
+      return assertNotNullProvider(constructor().get());
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    } finally {
+      System.setProperty("user.home", oldHome);
+      System.setProperty("java.io.tmpdir", oldTmp);
+    }
   }
 
   /** What a new provider's factory method creates from {@link #context()}, checked not to be null. */
