@@ -144,8 +144,9 @@ final class HostBoundary {
    */
   List<String> maskSockets(Predicate<Path> visible, Collection<Path> mounted) {
     Set<Path> sockets = new TreeSet<>();
+    Self self = Self.read();
     for (Path s : hostSockets()) {
-      if (!isHidden(s) && visible.test(s) && isSocket(s) && reachable(s)) {
+      if (!isHidden(s) && visible.test(s) && isSocket(s) && reachable(s, self)) {
         sockets.add(s);
       }
     }
@@ -265,9 +266,17 @@ final class HostBoundary {
    * answer is yes, so the socket is masked.
    */
   static boolean reachable(Path s) {
+    return reachable(s, Self.read());
+  }
+
+  /** As {@link #reachable(Path)}, for the user and groups {@code self} read once. */
+  private static boolean reachable(Path s, @org.jspecify.annotations.Nullable Self self) {
+    if (self == null) {
+      return true;
+    }
+    int uid = self.uid();
+    Set<Integer> groups = self.groups();
     try {
-      int uid = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
-      Set<Integer> groups = groups();
       for (Path d = s.toAbsolutePath().getParent(); d != null; d = d.getParent()) {
         if (!permits(d, uid, groups, 1, true)) {
           return false;
@@ -291,20 +300,27 @@ final class HostBoundary {
     return (mode & bit) != 0;
   }
 
-  /** This process's group and supplementary groups ({@code /proc/self/status}). */
-  private static Set<Integer> groups() throws IOException {
-    Set<Integer> out = new java.util.HashSet<>();
-    out.add((Integer) Files.getAttribute(Path.of("/proc/self"), "unix:gid"));
-    for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-      if (line.startsWith("Groups:")) {
-        for (String g : line.substring("Groups:".length()).trim().split("\\s+")) {
-          if (!g.isEmpty()) {
-            out.add(Integer.parseInt(g));
+  /** This process's user, and its group and supplementary groups ({@code /proc/self/status}). */
+  private record Self(int uid, Set<Integer> groups) {
+    /** Read once per masking; null when they cannot be read (every socket is then masked). */
+    static @org.jspecify.annotations.Nullable Self read() {
+      try {
+        Set<Integer> out = new java.util.HashSet<>();
+        out.add((Integer) Files.getAttribute(Path.of("/proc/self"), "unix:gid"));
+        for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+          if (line.startsWith("Groups:")) {
+            for (String g : line.substring("Groups:".length()).trim().split("\\s+")) {
+              if (!g.isEmpty()) {
+                out.add(Integer.parseInt(g));
+              }
+            }
           }
         }
+        return new Self((Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid"), Set.copyOf(out));
+      } catch (IOException | RuntimeException e) {
+        return null;
       }
     }
-    return out;
   }
 
   /** True when {@code p} is a socket (not following a link). */
