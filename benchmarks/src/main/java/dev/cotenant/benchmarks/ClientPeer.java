@@ -23,7 +23,7 @@ import java.util.concurrent.TimeUnit;
  * The process is a server started directly or a {@code cotenant connect} shim: the client cannot
  * tell them apart. A thread reads the process's output; requests are made one at a time.
  */
-final class ClientPeer implements AutoCloseable {
+final class ClientPeer implements AutoCloseable, ClosingPeer {
   /** What a client is: how it opens a session. */
   record Kind(String label, String name, String version, String protocolVersion, Map<String, Object> capabilities) {
     /** The {@code initialize} params it sends. */
@@ -63,7 +63,13 @@ final class ClientPeer implements AutoCloseable {
         workspace);
   }
 
-  long pid() {
+  @Override
+  public String label() {
+    return label;
+  }
+
+  @Override
+  public long pid() {
     return process.pid();
   }
 
@@ -172,7 +178,8 @@ final class ClientPeer implements AutoCloseable {
   }
 
   /** Closes the input and waits up to {@code bound} for the process to exit; kills its tree when it does not. */
-  boolean closeAndAwait(Duration bound) throws InterruptedException {
+  @Override
+  public boolean closeAndAwait(Duration bound) throws InterruptedException {
     try {
       in.close();
     } catch (IOException e) {

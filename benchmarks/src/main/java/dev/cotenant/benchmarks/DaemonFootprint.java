@@ -261,22 +261,33 @@ public final class DaemonFootprint {
 
   /** Closes every client's input and checks that every process counted (and every peer) is gone. */
   static void closeAll(List<StdioPeer> peers, Set<Long> counted, String way) throws Exception {
-    List<String> unclean = new ArrayList<>();
     for (StdioPeer p : peers) {
       p.closeInput();
     }
-    for (StdioPeer p : peers) {
+    try {
+      closeAndCheck(peers, counted, way);
+    } finally {
+      for (StdioPeer p : peers) {
+        Files.deleteIfExists(errFile(p.label));
+      }
+    }
+  }
+
+  /**
+   * Closes each peer's input and waits for it, then for every process of {@code counted}; kills
+   * what is left and fails naming it.
+   */
+  static void closeAndCheck(List<? extends ClosingPeer> peers, Set<Long> counted, String way) throws Exception {
+    List<String> unclean = new ArrayList<>();
+    for (ClosingPeer p : peers) {
       if (!p.closeAndAwait(Duration.ofSeconds(30))) {
-        unclean.add(p.label + " (pid " + p.pid() + ") did not exit when its input closed: killed");
+        unclean.add(p.label() + " (pid " + p.pid() + ") did not exit when its input closed: killed");
       }
     }
     List<Long> left = ProcStats.awaitGone(counted, Duration.ofSeconds(10));
     left.forEach(ProcStats::killTree);
     if (!left.isEmpty()) {
       unclean.add("still alive after the clients closed: " + left + " (killed)");
-    }
-    for (StdioPeer p : peers) {
-      Files.deleteIfExists(errFile(p.label));
     }
     if (!unclean.isEmpty()) {
       throw new IllegalStateException(way + ": " + unclean);

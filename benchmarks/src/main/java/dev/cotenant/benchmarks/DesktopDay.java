@@ -228,7 +228,7 @@ public final class DesktopDay {
       counted.addAll(direct);
       return new Day(way, parts, seen, placements, servers);
     } finally {
-      closeAll(peers, counted, way);
+      DaemonFootprint.closeAndCheck(peers, counted, way);
     }
   }
 
@@ -244,22 +244,6 @@ public final class DesktopDay {
     return out;
   }
 
-  private static void closeAll(List<ClientPeer> peers, Set<Long> counted, String way) throws Exception {
-    List<String> unclean = new ArrayList<>();
-    for (ClientPeer p : peers) {
-      if (!p.closeAndAwait(Duration.ofSeconds(30))) {
-        unclean.add(p.label + " (pid " + p.pid() + ") did not exit when its input closed: killed");
-      }
-    }
-    List<Long> left = ProcStats.awaitGone(counted, Duration.ofSeconds(10));
-    left.forEach(ProcStats::killTree);
-    if (!left.isEmpty()) {
-      unclean.add("still alive after the clients closed: " + left + " (killed)");
-    }
-    if (!unclean.isEmpty()) {
-      throw new IllegalStateException(way + ": " + unclean);
-    }
-  }
 
   /** Fails unless every call was answered and every routed session saw what its direct twin saw. */
   private static void check(Day direct, Day routed) {

@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * with an empty result and everything else with "method not found", as a client without
  * capabilities would; notifications are skipped. Not thread-safe: one caller at a time.
  */
-final class StdioPeer implements AutoCloseable {
+final class StdioPeer implements AutoCloseable, ClosingPeer {
   private static final ScheduledExecutorService TIMER = Executors.newSingleThreadScheduledExecutor(r -> {
     Thread t = new Thread(r, "stdio-peer-timer");
     t.setDaemon(true);
@@ -84,7 +84,13 @@ final class StdioPeer implements AutoCloseable {
     return pb;
   }
 
-  long pid() {
+  @Override
+  public String label() {
+    return label;
+  }
+
+  @Override
+  public long pid() {
     return process.pid();
   }
 
@@ -199,7 +205,8 @@ final class StdioPeer implements AutoCloseable {
    * Closes the input and waits up to {@code bound} for the process to exit; kills its tree when it
    * does not. Returns true when it exited by itself.
    */
-  boolean closeAndAwait(Duration bound) throws InterruptedException {
+  @Override
+  public boolean closeAndAwait(Duration bound) throws InterruptedException {
     closeInput();
     boolean exited = process.waitFor(bound.toMillis(), TimeUnit.MILLISECONDS);
     if (!exited) {
